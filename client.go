@@ -1,0 +1,168 @@
+package kit
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Client is a synchronous API client: it owns a base URL, an engine (by
+// default a tuned *http.Client), an optional auth strategy, headers sent on
+// every request and a validator. Endpoints are called through it with
+// Endpoint.Call, and resources are bound to it with NewResource.
+//
+// A Client is safe for concurrent use by multiple goroutines and should be
+// made once and reused. Embed the pointer in your own API type:
+//
+//	type GitHub struct {
+//		*kit.Client
+//		Repos *kit.Resource[Repo]
+//	}
+type Client struct {
+	st *clientState
+}
+
+// NewClient returns a Client for the API at baseURL. baseURL must be an
+// absolute http or https URL; its path is a prefix of every endpoint path.
+// An endpoint path is appended to the base URL's path with exactly one "/"
+// between them: "https://h/api/v1" and "https://h/api/v1/" both give
+// "https://h/api/v1/users" for "/users" (and for "users"). Query parameters
+// in baseURL are sent with every request.
+//
+// The default engine is an *http.Client with keep-alive, up to 32 idle
+// connections per host, HTTP/2 where the server offers it, a 10 s dial
+// timeout and a 10 s TLS handshake timeout. It has no overall timeout: bound
+// calls with their context. It does not forward credentials across origins
+// on a redirect.
+func NewClient(baseURL string, opts ...Option) (*Client, error) {
+	st, err := newClientState("kit.NewClient", baseURL, opts)
+	if err != nil {
+		return nil, err
+	}
+	if st.engine == nil {
+		st.engine = st.httpClient
+	}
+	st.setEngine()
+	return &Client{st: st}, nil
+}
+
+// BaseURL returns a copy of the client's base URL.
+func (c *Client) BaseURL() *url.URL {
+	u := *c.st.base
+	return &u
+}
+
+// Close closes the idle connections of the client's engine, when the engine
+// has a CloseIdleConnections method (as *http.Client does). The client stays
+// usable; new calls open new connections.
+func (c *Client) Close() error {
+	c.st.closeIdle()
+	return nil
+}
+
+func (c *Client) binding() *clientState {
+	if c == nil {
+		return nil
+	}
+	return c.st
+}
+
+// Private implementation past this point.
+
+// clientConfig collects what the options set.
+type clientConfig struct {
+	engine     any
+	httpClient *http.Client
+	auth       Auth
+	header     http.Header
+	validator  Validator
+	maxBody    int64
+	maxFlight  int
+}
+
+// clientState is what every binding of one client shares: the base URL,
+// the engine, auth, headers and limits. It is immutable after construction
+// except for what its fields synchronise themselves.
+type clientState struct {
+	clientConfig
+	base      *url.URL
+	prefix    string // scheme://host + escaped base path, no trailing slash
+	baseQuery url.Values
+	syncEng   Engine      // nil when the engine lacks the protocol
+	asyncEng  AsyncEngine // nil when the engine lacks the protocol
+}
+
+func newClientState(ctor, baseURL string, opts []Option) (*clientState, error) {
+	base, err := parseBaseURL(baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ctor, err)
+	}
+	st := &clientState{
+		clientConfig: clientConfig{
+			header:    make(http.Header),
+			validator: defaultValidator,
+			maxBody:   DefaultMaxBodySize,
+		},
+		base: base,
+	}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o.applyClient(&st.clientConfig); err != nil {
+			return nil, fmt.Errorf("%s: %w", ctor, err)
+		}
+	}
+	if st.httpClient == nil {
+		st.httpClient = newDefaultHTTPClient()
+	}
+	st.prefix = strings.TrimRight(base.Scheme+"://"+base.Host+base.EscapedPath(), "/")
+	if base.RawQuery != "" {
+		st.baseQuery = base.Query()
+	}
+	return st, nil
+}
+
+func parseBaseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("bad base URL: %w", err)
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+	case "":
+		return nil, fmt.Errorf("bad base URL %q: no scheme (want http:// or https://)", u.Redacted())
+	default:
+		return nil, fmt.Errorf("bad base URL %q: scheme %q is not http or https", u.Redacted(), u.Scheme)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("bad base URL %q: no host", u.Redacted())
+	}
+	if u.Fragment != "" {
+		return nil, fmt.Errorf("bad base URL %q: has a fragment", u.Redacted())
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	return u, nil
+}
+
+// setEngine records which protocols the engine has.
+func (st *clientState) setEngine() {
+	st.syncEng, _ = st.engine.(Engine)
+	st.asyncEng, _ = st.engine.(AsyncEngine)
+}
+
+// origin is scheme://host of the base URL, the only origin credentials go to.
+func (st *clientState) origin() string {
+	return st.base.Scheme + "://" + strings.ToLower(st.base.Host)
+}
+
+func (st *clientState) closeIdle() {
+	type idleCloser interface{ CloseIdleConnections() }
+	if ic, ok := st.engine.(idleCloser); ok {
+		ic.CloseIdleConnections()
+	}
+	if st.httpClient != nil && any(st.httpClient) != st.engine {
+		st.httpClient.CloseIdleConnections()
+	}
+}

@@ -1,0 +1,263 @@
+package kit
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+)
+
+// Endpoint is a typed HTTP endpoint: a method and a path template, a
+// parameter type P whose fields are routed into the path, query, headers
+// and JSON body, and a result type R into which the response is decoded and
+// validated. Declare endpoints once, as package-level variables; an
+// Endpoint is immutable and safe for concurrent use.
+//
+// R may be *Response (the raw response, nothing decoded) or any (raw JSON:
+// objects decode to map[string]any). A 2xx response with an empty body (such
+// as 204 No Content) gives the zero R (nil for pointer, slice, map and any)
+// without validation; a *Response result still carries status and headers.
+type Endpoint[P, R any] struct {
+	d *endpointDecl
+}
+
+// Get declares a GET endpoint. It panics with a *DeclarationError on a bad
+// declaration, so mistakes fail at program start; see NewEndpoint.
+func Get[P, R any](path string, opts ...EndpointOption) *Endpoint[P, R] {
+	return mustEndpoint[P, R](http.MethodGet, path, opts)
+}
+
+// Post declares a POST endpoint. It panics with a *DeclarationError on a bad
+// declaration.
+func Post[P, R any](path string, opts ...EndpointOption) *Endpoint[P, R] {
+	return mustEndpoint[P, R](http.MethodPost, path, opts)
+}
+
+// Put declares a PUT endpoint. It panics with a *DeclarationError on a bad
+// declaration.
+func Put[P, R any](path string, opts ...EndpointOption) *Endpoint[P, R] {
+	return mustEndpoint[P, R](http.MethodPut, path, opts)
+}
+
+// Delete declares a DELETE endpoint. It panics with a *DeclarationError on a
+// bad declaration.
+func Delete[P, R any](path string, opts ...EndpointOption) *Endpoint[P, R] {
+	return mustEndpoint[P, R](http.MethodDelete, path, opts)
+}
+
+// Patch declares a PATCH endpoint. It panics with a *DeclarationError on a
+// bad declaration.
+func Patch[P, R any](path string, opts ...EndpointOption) *Endpoint[P, R] {
+	return mustEndpoint[P, R](http.MethodPatch, path, opts)
+}
+
+// NewEndpoint declares an endpoint with any method, returning a
+// *DeclarationError on a bad declaration: a method that is not an HTTP
+// token, a malformed path, a {placeholder} with no field of that name, two
+// body fields, or a P that is not a struct, a map or NoParams.
+func NewEndpoint[P, R any](method, path string, opts ...EndpointOption) (*Endpoint[P, R], error) {
+	d, err := newEndpointDecl(method, path, reflect.TypeFor[P](), reflect.TypeFor[R](), opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Endpoint[P, R]{d: d}, nil
+}
+
+// Call sends the request through b's engine, which must implement Engine,
+// and returns the decoded, validated result. A non-2xx status gives an
+// *HTTPError; a body that does not decode, a *DecodeError; a model that does
+// not validate, a *ValidationError (before sending, for a request body). A
+// 401 on an endpoint that uses auth refreshes a Refresher auth once and
+// resends once.
+func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P) (R, error) {
+	var zero R
+	st, err := e.d.state(b)
+	if err != nil {
+		return zero, err
+	}
+	if st.syncEng == nil {
+		return zero, e.d.engineError(st, "kit.Engine")
+	}
+	or, err := e.d.request(st, &params)
+	if err != nil {
+		return zero, err
+	}
+	resp, err := st.do(ctx, st.syncEng.Do, or)
+	if err != nil {
+		return zero, err
+	}
+	return decodeResult[R](e.d.result, st, resp)
+}
+
+// String returns the declaration, e.g. "GET /users/{id}".
+func (e *Endpoint[P, R]) String() string { return e.d.name }
+
+// Private implementation past this point.
+
+func mustEndpoint[P, R any](method, path string, opts []EndpointOption) *Endpoint[P, R] {
+	e, err := NewEndpoint[P, R](method, path, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
+
+// endpointConfig collects what the endpoint options set.
+type endpointConfig struct {
+	noAuth  bool
+	maxBody int64
+	problem string
+}
+
+// endpointDecl is everything about an endpoint that does not depend on the
+// call: worked out once at declaration. It is not generic, so the typed
+// wrappers stay thin.
+type endpointDecl struct {
+	method string
+	name   string
+	tmpl   *pathTemplate
+	plan   *paramPlan
+	noArgs bool // P has nothing to route
+	result resultKind
+	rType  reflect.Type
+	endpointConfig
+}
+
+type resultKind uint8
+
+const (
+	resultTyped    resultKind = iota // decode JSON into R, validate
+	resultRaw                        // R is any: raw JSON
+	resultResponse                   // R is *Response
+)
+
+var responseType = reflect.TypeFor[*Response]()
+
+func newEndpointDecl(method, path string, pType, rType reflect.Type, opts []EndpointOption) (*endpointDecl, error) {
+	declErr := func(format string, args ...any) error {
+		return &DeclarationError{Method: method, Path: path, Reason: fmt.Sprintf(format, args...)}
+	}
+	if !isToken(method) {
+		return nil, declErr("method %q is not an HTTP method token", method)
+	}
+	d := &endpointDecl{method: method, name: method + " " + path, rType: rType}
+	for _, o := range opts {
+		if o != nil {
+			o.applyEndpoint(&d.endpointConfig)
+		}
+	}
+	if d.problem != "" {
+		return nil, declErr("%s", d.problem)
+	}
+	tmpl, err := parsePathTemplate(path)
+	if err != nil {
+		return nil, declErr("%v", err)
+	}
+	d.tmpl = tmpl
+	if pType == noParamsType || (pType != nil && pType.Kind() == reflect.Struct && pType.NumField() == 0) {
+		d.noArgs = true
+		if len(tmpl.placeholders) > 0 {
+			return nil, declErr("placeholder {%s} has no field: P is %s", tmpl.placeholders[0], pType)
+		}
+	} else {
+		plan, err := newParamPlan(pType, tmpl.placeholders)
+		if err != nil {
+			return nil, declErr("%v", err)
+		}
+		d.plan = plan
+	}
+	switch {
+	case rType == responseType:
+		d.result = resultResponse
+	case rType.Kind() == reflect.Interface && rType.NumMethod() == 0:
+		d.result = resultRaw
+	case rType.Kind() == reflect.Interface:
+		return nil, declErr("result type %s is an interface; use a concrete type, any or *kit.Response", rType)
+	case rType.Kind() == reflect.Func || rType.Kind() == reflect.Chan || rType.Kind() == reflect.UnsafePointer:
+		return nil, declErr("result type %s cannot be decoded from JSON", rType)
+	}
+	return d, nil
+}
+
+// isToken reports whether s is an HTTP token (RFC 9110 section 5.6.2).
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// state returns the binding's client state.
+func (d *endpointDecl) state(b Binding) (*clientState, error) {
+	if b == nil {
+		return nil, fmt.Errorf("kit: %s: %w", d.name, ErrNilBinding)
+	}
+	st := b.binding()
+	if st == nil {
+		return nil, fmt.Errorf("kit: %s: %w (%T)", d.name, ErrNilBinding, b)
+	}
+	return st, nil
+}
+
+func (d *endpointDecl) engineError(st *clientState, lacks string) error {
+	return &EngineError{Engine: fmt.Sprintf("%T", st.engine), Lacks: lacks, Endpoint: d.name}
+}
+
+// request routes the call's parameters (params is a *P) and builds the
+// request to send. It validates and encodes the body; nothing is sent when
+// it fails.
+func (d *endpointDecl) request(st *clientState, params any) (*outRequest, error) {
+	or := &outRequest{
+		method:   d.method,
+		useAuth:  !d.noAuth,
+		maxBody:  d.maxBody,
+		endpoint: d.name,
+	}
+	r := routed{names: d.tmpl.placeholders}
+	if n := len(r.names); n > 0 {
+		r.vals = make([]string, n)
+		r.filled = make([]bool, n)
+	}
+	if !d.noArgs {
+		v := reflect.ValueOf(params).Elem()
+		if err := d.plan.apply(v, &r); err != nil {
+			return nil, fmt.Errorf("kit: %s: %w", d.name, err)
+		}
+	}
+	for i, ok := range r.filled {
+		if !ok {
+			return nil, fmt.Errorf("kit: %s: no value for path parameter {%s}", d.name, r.names[i])
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(st.prefix) + len(d.tmpl.raw) + 64)
+	b.WriteString(st.prefix)
+	if err := d.tmpl.expand(&b, r.names, r.vals); err != nil {
+		return nil, fmt.Errorf("kit: %s: %w", d.name, err)
+	}
+	q := mergeQuery(st.baseQuery, d.tmpl.static, r.query)
+	if len(q) > 0 {
+		b.WriteByte('?')
+		b.WriteString(q.Encode())
+	}
+	or.url = b.String()
+	or.header = r.header
+	if r.body.IsValid() {
+		if err := validateValue(st.validator, r.body); err != nil {
+			return nil, fmt.Errorf("kit: %s: request body: %w", d.name, err)
+		}
+		body, err := marshalJSON(r.body.Interface())
+		if err != nil {
+			return nil, fmt.Errorf("kit: %s: encoding request body: %w", d.name, err)
+		}
+		or.body, or.hasBody = body, true
+	}
+	return or, nil
+}

@@ -1,0 +1,52 @@
+package kit
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Engine is the synchronous protocol: it sends one request and returns its
+// response, like http.Client.Do. *http.Client satisfies it. Implementations
+// must be safe for concurrent use and must not modify the request.
+type Engine interface {
+	Do(req *http.Request) (*http.Response, error)
+}
+
+// AsyncEngine is the asynchronous protocol: Go starts sending a request and
+// returns at once with a Future of its response. Close stops taking
+// requests, waits for those in flight until ctx ends, then releases
+// connections. Implementations must be safe for concurrent use; custom ones
+// build their futures with NewFuture.
+type AsyncEngine interface {
+	Go(req *http.Request) *Future[*http.Response]
+	Close(ctx context.Context) error
+}
+
+// Private implementation past this point.
+
+// newDefaultHTTPClient is the default engine of a Client and what the
+// default async engine sends through.
+func newDefaultHTTPClient() *http.Client {
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   32,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: 1 * time.Second,
+	}
+	return &http.Client{Transport: tr, CheckRedirect: checkRedirect}
+}
+
+// checkRedirect follows at most 10 redirects, like net/http's default.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errTooManyRedirects
+	}
+	return nil
+}

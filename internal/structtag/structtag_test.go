@@ -1,0 +1,45 @@
+package structtag
+
+import "testing"
+
+func TestSnakeCase(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"ID", "id"},
+		{"PerPage", "per_page"},
+		{"UserID", "user_id"},
+		{"HTTPServer", "http_server"},
+		{"Page2Size", "page2_size"},
+		{"Q", "q"},
+		{"already_snake", "already_snake"},
+		{"ÄÖÜ", "äöü"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := SnakeCase(tt.in); got != tt.want {
+			t.Errorf("SnakeCase(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want Tag
+	}{
+		{"", Tag{}},
+		{"-", Tag{Skip: true}},
+		{"-,", Tag{Name: "-"}},
+		{"per_page", Tag{Name: "per_page"}},
+		{"X-Request-Id,header", Tag{Name: "X-Request-Id", Header: true}},
+		{",omitempty", Tag{OmitEmpty: true}},
+		{"q,omitempty,header", Tag{Name: "q", OmitEmpty: true, Header: true}},
+		{"q,bogus,other", Tag{Name: "q", Unknown: "bogus"}},
+	}
+	for _, tt := range tests {
+		if got := Parse(tt.in); got != tt.want {
+			t.Errorf("Parse(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}

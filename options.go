@@ -1,0 +1,141 @@
+package kit
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// Option configures a Client or an AsyncClient. Options are values of small
+// comparable types with a String method; a nil Option is skipped.
+type Option interface {
+	applyClient(*clientConfig) error
+}
+
+// EndpointOption configures one endpoint declaration. A nil EndpointOption
+// is skipped.
+type EndpointOption interface {
+	applyEndpoint(*endpointConfig)
+}
+
+// ResourceOption configures a Resource or an AsyncResource. A nil
+// ResourceOption is skipped.
+type ResourceOption interface {
+	applyResource(*resourceConfig)
+}
+
+// WithEngine sets the engine that sends the client's requests: an Engine, an
+// AsyncEngine, or a value implementing both. Whether the engine has the
+// protocol a call needs is checked when the call is made (see EngineError).
+func WithEngine(e any) Option { return engineOption{e} }
+
+// WithHTTPClient sets the *http.Client that sends requests. On a Client it
+// is the engine; on an AsyncClient the async engine sends through it.
+func WithHTTPClient(hc *http.Client) Option { return httpClientOption{hc} }
+
+// WithAuth sets the client's auth strategy, shared by every endpoint and
+// resource bound to the client (endpoints declared with NoAuth skip it).
+func WithAuth(a Auth) Option { return authOption{a} }
+
+// WithHeader adds a header sent on every request of the client. It may be
+// given several times; values of the same key accumulate.
+func WithHeader(key, value string) Option { return headerOption{key, value} }
+
+// WithValidator sets how request bodies and response models are validated.
+// nil turns validation off. The default uses go-playground/validator struct
+// tags plus a Validate() error method where a type has one.
+func WithValidator(v Validator) Option { return validatorOption{v} }
+
+// WithMaxBodySize bounds how many bytes of a response body are read. A
+// larger body fails the call with an error matching ErrBodyTooLarge.
+// Default: DefaultMaxBodySize. It is both an Option (the client's limit) and
+// an EndpointOption (that endpoint's limit).
+func WithMaxBodySize(n int64) interface {
+	Option
+	EndpointOption
+} {
+	return maxBodyOption{n}
+}
+
+// DefaultMaxBodySize is the response body limit of a client made without
+// WithMaxBodySize: 32 MiB.
+const DefaultMaxBodySize = 32 << 20
+
+// NoAuth declares an endpoint that never carries the client's credentials and
+// never triggers a token refresh (the spec's use_auth=False): public
+// endpoints, and the login endpoint that produces a token.
+func NoAuth() EndpointOption { return noAuthOption{} }
+
+// Private implementation past this point.
+
+type engineOption struct{ e any }
+
+func (o engineOption) applyClient(c *clientConfig) error {
+	if o.e == nil {
+		return fmt.Errorf("kit: WithEngine(nil)")
+	}
+	_, isSync := o.e.(Engine)
+	_, isAsync := o.e.(AsyncEngine)
+	if !isSync && !isAsync {
+		return fmt.Errorf("kit: WithEngine(%T): implements neither kit.Engine nor kit.AsyncEngine", o.e)
+	}
+	c.engine = o.e
+	return nil
+}
+func (o engineOption) String() string { return fmt.Sprintf("kit.WithEngine(%T)", o.e) }
+
+type httpClientOption struct{ hc *http.Client }
+
+func (o httpClientOption) applyClient(c *clientConfig) error {
+	if o.hc == nil {
+		return fmt.Errorf("kit: WithHTTPClient(nil)")
+	}
+	c.httpClient = o.hc
+	return nil
+}
+func (o httpClientOption) String() string { return "kit.WithHTTPClient(...)" }
+
+type authOption struct{ a Auth }
+
+func (o authOption) applyClient(c *clientConfig) error {
+	c.auth = o.a
+	return nil
+}
+func (o authOption) String() string { return fmt.Sprintf("kit.WithAuth(%T)", o.a) }
+
+type headerOption struct{ key, value string }
+
+func (o headerOption) applyClient(c *clientConfig) error {
+	if o.key == "" {
+		return fmt.Errorf("kit: WithHeader with an empty key")
+	}
+	c.header.Add(o.key, o.value)
+	return nil
+}
+
+// String leaves the value out: headers often carry secrets.
+func (o headerOption) String() string { return fmt.Sprintf("kit.WithHeader(%q, ...)", o.key) }
+
+type validatorOption struct{ v Validator }
+
+func (o validatorOption) applyClient(c *clientConfig) error {
+	c.validator = o.v
+	return nil
+}
+func (o validatorOption) String() string { return fmt.Sprintf("kit.WithValidator(%T)", o.v) }
+
+type maxBodyOption struct{ n int64 }
+
+func (o maxBodyOption) applyClient(c *clientConfig) error {
+	if o.n <= 0 {
+		return fmt.Errorf("kit: WithMaxBodySize(%d): must be positive", o.n)
+	}
+	c.maxBody = o.n
+	return nil
+}
+func (o maxBodyOption) applyEndpoint(c *endpointConfig) { c.maxBody = o.n }
+func (o maxBodyOption) String() string             { return fmt.Sprintf("kit.WithMaxBodySize(%d)", o.n) }
+
+type noAuthOption struct{}
+
+func (noAuthOption) applyEndpoint(c *endpointConfig) { c.noAuth = true }
+func (noAuthOption) String() string                  { return "kit.NoAuth()" }

@@ -1,0 +1,4 @@
+package kit
+
+// resourceConfig collects what the resource options set.
+type resourceConfig struct{}

@@ -1,0 +1,25 @@
+package kit
+
+import (
+	"net/http"
+)
+
+// Response is a response whose body has been read: its status, headers, the
+// request that produced it, and the body bytes. An endpoint whose result
+// type is *Response returns it undecoded; Resource.Delete returns it; each
+// Page carries one. A Response is safe for concurrent reads.
+type Response struct {
+	StatusCode int
+	Header     http.Header
+	Request    *http.Request
+	body       []byte
+}
+
+// JSON decodes the body into v, which must be a pointer. An empty body or
+// one that is not JSON gives a *DecodeError.
+func (r *Response) JSON(v any) error {
+	return decodeBody(r, v)
+}
+
+// Bytes returns the body. The slice is shared: do not modify it.
+func (r *Response) Bytes() []byte { return r.body }

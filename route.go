@@ -1,0 +1,651 @@
+package kit
+
+import (
+	"encoding"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/kithttp/kit/internal/structtag"
+)
+
+// NoParams is the parameter type of an endpoint that takes no parameters.
+type NoParams struct{}
+
+// Private implementation past this point.
+//
+// Parameter routing follows the spec's table, decided once per declaration:
+//
+//	field named like a {placeholder}  -> URL path, one escaped segment
+//	`kit:"Name,header"`              -> request header
+//	data model (struct, *struct, or a slice of them) -> JSON body (at most one)
+//	map                               -> one query parameter per entry
+//	anything else, when not nil       -> query parameter; slices repeat the key
+//
+// Fields of interface type are routed by the type of the value they hold, at
+// call time, with the same rules.
+
+type route uint8
+
+const (
+	routeQuery route = iota
+	routePath
+	routeHeader
+	routeBody
+	routeMap
+	routeDynamic
+)
+
+// typeClass is what kit knows about a Go type for routing, cached per type.
+type typeClass struct {
+	kind     classKind
+	format   formatter // scalar (and pointer-to-scalar) formatting
+	elem     formatter // classSlice: formatting of each element
+	mapKey   formatter // classMap: key formatting
+	mapValue *typeClass
+}
+
+type classKind uint8
+
+const (
+	classScalar classKind = iota
+	classSlice            // slice or array of scalars: the key repeats
+	classModel            // struct or *struct: a JSON body
+	classModelSlice       // slice or array of models: a JSON array body
+	classMap
+	classInterface // decided at call time
+	classInvalid
+)
+
+// formatter renders a value as text. ok is false for a nil pointer or
+// interface (the parameter is dropped).
+type formatter func(v reflect.Value) (s string, ok bool, err error)
+
+var (
+	timeType          = reflect.TypeFor[time.Time]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+	stringerType      = reflect.TypeFor[fmt.Stringer]()
+	noParamsType      = reflect.TypeFor[NoParams]()
+	urlValuesType     = reflect.TypeFor[url.Values]()
+)
+
+var classCache sync.Map // reflect.Type -> *typeClass
+
+// classify returns how values of type t are routed.
+func classify(t reflect.Type) *typeClass {
+	if c, ok := classCache.Load(t); ok {
+		return c.(*typeClass)
+	}
+	c := classifyUncached(t, 0)
+	actual, _ := classCache.LoadOrStore(t, c)
+	return actual.(*typeClass)
+}
+
+func classifyUncached(t reflect.Type, depth int) *typeClass {
+	if depth > 4 {
+		return &typeClass{kind: classInvalid}
+	}
+	if f := textFormatter(t); f != nil {
+		return &typeClass{kind: classScalar, format: f}
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		return &typeClass{kind: classModel}
+	case reflect.Pointer:
+		if isModelType(t) {
+			return &typeClass{kind: classModel}
+		}
+		inner := classifyUncached(t.Elem(), depth+1)
+		if inner.kind != classScalar {
+			return &typeClass{kind: classInvalid}
+		}
+		elemFormat := inner.format
+		return &typeClass{kind: classScalar, format: func(v reflect.Value) (string, bool, error) {
+			if v.IsNil() {
+				return "", false, nil
+			}
+			return elemFormat(v.Elem())
+		}}
+	case reflect.Interface:
+		return &typeClass{kind: classInterface}
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return &typeClass{kind: classScalar, format: formatBytes}
+		}
+		if isModelType(t.Elem()) {
+			return &typeClass{kind: classModelSlice}
+		}
+		inner := classifyUncached(t.Elem(), depth+1)
+		switch inner.kind {
+		case classScalar:
+			return &typeClass{kind: classSlice, elem: inner.format}
+		case classInterface:
+			return &typeClass{kind: classSlice, elem: formatDynamic}
+		}
+		return &typeClass{kind: classInvalid}
+	case reflect.Map:
+		key := classifyUncached(t.Key(), depth+1)
+		if key.kind != classScalar {
+			return &typeClass{kind: classInvalid}
+		}
+		val := classifyUncached(t.Elem(), depth+1)
+		switch val.kind {
+		case classScalar, classSlice, classInterface:
+		default:
+			return &typeClass{kind: classInvalid}
+		}
+		return &typeClass{kind: classMap, mapKey: key.format, mapValue: val}
+	}
+	if f := kindFormatter(t.Kind()); f != nil {
+		return &typeClass{kind: classScalar, format: f}
+	}
+	return &typeClass{kind: classInvalid}
+}
+
+// isModelType reports whether t is a data model: a struct or a pointer to
+// one, other than time.Time and types that marshal themselves as text.
+func isModelType(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct && textFormatter(t) == nil
+}
+
+// textFormatter returns a formatter for types with their own text form:
+// time.Time (RFC 3339), encoding.TextMarshaler, fmt.Stringer.
+func textFormatter(t reflect.Type) formatter {
+	switch {
+	case t == timeType:
+		return func(v reflect.Value) (string, bool, error) {
+			return v.Interface().(time.Time).Format(time.RFC3339Nano), true, nil
+		}
+	case t.Implements(textMarshalerType):
+		return nilSafe(t, func(v reflect.Value) (string, bool, error) {
+			b, err := v.Interface().(encoding.TextMarshaler).MarshalText()
+			return string(b), true, err
+		})
+	case t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(textMarshalerType):
+		return func(v reflect.Value) (string, bool, error) {
+			b, err := addressable(v).Addr().Interface().(encoding.TextMarshaler).MarshalText()
+			return string(b), true, err
+		}
+	case t.Implements(stringerType):
+		return nilSafe(t, func(v reflect.Value) (string, bool, error) {
+			return v.Interface().(fmt.Stringer).String(), true, nil
+		})
+	case t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(stringerType):
+		return func(v reflect.Value) (string, bool, error) {
+			return addressable(v).Addr().Interface().(fmt.Stringer).String(), true, nil
+		}
+	}
+	return nil
+}
+
+// nilSafe drops nil pointers (and nil interfaces) instead of calling their
+// methods.
+func nilSafe(t reflect.Type, f formatter) formatter {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		return func(v reflect.Value) (string, bool, error) {
+			if v.IsNil() {
+				return "", false, nil
+			}
+			return f(v)
+		}
+	}
+	return f
+}
+
+func addressable(v reflect.Value) reflect.Value {
+	if v.CanAddr() {
+		return v
+	}
+	c := reflect.New(v.Type()).Elem()
+	c.Set(v)
+	return c
+}
+
+func kindFormatter(k reflect.Kind) formatter {
+	switch k {
+	case reflect.String:
+		return func(v reflect.Value) (string, bool, error) { return v.String(), true, nil }
+	case reflect.Bool:
+		return func(v reflect.Value) (string, bool, error) { return strconv.FormatBool(v.Bool()), true, nil }
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return func(v reflect.Value) (string, bool, error) { return strconv.FormatInt(v.Int(), 10), true, nil }
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return func(v reflect.Value) (string, bool, error) { return strconv.FormatUint(v.Uint(), 10), true, nil }
+	case reflect.Float32:
+		return func(v reflect.Value) (string, bool, error) { return formatFloat(v.Float(), 32) }
+	case reflect.Float64:
+		return func(v reflect.Value) (string, bool, error) { return formatFloat(v.Float(), 64) }
+	}
+	return nil
+}
+
+// formatFloat writes the shortest text that round-trips, without an
+// exponent in the usual range (like encoding/json). NaN and infinities have
+// no portable text form and are an error.
+func formatFloat(f float64, bits int) (string, bool, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "", false, fmt.Errorf("cannot send %v as a parameter", f)
+	}
+	abs := math.Abs(f)
+	fmtByte := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		fmtByte = 'e'
+	}
+	return strconv.FormatFloat(f, fmtByte, -1, bits), true, nil
+}
+
+func formatBytes(v reflect.Value) (string, bool, error) {
+	if v.Kind() == reflect.Slice && v.IsNil() {
+		return "", false, nil
+	}
+	if v.Kind() == reflect.Array {
+		v = addressable(v).Slice(0, v.Len())
+	}
+	return string(v.Bytes()), true, nil
+}
+
+// formatDynamic formats the value held by an interface by its dynamic type.
+func formatDynamic(v reflect.Value) (string, bool, error) {
+	for v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return "", false, nil
+		}
+		v = v.Elem()
+	}
+	c := classify(v.Type())
+	if c.kind != classScalar {
+		return "", false, fmt.Errorf("value of type %s cannot be sent as text", v.Type())
+	}
+	return c.format(v)
+}
+
+// paramField is one field of a parameter struct and where it goes.
+type paramField struct {
+	index     []int
+	goName    string
+	name      string
+	route     route
+	omitEmpty bool
+	class     *typeClass
+}
+
+// paramPlan is how one parameter type is routed, worked out once per
+// endpoint declaration (and cached per type for resource queries).
+type paramPlan struct {
+	isMap    bool // P is a map: every entry is a query parameter
+	mapClass *typeClass
+	fields   []paramField
+	body     int // index into fields of the body field, -1 when none
+}
+
+// newParamPlan analyses P for a path with the given placeholders.
+func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
+	pl := &paramPlan{body: -1}
+	if t == nil {
+		return nil, errors.New("parameter type is an interface; use a struct, a map or kit.NoParams")
+	}
+	switch t.Kind() {
+	case reflect.Map:
+		c := classify(t)
+		if c.kind != classMap {
+			return nil, fmt.Errorf("parameter type %s: map keys must be text and values text or slices of text", t)
+		}
+		pl.isMap, pl.mapClass = true, c
+		return pl, nil
+	case reflect.Struct:
+	default:
+		return nil, fmt.Errorf("parameter type %s is not a struct, a map or kit.NoParams", t)
+	}
+	isPlaceholder := make(map[string]bool, len(placeholders))
+	for _, p := range placeholders {
+		isPlaceholder[p] = true
+	}
+	seen := map[string]string{}
+	for _, sf := range reflect.VisibleFields(t) {
+		if !sf.IsExported() || (sf.Anonymous && sf.Type.Kind() == reflect.Struct && sf.Tag.Get("kit") == "") {
+			continue // unexported, or an embedded struct whose fields are promoted
+		}
+		if sf.Anonymous && sf.Type.Kind() == reflect.Pointer && sf.Tag.Get("kit") == "" {
+			return nil, fmt.Errorf("field %s: embedded pointers are not supported; embed the struct", sf.Name)
+		}
+		tag := structtag.Parse(sf.Tag.Get("kit"))
+		if tag.Skip {
+			continue
+		}
+		if tag.Unknown != "" {
+			return nil, fmt.Errorf("field %s: unknown kit tag option %q", sf.Name, tag.Unknown)
+		}
+		f := paramField{index: sf.Index, goName: sf.Name, name: tag.Name, omitEmpty: tag.OmitEmpty, class: classify(sf.Type)}
+		if f.name == "" {
+			f.name = structtag.SnakeCase(sf.Name)
+		}
+		if f.class.kind == classInvalid {
+			return nil, fmt.Errorf("field %s: type %s cannot be sent as a parameter", sf.Name, sf.Type)
+		}
+		switch {
+		case tag.Header:
+			if f.class.kind != classScalar && f.class.kind != classSlice && f.class.kind != classInterface {
+				return nil, fmt.Errorf("field %s: a header must be text or a slice of text, not %s", sf.Name, sf.Type)
+			}
+			f.route = routeHeader
+		case isPlaceholder[f.name]:
+			if f.class.kind != classScalar && f.class.kind != classInterface {
+				return nil, fmt.Errorf("field %s fills {%s}: type %s has no single text form", sf.Name, f.name, sf.Type)
+			}
+			f.route = routePath
+		case f.class.kind == classModel || f.class.kind == classModelSlice:
+			if pl.body >= 0 {
+				return nil, fmt.Errorf("two body fields, %s and %s: a request has one JSON body", pl.fields[pl.body].goName, sf.Name)
+			}
+			f.route = routeBody
+			pl.body = len(pl.fields)
+		case f.class.kind == classMap:
+			f.route = routeMap
+		case f.class.kind == classInterface:
+			f.route = routeDynamic
+		default:
+			f.route = routeQuery
+		}
+		if f.route != routeBody && f.route != routeMap && f.route != routeDynamic {
+			key := f.name
+			if f.route == routeHeader {
+				key = "header " + http.CanonicalHeaderKey(f.name)
+			}
+			if prev, dup := seen[key]; dup {
+				return nil, fmt.Errorf("fields %s and %s both send %q", prev, sf.Name, f.name)
+			}
+			seen[key] = sf.Name
+		}
+		pl.fields = append(pl.fields, f)
+	}
+	for _, p := range placeholders {
+		found := false
+		for _, f := range pl.fields {
+			if f.name == p && (f.route == routePath || f.route == routeDynamic) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("placeholder {%s} has no field named %q in %s", p, p, t)
+		}
+	}
+	return pl, nil
+}
+
+// routed is what one call's parameters produce.
+type routed struct {
+	names  []string // the path's placeholders
+	vals   []string // their raw (unescaped) values, by position in names
+	filled []bool
+	query  url.Values
+	header http.Header
+	body   reflect.Value // invalid when there is no body
+}
+
+// slot returns the position of placeholder name, or -1.
+func (r *routed) slot(name string) int {
+	for i, n := range r.names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (r *routed) fill(name, value string) {
+	if i := r.slot(name); i >= 0 {
+		r.vals[i], r.filled[i] = value, true
+	}
+}
+
+// apply routes the parameter value v (of the plan's type) into r.
+func (pl *paramPlan) apply(v reflect.Value, r *routed) error {
+	if pl.isMap {
+		return addMapQuery(r, v, pl.mapClass, true)
+	}
+	for i := range pl.fields {
+		f := &pl.fields[i]
+		fv, err := v.FieldByIndexErr(f.index)
+		if err != nil {
+			continue // behind a nil embedded pointer
+		}
+		if f.omitEmpty && fv.IsZero() {
+			continue
+		}
+		if err := routeValue(r, f.route, f.name, fv, f.class); err != nil {
+			return fmt.Errorf("parameter %s: %w", f.goName, err)
+		}
+	}
+	return nil
+}
+
+func routeValue(r *routed, rt route, name string, v reflect.Value, c *typeClass) error {
+	switch rt {
+	case routeDynamic:
+		for v.Kind() == reflect.Interface {
+			if v.IsNil() {
+				return nil
+			}
+			v = v.Elem()
+		}
+		c = classify(v.Type())
+		switch {
+		case r.slot(name) >= 0:
+			rt = routePath
+		case c.kind == classModel || c.kind == classModelSlice:
+			rt = routeBody
+		case c.kind == classMap:
+			rt = routeMap
+		case c.kind == classInvalid:
+			return fmt.Errorf("a value of type %s cannot be sent", v.Type())
+		default:
+			rt = routeQuery
+		}
+		if rt == routePath && c.kind != classScalar {
+			return fmt.Errorf("fills {%s}: type %s has no single text form", name, v.Type())
+		}
+	}
+	switch rt {
+	case routePath:
+		s, ok, err := c.format(v)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("fills {%s} but is nil", name)
+		}
+		r.fill(name, s)
+	case routeBody:
+		if isNilValue(v) {
+			return nil
+		}
+		if r.body.IsValid() {
+			return errors.New("a second JSON body")
+		}
+		r.body = v
+	case routeMap:
+		return addMapQuery(r, v, c, false)
+	case routeHeader:
+		return addText(v, c, func(s string) {
+			if r.header == nil {
+				r.header = make(http.Header)
+			}
+			r.header.Add(name, s)
+		})
+	default:
+		return addText(v, c, func(s string) {
+			if r.query == nil {
+				r.query = make(url.Values)
+			}
+			r.query.Add(name, s)
+		})
+	}
+	return nil
+}
+
+// addText formats a scalar (once) or a slice (once per element).
+func addText(v reflect.Value, c *typeClass, add func(string)) error {
+	switch c.kind {
+	case classSlice:
+		if v.Kind() == reflect.Slice && v.IsNil() {
+			return nil
+		}
+		for i := 0; i < v.Len(); i++ {
+			s, ok, err := c.elem(v.Index(i))
+			if err != nil {
+				return fmt.Errorf("element %d: %w", i, err)
+			}
+			if ok {
+				add(s)
+			}
+		}
+		return nil
+	case classInterface:
+		if v.IsNil() {
+			return nil
+		}
+		inner := v.Elem()
+		ic := classify(inner.Type())
+		if ic.kind != classScalar && ic.kind != classSlice {
+			return fmt.Errorf("a value of type %s cannot be sent as text", inner.Type())
+		}
+		return addText(inner, ic, add)
+	}
+	s, ok, err := c.format(v)
+	if err != nil || !ok {
+		return err
+	}
+	add(s)
+	return nil
+}
+
+// addMapQuery adds each map entry as a query parameter. When fillPath is
+// set (P itself is a map), entries named like a placeholder fill the path.
+func addMapQuery(r *routed, v reflect.Value, c *typeClass, fillPath bool) error {
+	if v.IsNil() {
+		return nil
+	}
+	iter := v.MapRange()
+	for iter.Next() {
+		k, ok, err := c.mapKey(iter.Key())
+		if err != nil {
+			return fmt.Errorf("map key: %w", err)
+		}
+		if !ok {
+			continue
+		}
+		val := iter.Value()
+		if fillPath && r.slot(k) >= 0 {
+			s, ok, err := formatForPath(val, c.mapValue)
+			if err != nil {
+				return fmt.Errorf("map entry %q: %w", k, err)
+			}
+			if ok {
+				r.fill(k, s)
+			}
+			continue
+		}
+		err = addText(val, c.mapValue, func(s string) {
+			if r.query == nil {
+				r.query = make(url.Values)
+			}
+			r.query.Add(k, s)
+		})
+		if err != nil {
+			return fmt.Errorf("map entry %q: %w", k, err)
+		}
+	}
+	return nil
+}
+
+func formatForPath(v reflect.Value, c *typeClass) (string, bool, error) {
+	if c.kind == classInterface {
+		return formatDynamic(v)
+	}
+	if c.kind != classScalar {
+		return "", false, errors.New("fills a path placeholder but has no single text form")
+	}
+	return c.format(v)
+}
+
+func isNilValue(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
+}
+
+// queryFrom routes a query given as any (nil, a map, url.Values, or a
+// struct routed with the query rules) into a fresh url.Values. The caller's
+// value is never modified.
+func queryFrom(query any) (url.Values, error) {
+	switch q := query.(type) {
+	case nil:
+		return url.Values{}, nil
+	case url.Values:
+		out := make(url.Values, len(q))
+		for k, vs := range q {
+			out[k] = append([]string(nil), vs...)
+		}
+		return out, nil
+	case map[string]string:
+		out := make(url.Values, len(q))
+		for k, v := range q {
+			out.Set(k, v)
+		}
+		return out, nil
+	}
+	v := reflect.ValueOf(query)
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return url.Values{}, nil
+		}
+		v = v.Elem()
+	}
+	pl, err := queryPlan(v.Type())
+	if err != nil {
+		return nil, err
+	}
+	var r routed
+	if err := pl.apply(v, &r); err != nil {
+		return nil, err
+	}
+	if r.body.IsValid() || r.header != nil {
+		return nil, fmt.Errorf("query of type %T routes fields to a body or headers; a query has only parameters", query)
+	}
+	if r.query == nil {
+		r.query = url.Values{}
+	}
+	return r.query, nil
+}
+
+var queryPlans sync.Map // reflect.Type -> *paramPlan or error
+
+func queryPlan(t reflect.Type) (*paramPlan, error) {
+	if p, ok := queryPlans.Load(t); ok {
+		if err, isErr := p.(error); isErr {
+			return nil, err
+		}
+		return p.(*paramPlan), nil
+	}
+	pl, err := newParamPlan(t, nil)
+	if err != nil {
+		err = fmt.Errorf("kit: query of type %s: %w", t, err)
+		queryPlans.Store(t, err)
+		return nil, err
+	}
+	queryPlans.Store(t, pl)
+	return pl, nil
+}

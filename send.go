@@ -1,0 +1,218 @@
+package kit
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+)
+
+// Private implementation past this point.
+//
+// send.go is the one path every request takes, sync or async: build the
+// http.Request, add headers and credentials, send it through the engine,
+// refresh credentials once on a 401, read the body within the limit, and turn
+// a non-2xx status into an *HTTPError.
+
+// userAgent is sent unless the client sets its own User-Agent header.
+const userAgent = "kit-go/0.1"
+
+// outRequest is a request ready to send: everything that depends on the
+// call's parameters has been worked out.
+type outRequest struct {
+	method   string
+	url      string
+	header   http.Header // header parameters of this call; may be nil
+	body     []byte
+	hasBody  bool
+	useAuth  bool
+	maxBody  int64
+	endpoint string // "GET /users/{id}", for error text
+}
+
+// sendFunc sends one request through an engine.
+type sendFunc func(req *http.Request) (*http.Response, error)
+
+// do sends or and returns its response with the body read. It refreshes
+// credentials and resends once on a 401 when the call uses auth and the
+// client's auth is a Refresher.
+func (st *clientState) do(ctx context.Context, send sendFunc, or *outRequest) (*Response, error) {
+	for attempt := 0; ; attempt++ {
+		req, err := st.newHTTPRequest(ctx, or)
+		if err != nil {
+			return nil, err
+		}
+		hresp, err := send(req)
+		if err != nil {
+			return nil, st.transportError(ctx, req, err)
+		}
+		if hresp.StatusCode == http.StatusUnauthorized && attempt == 0 && or.useAuth {
+			if ref, ok := st.auth.(Refresher); ok {
+				discardBody(hresp)
+				if err := ref.Refresh(ctx); err != nil {
+					return nil, fmt.Errorf("kit: %s %s: got 401, refreshing credentials: %w", or.method, redactURL(req.URL), err)
+				}
+				continue
+			}
+		}
+		return st.readResponse(req, hresp, or.maxBody)
+	}
+}
+
+// newHTTPRequest builds the http.Request for one attempt. The body is a
+// fresh reader over the same bytes, so retries replay it.
+func (st *clientState) newHTTPRequest(ctx context.Context, or *outRequest) (*http.Request, error) {
+	var body io.Reader
+	if or.hasBody {
+		body = bytes.NewReader(or.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, or.method, or.url, body)
+	if err != nil {
+		return nil, fmt.Errorf("kit: %s: building request: %w", or.endpoint, err)
+	}
+	h := req.Header
+	h["Accept"] = []string{"application/json"}
+	if or.hasBody {
+		h["Content-Type"] = []string{"application/json"}
+	}
+	for k, vs := range st.header {
+		h[k] = append(h[k], vs...)
+	}
+	for k, vs := range or.header {
+		h[k] = append(h[k], vs...)
+	}
+	if _, ok := h["User-Agent"]; !ok {
+		h["User-Agent"] = []string{userAgent}
+	}
+	if or.useAuth && st.auth != nil && st.sameOrigin(req.URL) {
+		if err := st.auth.Authenticate(req); err != nil {
+			return nil, fmt.Errorf("kit: %s %s: adding credentials: %w", or.method, redactURL(req.URL), err)
+		}
+	}
+	return req, nil
+}
+
+// sameOrigin reports whether u is on the base URL's origin.
+func (st *clientState) sameOrigin(u *url.URL) bool {
+	return sameOrigin(u, st.base)
+}
+
+func sameOrigin(a, b *url.URL) bool {
+	return a.Scheme == b.Scheme && canonicalHost(a) == canonicalHost(b)
+}
+
+// canonicalHost is host:port with the scheme's default port made explicit.
+func canonicalHost(u *url.URL) string {
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		switch u.Scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return lower(host) + ":" + port
+}
+
+func lower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return string(bytes.ToLower([]byte(s)))
+		}
+	}
+	return s
+}
+
+// transportError wraps an engine error with what was attempted. The
+// engine's own *url.Error is unwrapped: its text carries the unredacted URL.
+func (st *clientState) transportError(ctx context.Context, req *http.Request, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		err = fmt.Errorf("%w (%v)", ctxErr, err)
+	}
+	return fmt.Errorf("kit: %s %s: %w", req.Method, redactURL(req.URL), err)
+}
+
+// readResponse reads the body (at most maxBody bytes) and maps non-2xx
+// statuses to *HTTPError.
+func (st *clientState) readResponse(req *http.Request, hresp *http.Response, maxBody int64) (*Response, error) {
+	defer hresp.Body.Close()
+	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
+		body, _ := readLimited(hresp.Body, MaxErrorBodySize, hresp.ContentLength, true)
+		drain(hresp.Body)
+		return nil, &HTTPError{
+			Method:     req.Method,
+			URL:        redactURL(req.URL),
+			StatusCode: hresp.StatusCode,
+			Header:     hresp.Header,
+			Body:       body,
+		}
+	}
+	if maxBody <= 0 {
+		maxBody = st.maxBody
+	}
+	if hresp.ContentLength > maxBody {
+		return nil, fmt.Errorf("kit: %s %s: %w: Content-Length %d exceeds the limit of %d bytes",
+			req.Method, redactURL(req.URL), ErrBodyTooLarge, hresp.ContentLength, maxBody)
+	}
+	body, err := readLimited(hresp.Body, maxBody, hresp.ContentLength, false)
+	if err != nil {
+		if errors.Is(err, ErrBodyTooLarge) {
+			return nil, fmt.Errorf("kit: %s %s: %w: more than %d bytes", req.Method, redactURL(req.URL), ErrBodyTooLarge, maxBody)
+		}
+		return nil, fmt.Errorf("kit: %s %s: reading %d response body: %w", req.Method, redactURL(req.URL), hresp.StatusCode, err)
+	}
+	return &Response{StatusCode: hresp.StatusCode, Header: hresp.Header, Request: req, body: body}, nil
+}
+
+// readLimited reads r to the end, failing with ErrBodyTooLarge past limit
+// bytes, or with truncate set, returning the first limit bytes. size is the
+// announced length (-1 when unknown), used to allocate once.
+func readLimited(r io.Reader, limit, size int64, truncate bool) ([]byte, error) {
+	if size == 0 {
+		return nil, nil
+	}
+	var buf []byte
+	if size > 0 && size <= limit {
+		buf = make([]byte, 0, size+1)
+	} else {
+		buf = make([]byte, 0, min(limit+1, 4096))
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			if truncate {
+				return buf[:limit], nil
+			}
+			return nil, ErrBodyTooLarge
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// drain reads a small remainder of a body so the connection can be reused.
+func drain(r io.Reader) {
+	_, _ = io.CopyN(io.Discard, r, 64<<10)
+}
+
+// discardBody drains and closes a response that will not be used.
+func discardBody(resp *http.Response) {
+	drain(resp.Body)
+	resp.Body.Close()
+}

@@ -1,0 +1,258 @@
+package kit
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/go-playground/validator/v10"
+)
+
+// Validator validates data models: request bodies before they are sent and
+// response models after they are decoded. v is a pointer to a struct. It
+// returns nil, a *ValidationError, or another error describing the failure.
+// Implementations must be safe for concurrent use.
+//
+// The default validator applies go-playground/validator struct tags
+// (`validate:"required,email"`) and then, where the type has one, a
+// Validate() error method. Slices are validated element by element by kit.
+type Validator interface {
+	Validate(v any) error
+}
+
+// ValidationError reports a data model that failed validation. Fields lists
+// each failed field rule; Err holds what the model's own Validate method
+// returned, if it failed.
+type ValidationError struct {
+	Model  string // the Go type, e.g. "api.User"
+	Fields []FieldError
+	Err    error
+}
+
+// FieldError is one failed rule of one field.
+type FieldError struct {
+	Path    string // e.g. "Users[2].Email"; "[2].Email" for the third element of a slice body
+	Rule    string // the failed rule, e.g. "required", "email", "min"
+	Message string // e.g. "is required"
+}
+
+// Error lists the failed fields on one line.
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "invalid %s:", e.Model)
+	for i, f := range e.Fields {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		fmt.Fprintf(&b, " %s %s", f.Path, f.Message)
+	}
+	if e.Err != nil {
+		if len(e.Fields) > 0 {
+			b.WriteByte(';')
+		}
+		b.WriteString(" ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the error of the model's Validate method, if any.
+func (e *ValidationError) Unwrap() error { return e.Err }
+
+// Private implementation past this point.
+
+// selfValidator is a data model with its own validation.
+type selfValidator interface{ Validate() error }
+
+var selfValidatorType = reflect.TypeFor[selfValidator]()
+
+// defaultValidator is go-playground/validator plus Validate() methods.
+var defaultValidator Validator = &tagValidator{}
+
+type tagValidator struct {
+	once sync.Once
+	v    *validator.Validate
+	need sync.Map // reflect.Type (struct) -> needs (validation work to do)
+}
+
+type needs struct{ tags, method bool }
+
+// Validate implements Validator.
+func (tv *tagValidator) Validate(v any) error {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() || (rv.Kind() == reflect.Pointer && rv.IsNil()) {
+		return nil
+	}
+	t := rv.Type()
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	n := tv.needsOf(t)
+	if !n.tags && !n.method {
+		return nil
+	}
+	verr := &ValidationError{Model: t.String()}
+	if n.tags {
+		tv.once.Do(func() { tv.v = validator.New(validator.WithRequiredStructEnabled()) })
+		err := tv.v.Struct(v)
+		var fes validator.ValidationErrors
+		switch {
+		case err == nil:
+		case errors.As(err, &fes):
+			for _, fe := range fes {
+				verr.Fields = append(verr.Fields, FieldError{
+					Path:    trimModelName(fe.StructNamespace()),
+					Rule:    fe.Tag(),
+					Message: ruleMessage(fe),
+				})
+			}
+		default:
+			return fmt.Errorf("validating %s: %w", t, err)
+		}
+	}
+	if n.method {
+		if sv, ok := v.(selfValidator); ok {
+			verr.Err = sv.Validate()
+		} else if rv.Kind() != reflect.Pointer {
+			p := reflect.New(t)
+			p.Elem().Set(rv)
+			verr.Err = p.Interface().(selfValidator).Validate()
+		}
+	}
+	if len(verr.Fields) == 0 && verr.Err == nil {
+		return nil
+	}
+	return verr
+}
+
+func (tv *tagValidator) needsOf(t reflect.Type) needs {
+	if n, ok := tv.need.Load(t); ok {
+		return n.(needs)
+	}
+	n := needs{
+		tags:   hasValidateTags(t, map[reflect.Type]bool{}),
+		method: t.Implements(selfValidatorType) || reflect.PointerTo(t).Implements(selfValidatorType),
+	}
+	tv.need.Store(t, n)
+	return n
+}
+
+// hasValidateTags reports whether t, or a struct reachable from its fields,
+// has a `validate` tag.
+func hasValidateTags(t reflect.Type, seen map[reflect.Type]bool) bool {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || seen[t] {
+		return false
+	}
+	seen[t] = true
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if _, ok := f.Tag.Lookup("validate"); ok {
+			return true
+		}
+		if hasValidateTags(f.Type, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// trimModelName turns "User.Address.City" into "Address.City".
+func trimModelName(ns string) string {
+	if _, rest, ok := strings.Cut(ns, "."); ok {
+		return rest
+	}
+	return ns
+}
+
+func ruleMessage(fe validator.FieldError) string {
+	p := fe.Param()
+	switch fe.Tag() {
+	case "required":
+		return "is required"
+	case "email":
+		return "must be an email address"
+	case "url", "http_url":
+		return "must be a URL"
+	case "uuid", "uuid4":
+		return "must be a UUID"
+	case "min":
+		return "must be at least " + p
+	case "max":
+		return "must be at most " + p
+	case "len":
+		return "must have length " + p
+	case "gt":
+		return "must be greater than " + p
+	case "gte":
+		return "must be at least " + p
+	case "lt":
+		return "must be less than " + p
+	case "lte":
+		return "must be at most " + p
+	case "oneof":
+		return "must be one of " + p
+	}
+	if p != "" {
+		return fmt.Sprintf("failed rule %s=%s", fe.Tag(), p)
+	}
+	return "failed rule " + fe.Tag()
+}
+
+// validateValue validates v with val: a struct or pointer to one directly, a
+// slice or array element by element (paths prefixed with "[i]"). Other
+// values have nothing to validate.
+func validateValue(val Validator, v reflect.Value) error {
+	if val == nil || !v.IsValid() {
+		return nil
+	}
+	for v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil
+		}
+		if v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct {
+			return val.Validate(v.Interface())
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		return val.Validate(addressable(v).Addr().Interface())
+	case reflect.Slice, reflect.Array:
+		var all *ValidationError
+		var errs []error
+		for i := 0; i < v.Len(); i++ {
+			err := validateValue(val, v.Index(i))
+			if err == nil {
+				continue
+			}
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				return fmt.Errorf("element %d: %w", i, err)
+			}
+			if all == nil {
+				all = &ValidationError{Model: v.Type().String()}
+			}
+			for _, f := range ve.Fields {
+				f.Path = fmt.Sprintf("[%d].%s", i, f.Path)
+				all.Fields = append(all.Fields, f)
+			}
+			if ve.Err != nil {
+				errs = append(errs, fmt.Errorf("[%d]: %w", i, ve.Err))
+			}
+		}
+		if all == nil {
+			return nil
+		}
+		all.Err = errors.Join(errs...)
+		return all
+	}
+	return nil
+}
