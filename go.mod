@@ -2,7 +2,10 @@ module github.com/kithttp/kit
 
 go 1.26.0
 
-require github.com/go-playground/validator/v10 v10.30.6
+require (
+	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
+	github.com/go-playground/validator/v10 v10.30.6
+)
 
 require (
 	github.com/gabriel-vasile/mimetype v1.4.16 // indirect

@@ -13,6 +13,7 @@ type Response struct {
 	Header     http.Header
 	Request    *http.Request
 	body       []byte
+	page       *pageInfo // what the single pass over a page found
 }
 
 // JSON decodes the body into v, which must be a pointer. An empty body or

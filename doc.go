@@ -1,0 +1,93 @@
+// Package kit declares typed HTTP API clients: declare an endpoint once,
+// call it with typed arguments, get a validated typed result. Resources
+// give CRUD and lazy iteration over every page of a collection; auth
+// strategies refresh tokens on a 401; async clients fan requests out
+// concurrently.
+//
+// # Clients
+//
+// A Client owns a base URL, an engine (a tuned *http.Client by default),
+// optional auth, headers and a validator. It is safe for concurrent use;
+// make one and share it. Embed it in your API type:
+//
+//	type API struct{ *kit.Client }
+//
+//	c, err := kit.NewClient("https://api.example.com/v1", kit.WithHeader("X-App", "demo"))
+//
+// # Endpoints
+//
+// An endpoint is a package-level value: method, path template, a parameter
+// struct P and a result type R. Fields of P are routed by name and type:
+// a field named like a {placeholder} fills the path (escaped as one
+// segment), a data model (struct, *struct or a slice of them) is the JSON
+// body, a map gives one query parameter per entry, a `kit:"Name,header"`
+// field is a header, and anything else that is not nil is a query
+// parameter. Names come from a `kit:"name"` tag, else the field name in
+// snake_case.
+//
+//	type TeamUsers struct {
+//		ID      int     // {id}
+//		Payload []User  // JSON body
+//		Team    *string // ?team=..., dropped when nil
+//	}
+//	var addUsers = kit.Post[TeamUsers, Team]("/teams/{id}/users")
+//
+//	team, err := addUsers.Call(ctx, c, TeamUsers{ID: 7, Payload: users})
+//
+// Declarations are checked when they are made: Get, Post, Put, Delete and
+// Patch panic with a *DeclarationError on a mistake (like
+// regexp.MustCompile); NewEndpoint returns it.
+//
+// # Models and validation
+//
+// Data models are structs with json tags. Request bodies are validated
+// before they are sent and results after they are decoded, with
+// go-playground/validator `validate` tags and a Validate() error method
+// where the type has one. R may be *Response for the raw response or any
+// for raw JSON.
+//
+// # Resources
+//
+// A Resource is a collection at a path, bound to a client:
+//
+//	users := kit.NewResource[User](c, "/users")
+//	u, err := users.Get(ctx, 42)
+//	for u, err := range users.All(ctx) { ... } // every page, lazily
+//
+// # Pagination
+//
+// PageNumber (the default), Offset, Cursor and LinkHeader cover most APIs;
+// any type with FirstPage and NextPage methods is a Paginator. Records are
+// found in a top-level array, or under "data", "items" or "results", or at
+// a dotted ItemsKey. Pages are fetched only as records are consumed.
+//
+// # Auth
+//
+// WithAuth installs an Auth strategy shared by everything bound to the
+// client. A Refresher (such as TokenAuth) is refreshed once on a 401 and the
+// request is sent again, once. Endpoints declared with NoAuth never carry
+// credentials, and credentials never leave the base URL's origin.
+//
+// # Errors
+//
+// Non-2xx statuses are *HTTPError, undecodable bodies *DecodeError, failed
+// validation *ValidationError; match them with errors.As. Sentinels
+// (ErrNoPath, ErrEngineProtocol, ErrClosed, ErrNotModel, ErrBodyTooLarge,
+// ErrPageLoop, ErrCrossOrigin) match with errors.Is. Error text says what
+// was attempted and never contains credentials.
+//
+//	var he *kit.HTTPError
+//	if errors.As(err, &he) && he.StatusCode == http.StatusNotFound { ... }
+//
+// # Concurrency
+//
+// Clients, endpoints and resources are safe for concurrent use. Auth,
+// Engine, Paginator and Validator implementations must be too. One
+// iterator value must not be ranged over from two goroutines at once.
+//
+// # Testing
+//
+// Package kittest serves an in-memory REST API (users, teams, posts, every
+// pagination style, login and expiring tokens) on loopback, wires a client
+// to it, and records requests without a network.
+package kit

@@ -1,0 +1,246 @@
+package kit
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+
+	"github.com/kithttp/kit/internal/linkheader"
+)
+
+// Paginator decides which pages a resource walk requests. FirstPage gets a
+// copy of the caller's query and returns the first request; NextPage gets
+// the response of the last page and the request that produced it, and
+// returns the next request, or nil to stop. Implementations must be safe for
+// concurrent use (the built-ins are immutable values) and must not modify
+// prev.Params: copy it (PageRequest.Clone) before changing it.
+//
+// A paginator that also has an ItemsPath() string method names the dotted
+// key of the records in a page (the built-ins do, from ItemsKey); without
+// it, or when it returns "", records are found by the default rules: a
+// top-level JSON array as is, else the first of "data", "items", "results"
+// that holds an array (null is an empty page).
+type Paginator interface {
+	FirstPage(params url.Values) PageRequest
+	NextPage(resp *Response, prev PageRequest) (*PageRequest, error)
+}
+
+// PageRequest is one page request of a walk.
+type PageRequest struct {
+	Params url.Values // query for this page
+	// URL, when set, is the URL to request instead of the resource path with
+	// Params (a Link header's next link). It may be relative: kit resolves
+	// it against the URL of the request that produced the page, adds the
+	// Params it lacks, and refuses a URL on another origin than the base URL.
+	URL string
+}
+
+// Clone returns a copy of r whose Params may be modified freely.
+func (r PageRequest) Clone() PageRequest {
+	return PageRequest{Params: cloneValues(r.Params), URL: r.URL}
+}
+
+// PageNumber requests page 1, 2, ... sending the page number in PageParam
+// and the page size in SizeParam, and stops after a short page (fewer
+// records than the size). Zero fields mean: PageParam "page", SizeParam
+// "page_size", PageSize 100. A page or size given in the caller's query
+// takes precedence over the defaults.
+type PageNumber struct {
+	PageParam string
+	SizeParam string
+	PageSize  int
+	ItemsKey  string // dotted key of the records, e.g. "data.records"
+}
+
+// Offset requests offset 0 with a limit, then offset+limit, ..., and stops
+// after a short page. Zero fields mean: OffsetParam "offset", LimitParam
+// "limit", Limit 100.
+type Offset struct {
+	OffsetParam string
+	LimitParam  string
+	Limit       int
+	ItemsKey    string
+}
+
+// Cursor reads the next cursor from each page at the dotted key NextKey and
+// sends it back in CursorParam; it stops when the cursor is absent, null or
+// "". A numeric cursor is sent as its JSON text. Zero fields mean:
+// CursorParam "cursor", NextKey "next_cursor".
+type Cursor struct {
+	CursorParam string
+	NextKey     string
+	ItemsKey    string
+}
+
+// LinkHeader follows the RFC 8288 Link header entry with rel="next" until
+// there is none.
+type LinkHeader struct {
+	ItemsKey string
+}
+
+// FirstPage returns page 1 (or the caller's page) with the page size.
+func (p PageNumber) FirstPage(params url.Values) PageRequest {
+	pp, sp, size := p.params()
+	params = cloneValues(params)
+	if params.Get(pp) == "" {
+		params.Set(pp, "1")
+	}
+	if params.Get(sp) == "" {
+		params.Set(sp, strconv.Itoa(size))
+	}
+	return PageRequest{Params: params}
+}
+
+// NextPage returns the next page number, or nil after a short page.
+func (p PageNumber) NextPage(resp *Response, prev PageRequest) (*PageRequest, error) {
+	pp, sp, size := p.params()
+	n, err := recordCount(resp, p.ItemsKey)
+	if err != nil {
+		return nil, err
+	}
+	if s, err := strconv.Atoi(prev.Params.Get(sp)); err == nil && s > 0 {
+		size = s
+	}
+	if n == 0 || n < size {
+		return nil, nil
+	}
+	page, err := strconv.Atoi(prev.Params.Get(pp))
+	if err != nil {
+		return nil, fmt.Errorf("kit: page number paginator: parameter %s=%q is not a number", pp, prev.Params.Get(pp))
+	}
+	next := prev.Clone()
+	next.Params.Set(pp, strconv.Itoa(page+1))
+	return &next, nil
+}
+
+// ItemsPath returns ItemsKey.
+func (p PageNumber) ItemsPath() string { return p.ItemsKey }
+
+func (p PageNumber) params() (page, size string, pageSize int) {
+	page, size, pageSize = p.PageParam, p.SizeParam, p.PageSize
+	if page == "" {
+		page = "page"
+	}
+	if size == "" {
+		size = "page_size"
+	}
+	if pageSize <= 0 {
+		pageSize = 100
+	}
+	return page, size, pageSize
+}
+
+// FirstPage returns offset 0 (or the caller's offset) with the limit.
+func (p Offset) FirstPage(params url.Values) PageRequest {
+	op, lp, limit := p.params()
+	params = cloneValues(params)
+	if params.Get(op) == "" {
+		params.Set(op, "0")
+	}
+	if params.Get(lp) == "" {
+		params.Set(lp, strconv.Itoa(limit))
+	}
+	return PageRequest{Params: params}
+}
+
+// NextPage returns offset+limit, or nil after a short page.
+func (p Offset) NextPage(resp *Response, prev PageRequest) (*PageRequest, error) {
+	op, lp, limit := p.params()
+	n, err := recordCount(resp, p.ItemsKey)
+	if err != nil {
+		return nil, err
+	}
+	if l, err := strconv.Atoi(prev.Params.Get(lp)); err == nil && l > 0 {
+		limit = l
+	}
+	if n == 0 || n < limit {
+		return nil, nil
+	}
+	off, err := strconv.Atoi(prev.Params.Get(op))
+	if err != nil {
+		return nil, fmt.Errorf("kit: offset paginator: parameter %s=%q is not a number", op, prev.Params.Get(op))
+	}
+	next := prev.Clone()
+	next.Params.Set(op, strconv.Itoa(off+limit))
+	return &next, nil
+}
+
+// ItemsPath returns ItemsKey.
+func (p Offset) ItemsPath() string { return p.ItemsKey }
+
+func (p Offset) params() (offset, limit string, n int) {
+	offset, limit, n = p.OffsetParam, p.LimitParam, p.Limit
+	if offset == "" {
+		offset = "offset"
+	}
+	if limit == "" {
+		limit = "limit"
+	}
+	if n <= 0 {
+		n = 100
+	}
+	return offset, limit, n
+}
+
+// FirstPage returns the caller's query as is.
+func (p Cursor) FirstPage(params url.Values) PageRequest {
+	return PageRequest{Params: cloneValues(params)}
+}
+
+// NextPage sends the cursor found at NextKey, or returns nil when it is
+// absent, null or "".
+func (p Cursor) NextPage(resp *Response, prev PageRequest) (*PageRequest, error) {
+	cursor, err := pageCursor(resp, p.ItemsKey, p.nextKey())
+	if err != nil || cursor == "" {
+		return nil, err
+	}
+	next := prev.Clone()
+	next.Params.Set(p.cursorParam(), cursor)
+	return &next, nil
+}
+
+// ItemsPath returns ItemsKey.
+func (p Cursor) ItemsPath() string { return p.ItemsKey }
+
+func (p Cursor) cursorPath() string { return p.nextKey() }
+
+func (p Cursor) nextKey() string {
+	if p.NextKey == "" {
+		return "next_cursor"
+	}
+	return p.NextKey
+}
+
+func (p Cursor) cursorParam() string {
+	if p.CursorParam == "" {
+		return "cursor"
+	}
+	return p.CursorParam
+}
+
+// FirstPage returns the caller's query as is.
+func (p LinkHeader) FirstPage(params url.Values) PageRequest {
+	return PageRequest{Params: cloneValues(params)}
+}
+
+// NextPage follows the rel="next" link, or returns nil when there is none.
+func (p LinkHeader) NextPage(resp *Response, prev PageRequest) (*PageRequest, error) {
+	next, ok := linkheader.Find(resp.Header.Values("Link"), "next")
+	if !ok || next == "" {
+		return nil, nil
+	}
+	return &PageRequest{Params: cloneValues(prev.Params), URL: next}, nil
+}
+
+// ItemsPath returns ItemsKey.
+func (p LinkHeader) ItemsPath() string { return p.ItemsKey }
+
+// Private implementation past this point.
+
+func cloneValues(v url.Values) url.Values {
+	out := make(url.Values, len(v)+2)
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
