@@ -198,7 +198,7 @@ func (rc *resourceCore) check(op string) error {
 		return rc.err
 	}
 	if rc.path == "" {
-		return fmt.Errorf("kit: %s.%s needs the resource's path: %w", rc.kind, op, ErrNoPath)
+		return fmt.Errorf("%w: %s.%s needs it", ErrNoPath, rc.kind, op)
 	}
 	return nil
 }

@@ -1,0 +1,286 @@
+// Command tour starts kit's demo API (kittest.NewAPI) on a loopback port
+// and walks a typed client through every feature of kit, printing each
+// request it sends and what came back.
+//
+//	go run ./examples/tour
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"time"
+
+	"github.com/kithttp/kit"
+	"github.com/kithttp/kit/kittest"
+)
+
+// User is a data model: json tags for the wire, validate tags for the rules.
+type User struct {
+	ID     int    `json:"id,omitempty"`
+	Name   string `json:"name" validate:"required"`
+	Email  string `json:"email" validate:"required,email"`
+	TeamID int    `json:"team_id"`
+	Active bool   `json:"active"`
+}
+
+// Team is a team with its members.
+type Team struct {
+	ID        int    `json:"id"`
+	Name      string `json:"name"`
+	MemberIDs []int  `json:"member_ids"`
+}
+
+// Post is a user's post.
+type Post struct {
+	ID     int    `json:"id"`
+	UserID int    `json:"user_id"`
+	Title  string `json:"title"`
+}
+
+// Endpoints, declared once.
+var (
+	health   = kit.Get[kit.NoParams, map[string]string]("/health", kit.NoAuth())
+	getUser  = kit.Get[struct{ ID int }, User]("/users/{id}")
+	addUsers = kit.Post[struct {
+		ID      int     // fills {id}
+		Payload []User  // the JSON body
+		Team    *string // ?team=..., dropped when nil
+	}, Team]("/teams/{id}/users")
+	searchUsers = kit.Get[struct {
+		Q        string
+		Active   *bool
+		PageSize int `kit:"page_size"`
+	}, *kit.Response]("/users")
+	userPosts = kit.Get[struct{ ID int }, []Post]("/users/{id}/posts")
+)
+
+// Users is a resource with a custom endpoint.
+type Users struct{ *kit.Resource[User] }
+
+// Posts calls a custom endpoint with the resource as the binding.
+func (u Users) Posts(ctx context.Context, id int) ([]Post, error) {
+	return userPosts.Call(ctx, u, struct{ ID int }{id})
+}
+
+func main() {
+	log.SetFlags(0)
+	if err := run(context.Background(), os.Stdout); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(ctx context.Context, out io.Writer) error {
+	api := kittest.NewAPI()
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	t := &tour{out: out}
+	hc := &http.Client{Transport: &printingTransport{t: t, next: http.DefaultTransport}}
+
+	t.section("Client")
+	c, err := kit.NewClient(srv.URL+"/", kit.WithHTTPClient(hc), kit.WithHeader("X-Tour", "kit"))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	t.say("demo API on %s; base URL %s", srv.URL, c.BaseURL())
+	if _, err := kit.NewClient("ftp://example.com"); err != nil {
+		t.say("a bad base URL is refused at construction: %v", err)
+	}
+
+	t.section("Endpoints: typed parameters in, typed results out")
+	h, err := health.Call(ctx, c, kit.NoParams{})
+	if err != nil {
+		return err
+	}
+	t.say("health: %v", h)
+	u, err := getUser.Call(ctx, c, struct{ ID int }{3})
+	if err != nil {
+		return err
+	}
+	t.say("user 3: %+v", u)
+	label := "platform"
+	team, err := addUsers.Call(ctx, c, struct {
+		ID      int
+		Payload []User
+		Team    *string
+	}{ID: 1, Payload: []User{{Name: "Ada", Email: "ada@example.com"}}, Team: &label})
+	if err != nil {
+		return err
+	}
+	t.say("the spec's example, POST /teams/{id}/users: team %q now has %d members", team.Name, len(team.MemberIDs))
+	active := true
+	raw, err := searchUsers.Call(ctx, c, struct {
+		Q        string
+		Active   *bool
+		PageSize int `kit:"page_size"`
+	}{Q: "ada", Active: &active, PageSize: 5})
+	if err != nil {
+		return err
+	}
+	var found struct {
+		Total int `json:"total"`
+	}
+	if err := raw.JSON(&found); err != nil {
+		return err
+	}
+	t.say("R = *kit.Response gives the raw response: status %d, %d matching users", raw.StatusCode, found.Total)
+
+	t.section("Errors: validation before sending, typed HTTP errors")
+	_, err = addUsers.Call(ctx, c, struct {
+		ID      int
+		Payload []User
+		Team    *string
+	}{ID: 1, Payload: []User{{Name: "", Email: "nope"}}})
+	var ve *kit.ValidationError
+	if errors.As(err, &ve) {
+		t.say("nothing sent; *kit.ValidationError: %v", ve)
+	}
+	_, err = getUser.Call(ctx, c, struct{ ID int }{424242})
+	var he *kit.HTTPError
+	if errors.As(err, &he) {
+		t.say("*kit.HTTPError: status %d: %v", he.StatusCode, he)
+	}
+
+	t.section("Resources: CRUD")
+	users := Users{kit.NewResource[User](c, "/users")}
+	created, err := users.Create(ctx, User{Name: "Grace Hopper", Email: "grace@example.com", TeamID: 2})
+	if err != nil {
+		return err
+	}
+	t.say("created %+v", created)
+	created.Active = true
+	updated, err := users.Update(ctx, created.ID, created)
+	if err != nil {
+		return err
+	}
+	t.say("updated: active=%v", updated.Active)
+	patched, err := users.Patch(ctx, created.ID, struct {
+		TeamID int `json:"team_id"`
+	}{TeamID: 4})
+	if err != nil {
+		return err
+	}
+	t.say("patched: team %d", patched.TeamID)
+	page, err := users.List(ctx, map[string]any{"team_id": 4, "page_size": 3})
+	if err != nil {
+		return err
+	}
+	t.say("List (one page): %d users of team 4", len(page))
+	posts, err := users.Posts(ctx, 1)
+	if err != nil {
+		return err
+	}
+	t.say("custom endpoint on the resource: user 1 has %d posts", len(posts))
+	resp, err := users.Delete(ctx, created.ID)
+	if err != nil {
+		return err
+	}
+	t.say("deleted: %d", resp.StatusCode)
+	noPath := kit.NewResource[User](c, "")
+	if _, err := noPath.Get(ctx, 1); errors.Is(err, kit.ErrNoPath) {
+		t.say("a resource without a path: %v", err)
+	}
+
+	t.section("Lazy iteration, in every pagination style")
+	t.quiet = true
+	styles := []struct {
+		path string
+		p    kit.Paginator
+	}{
+		{"/paged/users", kit.PageNumber{PageSize: 25}},
+		{"/offset/users", kit.Offset{Limit: 25}},
+		{"/cursor/users", kit.Cursor{NextKey: "meta.next_cursor"}},
+		{"/linked/users", kit.LinkHeader{}},
+		{"/nested/users", kit.PageNumber{PageSize: 25, ItemsKey: "payload.records"}},
+	}
+	for _, s := range styles {
+		res := kit.NewResource[User](c, s.path, kit.WithPaginator(s.p))
+		before := t.requests
+		n := 0
+		for _, err := range res.Iterate(ctx, map[string]any{"team_id": 3}) {
+			if err != nil {
+				return err
+			}
+			n++
+		}
+		t.say("%-14s %-16T %3d users of team 3 in %d requests", s.path, s.p, n, t.requests-before)
+	}
+	t.quiet = false
+	res := kit.NewResource[User](c, "/paged/users", kit.WithPaginator(kit.PageNumber{PageSize: 4}))
+	t.say("taking the first 6 users of pages of 4 requests only 2 pages:")
+	n := 0
+	for u, err := range res.All(ctx) {
+		if err != nil {
+			return err
+		}
+		t.say("  %d %s", u.ID, u.Name)
+		if n++; n == 6 {
+			break
+		}
+	}
+	clamped := kit.NewResource[User](c, "/clamped/users", kit.WithPaginator(kit.PageNumber{PageSize: 10}))
+	t.quiet = true
+	n = 0
+	for _, err := range clamped.Iterate(ctx, map[string]any{"team_id": 3}) {
+		if err != nil {
+			t.quiet = false
+			t.say("a server that repeats its last page: %d users, then %v", n, err)
+			break
+		}
+		n++
+	}
+	t.quiet = false
+
+	tourExtras(ctx, t, api, srv, hc)
+	t.section("Done")
+	t.say("%d requests in all", t.requests)
+	return nil
+}
+
+// tourExtras is where later sections hook in.
+var tourExtras = func(ctx context.Context, t *tour, api *kittest.API, srv *httptest.Server, hc *http.Client) {}
+
+// tour prints what the walk does.
+type tour struct {
+	out      io.Writer
+	requests int
+	quiet    bool // count requests without printing them
+	n        int
+}
+
+func (t *tour) section(title string) {
+	t.n++
+	fmt.Fprintf(t.out, "\n== %d. %s\n", t.n, title)
+}
+
+func (t *tour) say(format string, args ...any) {
+	fmt.Fprintf(t.out, "   "+format+"\n", args...)
+}
+
+// printingTransport prints each request and its response status.
+type printingTransport struct {
+	t    *tour
+	next http.RoundTripper
+}
+
+func (p *printingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	start := time.Now()
+	resp, err := p.next.RoundTrip(req)
+	p.t.requests++
+	if p.t.quiet {
+		return resp, err
+	}
+	line := req.Method + " " + req.URL.RequestURI()
+	if err != nil {
+		fmt.Fprintf(p.t.out, "   → %s: %v\n", line, err)
+		return resp, err
+	}
+	fmt.Fprintf(p.t.out, "   → %-52s ← %d %s (%s)\n", line, resp.StatusCode, http.StatusText(resp.StatusCode), time.Since(start).Round(10*time.Microsecond))
+	return resp, nil
+}

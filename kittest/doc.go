@@ -1,0 +1,12 @@
+// Package kittest helps test code built on kit: an in-memory REST API with
+// users, teams and posts served in every pagination style (NewAPI), a
+// loopback test server with a client wired to it (NewServer), and an engine
+// that records requests without touching the network (RecordingEngine).
+//
+//	func TestMyClient(t *testing.T) {
+//		api := kittest.NewAPI()
+//		_, client := kittest.NewServer(t, api)
+//		users := kit.NewResource[User](client, "/users")
+//		...
+//	}
+package kittest
