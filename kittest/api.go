@@ -1,0 +1,356 @@
+package kittest
+
+import (
+	"bytes"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// API is an in-memory REST API with deterministic demo data: users, teams
+// and posts, every common pagination style over the users collection, bearer-token
+// authentication and a few failure helpers. It serves kit's runnable
+// examples and tour, and is meant for users' own tests:
+//
+//	srv := httptest.NewServer(kittest.NewAPI())
+//	defer srv.Close()
+//
+// API implements http.Handler and is safe for concurrent use. It never
+// panics on a request: malformed input is answered with a JSON error.
+//
+// Every JSON response has Content-Type application/json. Errors have the
+// body {"error": "<code>", "message": "<text>"}, and 422 validation errors
+// add "fields": {"<field>": "<problem>"}. The codes are bad_request (400),
+// unauthorized and invalid_credentials (401), not_found (404),
+// method_not_allowed (405, with an Allow header), conflict (409),
+// payload_too_large (413, request bodies are limited to 1 MiB),
+// unsupported_media_type (415) and validation_failed (422).
+//
+// # Data
+//
+// A user is {"id", "name", "email", "team_id", "active", "created_at"};
+// seeded users have ids 1..n (see WithUsers), team_id cycling over 1..5,
+// active unless the id is divisible by 3. User 1, "Ada Lovelace", is the
+// demo account returned by /me. A team is {"id", "name", "member_ids"}; the
+// five teams are Platform, Payments, Growth, Mobile and "Data & ML". A post
+// is {"id", "user_id", "title", "body"}; each of the first 20 users has two.
+//
+// # Routes
+//
+//	GET    /health                      {"status":"ok"}
+//	GET    /users                       {"data","total","page","page_size"}; page, page_size
+//	POST   /users                       create (201)
+//	GET    /users/{id}                  one user
+//	PUT    /users/{id}                  full replace
+//	PATCH  /users/{id}                  merge the given fields
+//	DELETE /users/{id}                  204, also deletes the user's posts
+//	GET    /users/{id}/posts            JSON array of posts
+//	GET    /teams                       JSON array of teams
+//	GET    /teams/{id}                  one team
+//	POST   /teams/{id}/users?team=NAME  bulk create (JSON array), 201 with the team
+//	GET    /paged/users                 {"data"}; page, page_size
+//	GET    /offset/users                {"items","offset","limit","total"}; offset, limit
+//	GET    /cursor/users                {"results","meta":{"next_cursor"}}; cursor, limit
+//	GET    /cursor-flat/users           {"results","next_cursor"}; cursor, limit
+//	GET    /linked/users                JSON array and a Link header; page, per_page
+//	GET    /nested/users                {"payload":{"records"},"page"}; page, page_size
+//	GET    /clamped/users               like /paged, but past the end repeats the last page
+//	GET    /stuck/users                 like /cursor, but next_cursor is always "stuck"
+//	POST   /login                       {"access_token","token_type","expires_in"}
+//	GET    /me                          the demo user (token required)
+//	GET    /private/reports             {"data":[...]} (token required)
+//	ANY    /status/{code}               responds with status code (200-599)
+//	GET    /slow?ms=N                   waits N ms (default 1000, max 30000)
+//	GET    /text                        text/plain "hello, not json"
+//	GET    /big?bytes=N                 a JSON string of N 'a's (default 1024, max 64 MiB)
+//	ANY    /echo, /echo/{rest...}       describes the request it received
+//
+// All user listings share the filters active=true|false, team_id=N and
+// q=<case-insensitive substring of the name>, and are ordered by id. The
+// cursor is opaque; on the last page next_cursor is null in /cursor/users
+// and "" in /cursor-flat/users. Page
+// numbers start at 1; page sizes and limits default to 20 and must be
+// between 1 and 100; a malformed or out-of-range paging parameter, filter
+// or cursor is a 400.
+//
+// Link headers (on /linked/users) carry path-relative references such as
+// <users?page=3&per_page=10>, to be resolved against the request URL as RFC
+// 3986 describes, so they stay correct when the API is mounted under a
+// prefix with http.StripPrefix; the request's other query parameters are
+// kept. Likewise the Location of a 3xx from /status/{code} is "../health"
+// and that of a created user "users/<id>".
+//
+// In request bodies, unknown fields, "id" and "created_at" are ignored, and
+// null resets a field to its default; "active" defaults to true on create
+// and replace. /status/{code} also takes retry_after=N, which adds a
+// Retry-After header.
+//
+// /me and /private/reports always require an "Authorization: Bearer <token>"
+// header with a token from /login; with WithRequireAuth(true) every route
+// except /login, /health and /status/{code} does. A missing or invalid token
+// is a 401 with the header WWW-Authenticate: Bearer error="invalid_token".
+// Requests that match no route get their 404 or 405 without a token check.
+type API struct {
+	cfg apiConfig
+	mux *http.ServeMux
+	now func() time.Time // the clock; tests in this package replace it
+
+	mu     sync.Mutex
+	users  []apiUser // sorted by ID
+	posts  []apiPost // sorted by ID
+	tokens map[string]*apiToken
+	stats  Stats
+}
+
+// APIOption configures an API made by NewAPI. The options are WithUsers,
+// WithCredentials, WithTokenTTL, WithTokenUses and WithRequireAuth.
+type APIOption interface {
+	apply(*apiConfig)
+}
+
+type apiConfig struct {
+	users       int
+	username    string
+	password    string
+	tokenTTL    time.Duration
+	tokenUses   int
+	requireAuth bool
+}
+
+type apiOptionFunc func(*apiConfig)
+
+func (f apiOptionFunc) apply(c *apiConfig) { f(c) }
+
+// apiMaxUsers bounds WithUsers so that a typo cannot exhaust memory.
+const apiMaxUsers = 1_000_000
+
+// WithUsers sets the number of seeded users, ids 1..n (default 250). The
+// data is deterministic: two APIs with the same n serve the same users.
+// n is clamped to the range 0..1,000,000.
+func WithUsers(n int) APIOption {
+	return apiOptionFunc(func(c *apiConfig) { c.users = min(max(n, 0), apiMaxUsers) })
+}
+
+// WithCredentials sets the username and password accepted by POST /login
+// (default "demo" / "s3cret").
+func WithCredentials(user, password string) APIOption {
+	return apiOptionFunc(func(c *apiConfig) { c.username, c.password = user, password })
+}
+
+// WithTokenTTL makes access tokens expire d after they are issued (default
+// one hour). /login reports the lifetime in expires_in, in whole seconds
+// rounded up. A d of zero or less disables time-based expiry, and /login
+// then omits expires_in.
+func WithTokenTTL(d time.Duration) APIOption {
+	return apiOptionFunc(func(c *apiConfig) { c.tokenTTL = d })
+}
+
+// WithTokenUses makes an access token expire after n authenticated
+// requests: each request that presents the token on a route requiring
+// authentication uses it once, and the request that would exceed n is
+// rejected with a 401. The default, 0 (or less), means unlimited.
+func WithTokenUses(n int) APIOption {
+	return apiOptionFunc(func(c *apiConfig) { c.tokenUses = max(n, 0) })
+}
+
+// WithRequireAuth, when on is true, makes every route except /login,
+// /health and /status/{code} require a valid access token. By default
+// (false) only /me and /private/reports do.
+func WithRequireAuth(on bool) APIOption {
+	return apiOptionFunc(func(c *apiConfig) { c.requireAuth = on })
+}
+
+// Stats is a snapshot of an API's request counters, as returned by
+// API.Stats.
+type Stats struct {
+	// Requests counts every request the API received, including those
+	// answered with an error.
+	Requests int
+	// Logins counts POST /login requests, successful or not.
+	Logins int
+	// Unauthorized counts requests rejected with a 401 because their
+	// access token was missing or invalid (failed logins are not counted).
+	Unauthorized int
+	// ByPath counts requests by "METHOD /path", where the path is the one
+	// the API saw (after any http.StripPrefix), without the query, e.g.
+	// "GET /users/7". It is never nil.
+	ByPath map[string]int
+}
+
+// NewAPI returns an API seeded with deterministic demo data, configured by
+// opts. Nil options are ignored.
+func NewAPI(opts ...APIOption) *API {
+	cfg := apiConfig{
+		users:    250,
+		username: "demo",
+		password: "s3cret",
+		tokenTTL: time.Hour,
+	}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&cfg)
+		}
+	}
+	a := &API{cfg: cfg, mux: http.NewServeMux(), now: time.Now}
+	a.routes()
+	a.reset()
+	return a
+}
+
+// ServeHTTP implements http.Handler.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			// A safety net: a bug must not take the test server down.
+			apiWriteError(w, http.StatusInternalServerError, "internal", "internal server error")
+		}
+	}()
+	if r.URL == nil {
+		apiWriteError(w, http.StatusBadRequest, "bad_request", "request has no URL")
+		return
+	}
+	a.mu.Lock()
+	a.stats.Requests++
+	a.stats.ByPath[r.Method+" "+r.URL.Path]++
+	a.mu.Unlock()
+
+	if _, pattern := a.mux.Handler(r); pattern != "" {
+		a.mux.ServeHTTP(w, r)
+		return
+	}
+	// No route matched: let the mux decide between 404, 405 and a redirect
+	// to a cleaned path, and answer 404 and 405 in JSON.
+	c := &apiCapture{header: http.Header{}}
+	a.mux.ServeHTTP(c, r)
+	switch c.code {
+	case http.StatusNotFound:
+		apiWriteError(w, http.StatusNotFound, "not_found", "no route for "+r.Method+" "+r.URL.Path)
+	case http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", c.header.Get("Allow"))
+		apiWriteError(w, http.StatusMethodNotAllowed, "method_not_allowed",
+			"method "+r.Method+" is not allowed on "+r.URL.Path)
+	default:
+		for k, v := range c.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(max(c.code, http.StatusOK))
+		w.Write(c.body.Bytes())
+	}
+}
+
+// Stats returns a snapshot of the request counters.
+func (a *API) Stats() Stats {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.stats
+	s.ByPath = make(map[string]int, len(a.stats.ByPath))
+	for k, v := range a.stats.ByPath {
+		s.ByPath[k] = v
+	}
+	return s
+}
+
+// ExpireTokens invalidates every access token issued so far, so that the
+// next authenticated request with any of them is a 401. Tokens issued
+// afterwards are valid.
+func (a *API) ExpireTokens() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.tokens = make(map[string]*apiToken)
+}
+
+// Reset restores the seeded data, invalidates every access token and zeroes
+// the counters, as if the API had just been made by NewAPI with the same
+// options.
+func (a *API) Reset() {
+	a.reset()
+}
+
+func (a *API) reset() {
+	users, posts := apiSeed(a.cfg.users)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.users, a.posts = users, posts
+	a.tokens = make(map[string]*apiToken)
+	a.stats = Stats{ByPath: make(map[string]int)}
+}
+
+// apiAuthPolicy says when a route requires an access token.
+type apiAuthPolicy uint8
+
+const (
+	apiAuthNever    apiAuthPolicy = iota // /login, /health, /status/{code}
+	apiAuthOptional                      // only with WithRequireAuth(true)
+	apiAuthAlways                        // /me, /private/*
+)
+
+func (a *API) routes() {
+	a.handle("GET /health", apiAuthNever, a.health)
+	a.handle("POST /login", apiAuthNever, a.login)
+	a.handle("/status/{code}", apiAuthNever, a.status)
+
+	a.handle("GET /me", apiAuthAlways, a.me)
+	a.handle("GET /private/reports", apiAuthAlways, a.reports)
+
+	a.handle("GET /users", apiAuthOptional, a.listUsers)
+	a.handle("POST /users", apiAuthOptional, a.createUser)
+	a.handle("GET /users/{id}", apiAuthOptional, a.getUser)
+	a.handle("PUT /users/{id}", apiAuthOptional, a.replaceUser)
+	a.handle("PATCH /users/{id}", apiAuthOptional, a.patchUser)
+	a.handle("DELETE /users/{id}", apiAuthOptional, a.deleteUser)
+	a.handle("GET /users/{id}/posts", apiAuthOptional, a.userPosts)
+	a.handle("GET /teams", apiAuthOptional, a.listTeams)
+	a.handle("GET /teams/{id}", apiAuthOptional, a.getTeam)
+	a.handle("POST /teams/{id}/users", apiAuthOptional, a.createTeamUsers)
+
+	a.handle("GET /paged/users", apiAuthOptional, a.pagedUsers)
+	a.handle("GET /offset/users", apiAuthOptional, a.offsetUsers)
+	a.handle("GET /cursor/users", apiAuthOptional, a.cursorUsers)
+	a.handle("GET /cursor-flat/users", apiAuthOptional, a.cursorFlatUsers)
+	a.handle("GET /linked/users", apiAuthOptional, a.linkedUsers)
+	a.handle("GET /nested/users", apiAuthOptional, a.nestedUsers)
+	a.handle("GET /clamped/users", apiAuthOptional, a.clampedUsers)
+	a.handle("GET /stuck/users", apiAuthOptional, a.stuckUsers)
+
+	a.handle("GET /slow", apiAuthOptional, a.slow)
+	a.handle("GET /text", apiAuthOptional, a.text)
+	a.handle("GET /big", apiAuthOptional, a.big)
+	a.handle("/echo", apiAuthOptional, a.echo)
+	a.handle("/echo/{rest...}", apiAuthOptional, a.echo)
+}
+
+func (a *API) handle(pattern string, policy apiAuthPolicy, h http.HandlerFunc) {
+	a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		if policy == apiAuthAlways || (policy == apiAuthOptional && a.cfg.requireAuth) {
+			if !a.authorize(w, r) {
+				return
+			}
+		}
+		h(w, r)
+	})
+}
+
+// apiCapture is a ResponseWriter that records a response in memory.
+type apiCapture struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (c *apiCapture) Header() http.Header { return c.header }
+
+func (c *apiCapture) WriteHeader(code int) {
+	if c.code == 0 {
+		c.code = code
+	}
+}
+
+func (c *apiCapture) Write(p []byte) (int, error) {
+	if c.code == 0 {
+		c.code = http.StatusOK
+	}
+	return c.body.Write(p)
+}
