@@ -140,7 +140,8 @@ func (p Path) hasPrefix(q Path) bool {
 // dec.ReadValue, dec.SkipValue or json.UnmarshalDecode(dec, &v), and must not
 // retain dec after returning. If visit returns an error, Walk stops and
 // returns it; an error that is or wraps a *jsontext.SyntacticError (invalid
-// JSON met inside the visited value) is first wrapped in a [*SyntaxError].
+// JSON met inside the visited value), and is not already a [*SyntaxError],
+// is first wrapped in a [*SyntaxError].
 // If visit returns nil without having consumed exactly one value, Walk
 // returns an error wrapping [ErrVisitMisuse].
 //
@@ -151,8 +152,11 @@ func (p Path) hasPrefix(q Path) bool {
 // results must be discarded when Walk fails. If paths overlap (one equals or
 // is a prefix of another), Walk returns an error wrapping
 // [ErrOverlappingPaths] without reading data. With no paths, Walk only
-// validates data.
+// validates data, and visit may be nil.
 func Walk(data []byte, paths []Path, visit func(i int, dec *jsontext.Decoder) error) error {
+	if visit == nil && len(paths) > 0 {
+		return errors.New("jsonpath: Walk called with paths but a nil visit function")
+	}
 	if err := checkOverlap(paths); err != nil {
 		return err
 	}
@@ -338,17 +342,25 @@ func (w *walker) callVisit(i int) error {
 		if err != nil {
 			return w.syntax(err)
 		}
+		// ReadValue returns the exact input bytes, ending at InputOffset;
+		// slice data rather than keeping v, which is only valid until the
+		// next read.
 		end := w.dec.InputOffset()
 		start := end - int64(len(v))
-		w.raw = w.data[start:end:end]
+		if start >= 0 && end <= int64(len(w.data)) && bytes.Equal(w.data[start:end], v) {
+			w.raw = w.data[start:end:end]
+		} else {
+			w.raw = bytes.Clone(v) // defensive; not expected to happen
+		}
 		w.found = true
 		return nil
 	}
 	depth := w.dec.StackDepth()
 	_, length := w.dec.StackIndex(depth)
 	if err := w.visit(i, &w.dec); err != nil {
+		var ours *SyntaxError
 		var se *jsontext.SyntacticError
-		if errors.As(err, &se) {
+		if !errors.As(err, &ours) && errors.As(err, &se) {
 			return &SyntaxError{Offset: se.ByteOffset, Err: err}
 		}
 		return err

@@ -62,25 +62,28 @@ func (l Link) HasRel(rel string) bool {
 		return false
 	}
 	for _, r := range l.Rels {
-		if equalLower(r, rel) {
+		if equalFold(r, rel) {
 			return true
 		}
 	}
 	return false
 }
 
-// equalLower reports whether s equals lower after ASCII lower-casing,
-// where lower is already lower-case. It does not allocate.
-func equalLower(lower, s string) bool {
-	if len(lower) != len(s) {
+// equalFold reports whether a and b are equal under ASCII case folding.
+// It does not allocate.
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+	for i := 0; i < len(a); i++ {
+		ca, cb := a[i], b[i]
+		if 'A' <= ca && ca <= 'Z' {
+			ca += 'a' - 'A'
 		}
-		if c != lower[i] {
+		if 'A' <= cb && cb <= 'Z' {
+			cb += 'a' - 'A'
+		}
+		if ca != cb {
 			return false
 		}
 	}
@@ -94,8 +97,8 @@ func equalLower(lower, s string) bool {
 func Parse(values []string) []Link {
 	var links []Link
 	for _, v := range values {
-		parseValue(v, func(l Link) bool {
-			links = append(links, l)
+		parseValue(v, true, func(r rawLink) bool {
+			links = append(links, Link{URI: r.uri, Rels: splitRels(r.rel), Params: r.params})
 			return true
 		})
 	}
@@ -105,7 +108,8 @@ func Parse(values []string) []Link {
 // Find returns the URI of the first link, in the order Parse would return
 // them, whose relation types contain rel (compared ASCII
 // case-insensitively), and whether such a link was found.
-// It stops parsing at the first match.
+// It stops parsing at the first match and does not allocate unless a
+// quoted rel value contains backslash escapes.
 func Find(values []string, rel string) (string, bool) {
 	if rel == "" {
 		return "", false
@@ -113,10 +117,12 @@ func Find(values []string, rel string) (string, bool) {
 	var uri string
 	found := false
 	for _, v := range values {
-		parseValue(v, func(l Link) bool {
-			if l.HasRel(rel) {
-				uri, found = l.URI, true
-				return false
+		parseValue(v, false, func(r rawLink) bool {
+			for t := range strings.FieldsSeq(r.rel) {
+				if equalFold(t, rel) {
+					uri, found = r.uri, true
+					return false
+				}
 			}
 			return true
 		})
@@ -127,9 +133,17 @@ func Find(values []string, rel string) (string, bool) {
 	return "", false
 }
 
+// rawLink is a well-formed link-value before its rel value is split.
+type rawLink struct {
+	uri    string
+	rel    string            // unquoted value of the first rel parameter
+	params map[string]string // other parameters; only filled by a full parse
+}
+
 // parseValue parses one header field value and calls yield for every
 // well-formed link-value in it, stopping early if yield returns false.
-func parseValue(s string, yield func(Link) bool) {
+// Parameters other than rel are collected only if full is true.
+func parseValue(s string, full bool, yield func(rawLink) bool) {
 	i := 0
 	for i < len(s) {
 		i = skipOWS(s, i)
@@ -140,7 +154,7 @@ func parseValue(s string, yield func(Link) bool) {
 			i++
 			continue
 		}
-		l, next, ok := parseLink(s, i)
+		l, next, ok := parseLink(s, i, full)
 		if ok && !yield(l) {
 			return
 		}
@@ -150,18 +164,20 @@ func parseValue(s string, yield func(Link) bool) {
 
 // parseLink parses the link-value starting at s[i]. It returns the link, the
 // offset at which parsing should continue and whether the link-value was
-// well-formed. The returned offset is always greater than i.
-func parseLink(s string, i int) (l Link, next int, ok bool) {
+// well-formed. The returned offset is always greater than i. Parameters
+// other than rel are collected only if full is true; well-formedness does
+// not depend on full.
+func parseLink(s string, i int, full bool) (l rawLink, next int, ok bool) {
 	if s[i] != '<' {
-		return Link{}, skipElement(s, i), false
+		return rawLink{}, skipElement(s, i), false
 	}
 	start := i + 1
 	end := strings.IndexByte(s[start:], '>')
 	if end < 0 || strings.IndexByte(s[start:start+end], '<') >= 0 {
 		// Missing ">": the target is unknown, resume after the next comma.
-		return Link{}, afterComma(s, start), false
+		return rawLink{}, afterComma(s, start), false
 	}
-	l.URI = s[start : start+end]
+	l.uri = s[start : start+end]
 	i = start + end + 1
 
 	relSeen := false
@@ -176,7 +192,7 @@ func parseLink(s string, i int) (l Link, next int, ok bool) {
 		case ';':
 			i++
 		default:
-			return Link{}, skipElement(s, i), false
+			return rawLink{}, skipElement(s, i), false
 		}
 
 		// link-param = token BWS [ "=" BWS ( token / quoted-string ) ]
@@ -190,7 +206,7 @@ func parseLink(s string, i int) (l Link, next int, ok bool) {
 		}
 		name := trimOWS(s[nameStart:i])
 		if !isToken(name) {
-			return Link{}, skipElement(s, nameStart), false
+			return rawLink{}, skipElement(s, nameStart), false
 		}
 		name = asciiLower(name)
 
@@ -200,12 +216,12 @@ func parseLink(s string, i int) (l Link, next int, ok bool) {
 			if i < len(s) && s[i] == '"' {
 				v, n, terminated := unquote(s, i)
 				if !terminated {
-					return Link{}, afterComma(s, i+1), false
+					return rawLink{}, afterComma(s, i+1), false
 				}
 				value, i = v, n
 				// Only OWS may separate a quoted value from ";" or ",".
 				if j := skipOWS(s, i); j < len(s) && s[j] != ';' && s[j] != ',' {
-					return Link{}, skipElement(s, j), false
+					return rawLink{}, skipElement(s, j), false
 				}
 			} else {
 				vStart := i
@@ -216,7 +232,7 @@ func parseLink(s string, i int) (l Link, next int, ok bool) {
 				// '<', '>' and '"' are never part of a token; seeing one
 				// means a missing comma (`rel=next <b>`) or broken quoting.
 				if strings.ContainsAny(value, `<>"`) {
-					return Link{}, skipElement(s, vStart), false
+					return rawLink{}, skipElement(s, vStart), false
 				}
 			}
 		}
@@ -224,17 +240,20 @@ func parseLink(s string, i int) (l Link, next int, ok bool) {
 		if name == "rel" {
 			if !relSeen { // later rel parameters are ignored (RFC 8288 §3.3)
 				relSeen = true
-				l.Rels = splitRels(value)
+				l.rel = value
 			}
 			continue
 		}
-		if _, dup := l.Params[name]; dup {
+		if !full {
+			continue
+		}
+		if _, dup := l.params[name]; dup {
 			continue // first occurrence wins
 		}
-		if l.Params == nil {
-			l.Params = make(map[string]string)
+		if l.params == nil {
+			l.params = make(map[string]string)
 		}
-		l.Params[name] = value
+		l.params[name] = value
 	}
 }
 

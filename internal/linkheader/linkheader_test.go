@@ -294,10 +294,8 @@ func TestFindDoesNotAllocate(t *testing.T) {
 			t.Fatal("not found")
 		}
 	})
-	// Rels slices are still allocated per link; this guards against
-	// regressions such as allocating per comparison.
-	if allocs > 4 {
-		t.Errorf("Find allocated %v times per run, want <= 4", allocs)
+	if allocs > 0 {
+		t.Errorf("Find allocated %v times per run, want 0", allocs)
 	}
 }
 

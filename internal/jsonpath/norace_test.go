@@ -1,0 +1,5 @@
+//go:build !race
+
+package jsonpath
+
+const raceEnabled = false
