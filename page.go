@@ -66,13 +66,33 @@ func newPageLayout(p Paginator) (*pageLayout, error) {
 		if err != nil {
 			return nil, fmt.Errorf("items key %q: %w", l.override, err)
 		}
+		if overlaps(path, l.cursor) {
+			return nil, fmt.Errorf("items key %q and cursor key %q overlap: one lies inside the other", l.override, l.cursorKey)
+		}
 		l.items = []jsonpath.Path{path}
 		return l, nil
 	}
 	for _, k := range defaultItemKeys {
-		l.items = append(l.items, jsonpath.Path{k})
+		// A cursor inside "data" means data is an object, not the records.
+		if p := (jsonpath.Path{k}); !overlaps(p, l.cursor) {
+			l.items = append(l.items, p)
+		}
 	}
 	return l, nil
+}
+
+// overlaps reports whether one of a and b is a prefix of the other.
+func overlaps(a, b jsonpath.Path) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func layoutFor(itemsKey, cursorKey string) (*pageLayout, error) {
@@ -140,7 +160,11 @@ func (l *pageLayout) scan(body []byte, recs any) (pageInfo, error) {
 			}
 			return info, fmt.Errorf("%w: no key %q", errNoRecords, l.override)
 		}
-		return info, fmt.Errorf("%w: not a JSON array, and none of the keys %s holds an array", errNoRecords, strings.Join(defaultItemKeys, ", "))
+		keys := make([]string, len(l.items))
+		for i, p := range l.items {
+			keys[i] = p.String()
+		}
+		return info, fmt.Errorf("%w: not a JSON array, and none of the keys %s holds an array", errNoRecords, strings.Join(keys, ", "))
 	}
 	info.records = slice.Len()
 	return info, nil

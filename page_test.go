@@ -20,6 +20,7 @@ func TestPageScanCursor(t *testing.T) {
 		{`{"data":[],"next_cursor":""}`, "next_cursor", "", false},
 		{`{"data":[],"next_cursor":{"a":1}}`, "next_cursor", "", true},
 		{`{"data":[],"next_cursor":"a\u00e9"}`, "next_cursor", "aé", false},
+		{`{"data":{"next":"c"},"items":[1]}`, "data.next", "c", false},
 	}
 	for _, tt := range tests {
 		l, err := layoutFor("", tt.key)
@@ -92,4 +93,20 @@ func FuzzPageScan(f *testing.F) {
 			t.Fatalf("scan found %d records, encoding/json %d, in %q", len(recs), want, body)
 		}
 	})
+}
+
+func TestPageLayoutOverlap(t *testing.T) {
+	t.Parallel()
+	if _, err := layoutFor("data", "data.next"); err == nil {
+		t.Fatal("items key data and cursor key data.next: want an error")
+	}
+	l, err := layoutFor("", "data.next")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []jsontext.Value
+	info, err := l.scan([]byte(`{"data":{"next":"c"},"items":[1,2]}`), &recs)
+	if err != nil || info.records != 2 || info.cursor != "c" {
+		t.Fatalf("scan = %+v, %v; want 2 records and cursor c", info, err)
+	}
 }
