@@ -31,7 +31,8 @@ func decodeResult[R any](kind resultKind, st *clientState, resp *Response) (R, e
 		return out, nil
 	}
 	if err := decodeBody(resp, &out); err != nil {
-		return out, err
+		var zero R // not a partly decoded value
+		return zero, err
 	}
 	if err := validateValue(st.validator, reflect.ValueOf(&out).Elem()); err != nil {
 		var zero R

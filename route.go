@@ -54,10 +54,10 @@ type typeClass struct {
 type classKind uint8
 
 const (
-	classScalar classKind = iota
-	classSlice            // slice or array of scalars: the key repeats
-	classModel            // struct or *struct: a JSON body
-	classModelSlice       // slice or array of models: a JSON array body
+	classScalar     classKind = iota
+	classSlice                // slice or array of scalars: the key repeats
+	classModel                // struct or *struct: a JSON body
+	classModelSlice           // slice or array of models: a JSON array body
 	classMap
 	classInterface // decided at call time
 	classInvalid
@@ -91,16 +91,16 @@ func classifyUncached(t reflect.Type, depth int) *typeClass {
 	if depth > 4 {
 		return &typeClass{kind: classInvalid}
 	}
+	if isModelType(t) {
+		// A struct is a data model even when it has a String method (for
+		// logs, as protobuf messages do); that text only fills a placeholder.
+		return &typeClass{kind: classModel, format: textFormatter(t)}
+	}
 	if f := textFormatter(t); f != nil {
 		return &typeClass{kind: classScalar, format: f}
 	}
 	switch t.Kind() {
-	case reflect.Struct:
-		return &typeClass{kind: classModel}
 	case reflect.Pointer:
-		if isModelType(t) {
-			return &typeClass{kind: classModel}
-		}
 		inner := classifyUncached(t.Elem(), depth+1)
 		if inner.kind != classScalar {
 			return &typeClass{kind: classInvalid}
@@ -149,12 +149,14 @@ func classifyUncached(t reflect.Type, depth int) *typeClass {
 }
 
 // isModelType reports whether t is a data model: a struct or a pointer to
-// one, other than time.Time and types that marshal themselves as text.
+// one, other than time.Time and types that marshal themselves as text (a
+// fmt.Stringer struct is a model: API.md excludes only time.Time and
+// encoding.TextMarshaler).
 func isModelType(t reflect.Type) bool {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	return t.Kind() == reflect.Struct && textFormatter(t) == nil
+	return t.Kind() == reflect.Struct && t != timeType && !reflect.PointerTo(t).Implements(textMarshalerType)
 }
 
 // textFormatter returns a formatter for types with their own text form:
@@ -334,15 +336,18 @@ func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
 		}
 		switch {
 		case tag.Header:
-			if f.class.kind != classScalar && f.class.kind != classSlice && f.class.kind != classInterface {
+			if f.class.format == nil && f.class.kind != classSlice && f.class.kind != classInterface {
 				return nil, fmt.Errorf("field %s: a header must be text or a slice of text, not %s", sf.Name, sf.Type)
 			}
 			f.route = routeHeader
 		case isPlaceholder[f.name]:
-			if f.class.kind != classScalar && f.class.kind != classInterface {
+			if f.class.format == nil && f.class.kind != classInterface {
 				return nil, fmt.Errorf("field %s fills {%s}: type %s has no single text form", sf.Name, f.name, sf.Type)
 			}
 			f.route = routePath
+			if f.class.kind == classInterface {
+				f.route = routeDynamic // formatted by the type it holds, at call time
+			}
 		case f.class.kind == classModel || f.class.kind == classModelSlice:
 			if pl.body >= 0 {
 				return nil, fmt.Errorf("two body fields, %s and %s: a request has one JSON body", pl.fields[pl.body].goName, sf.Name)
@@ -452,7 +457,7 @@ func routeValue(r *routed, rt route, name string, v reflect.Value, c *typeClass)
 		default:
 			rt = routeQuery
 		}
-		if rt == routePath && c.kind != classScalar {
+		if rt == routePath && c.format == nil {
 			return fmt.Errorf("fills {%s}: type %s has no single text form", name, v.Type())
 		}
 	}
@@ -570,10 +575,16 @@ func addMapQuery(r *routed, v reflect.Value, c *typeClass, fillPath bool) error 
 }
 
 func formatForPath(v reflect.Value, c *typeClass) (string, bool, error) {
-	if c.kind == classInterface {
+	switch c.kind {
+	case classInterface:
 		return formatDynamic(v)
+	case classSlice: // url.Values: one value fills a placeholder
+		if v.Len() != 1 {
+			return "", false, fmt.Errorf("fills a path placeholder but has %d values, want 1", v.Len())
+		}
+		return c.elem(v.Index(0))
 	}
-	if c.kind != classScalar {
+	if c.format == nil {
 		return "", false, errors.New("fills a path placeholder but has no single text form")
 	}
 	return c.format(v)

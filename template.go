@@ -27,6 +27,10 @@ func parsePathTemplate(raw string) (*pathTemplate, error) {
 	t := &pathTemplate{raw: raw}
 	path, query, hasQuery := strings.Cut(raw, "?")
 	if hasQuery {
+		if strings.ContainsAny(query, "{}") {
+			// Placeholders fill the path only; a query parameter is a field.
+			return nil, fmt.Errorf("placeholder in the query %q: only the path has placeholders; make it a field", query)
+		}
 		q, err := url.ParseQuery(query)
 		if err != nil {
 			return nil, fmt.Errorf("bad query in path: %v", err)

@@ -53,7 +53,9 @@ func (e *ValidationError) Error() string {
 			b.WriteByte(';')
 		}
 		b.WriteString(" ")
-		b.WriteString(e.Err.Error())
+		// One line, even for joined errors (of slice elements, or from a
+		// Validate method that uses errors.Join).
+		b.WriteString(strings.ReplaceAll(e.Err.Error(), "\n", "; "))
 	}
 	return b.String()
 }
@@ -99,14 +101,14 @@ func (tv *tagValidator) Validate(v any) error {
 	verr := &ValidationError{Model: t.String()}
 	if n.tags {
 		tv.once.Do(func() { tv.v = validator.New(validator.WithRequiredStructEnabled()) })
-		err := tv.v.Struct(v)
+		err := tv.checkTags(v)
 		var fes validator.ValidationErrors
 		switch {
 		case err == nil:
 		case errors.As(err, &fes):
 			for _, fe := range fes {
 				verr.Fields = append(verr.Fields, FieldError{
-					Path:    trimModelName(fe.StructNamespace()),
+					Path:    trimModelName(fe.StructNamespace(), t.Name()),
 					Rule:    fe.Tag(),
 					Message: ruleMessage(fe),
 				})
@@ -128,6 +130,18 @@ func (tv *tagValidator) Validate(v any) error {
 		return nil
 	}
 	return verr
+}
+
+// checkTags runs go-playground/validator, turning the panic it raises on a
+// malformed `validate` tag (a typo such as "requried") into an error: a call
+// must not crash the program.
+func (tv *tagValidator) checkTags(v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("bad validate tag: %v", r)
+		}
+	}()
+	return tv.v.Struct(v)
 }
 
 func (tv *tagValidator) needsOf(t reflect.Type) needs {
@@ -164,8 +178,13 @@ func hasValidateTags(t reflect.Type, seen map[reflect.Type]bool) bool {
 	return false
 }
 
-// trimModelName turns "User.Address.City" into "Address.City".
-func trimModelName(ns string) string {
+// trimModelName turns "User.Address.City" into "Address.City". name is the
+// model's type name, which may itself hold dots: a generic type's name is
+// like "Page[example.com/api.User]".
+func trimModelName(ns, name string) string {
+	if rest, ok := strings.CutPrefix(ns, name+"."); ok {
+		return rest
+	}
 	if _, rest, ok := strings.Cut(ns, "."); ok {
 		return rest
 	}

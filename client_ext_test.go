@@ -1,0 +1,570 @@
+package kit_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kithttp/kit"
+)
+
+// Shared helpers of the core tests (client, route, endpoint, validate and
+// errors _ext_test files). Every name starts with "core" so that it does not
+// collide with the helpers of other test files of package kit_test.
+
+// coreUser is a data model with struct-tag validation.
+type coreUser struct {
+	ID    int    `json:"id"`
+	Name  string `json:"name" validate:"required"`
+	Email string `json:"email" validate:"required,email"`
+}
+
+// coreTeam is a data model without validation.
+type coreTeam struct {
+	ID   int    `json:"id"`
+	Name string `json:"name"`
+}
+
+// coreNote is a data model without validation tags.
+type coreNote struct {
+	Text string `json:"text"`
+}
+
+// coreReq is what the test server saw of one request.
+type coreReq struct {
+	Method     string
+	RequestURI string
+	Header     http.Header
+	Body       []byte
+}
+
+// line is the request line without the protocol: "GET /api/users?x=1".
+func (r coreReq) line() string { return r.Method + " " + r.RequestURI }
+
+// coreServer is an httptest server on 127.0.0.1 that records every request
+// before handing it to its handler.
+type coreServer struct {
+	*httptest.Server
+	mu   sync.Mutex
+	reqs []coreReq
+}
+
+// newCoreServer starts a recording server; h answers (nil: 200 with "{}").
+func newCoreServer(t *testing.T, h http.HandlerFunc) *coreServer {
+	t.Helper()
+	if h == nil {
+		h = coreJSON(http.StatusOK, `{}`)
+	}
+	s := &coreServer{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.reqs = append(s.reqs, coreReq{Method: r.Method, RequestURI: r.RequestURI, Header: r.Header.Clone(), Body: body})
+		s.mu.Unlock()
+		h(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// requests returns a copy of the requests seen so far.
+func (s *coreServer) requests() []coreReq {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]coreReq(nil), s.reqs...)
+}
+
+// only returns the one request the server saw, failing otherwise.
+func (s *coreServer) only(t *testing.T) coreReq {
+	t.Helper()
+	reqs := s.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("server saw %d requests, want 1", len(reqs))
+	}
+	return reqs[0]
+}
+
+// coreJSON answers with status and body as application/json.
+func coreJSON(status int, body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}
+}
+
+// newCoreClient returns a client for base, failing the test on error.
+func newCoreClient(t *testing.T, base string, opts ...kit.Option) *kit.Client {
+	t.Helper()
+	c, err := kit.NewClient(base, opts...)
+	if err != nil {
+		t.Fatalf("NewClient(%q): %v", base, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// coreCaller is one call, made later against some binding.
+type coreCaller func(ctx context.Context, b kit.Binding) error
+
+// coreCall returns a caller of ep with params p that ignores the result.
+func coreCall[P, R any](ep *kit.Endpoint[P, R], p P) coreCaller {
+	return func(ctx context.Context, b kit.Binding) error {
+		_, err := ep.Call(ctx, b, p)
+		return err
+	}
+}
+
+func TestNewClientBadBaseURL(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, base, want string
+	}{
+		{"empty", "", "no scheme"},
+		{"unparsable", "http://[::1", "bad base URL"},
+		{"unparsable escape", "http://h/%zz", "bad base URL"},
+		{"no scheme", "example.com/api", "no scheme"},
+		{"scheme-relative", "//example.com/api", "no scheme"},
+		{"ftp", "ftp://example.com/pub", `scheme "ftp"`},
+		{"mailto", "mailto:a@example.com", `scheme "mailto"`},
+		{"no host", "http:///api", "no host"},
+		{"only scheme", "https://", "no host"},
+		{"fragment", "https://example.com/api#top", "fragment"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := kit.NewClient(tt.base)
+			if err == nil {
+				t.Fatalf("NewClient(%q) = %v, nil; want an error", tt.base, c.BaseURL())
+			}
+			if c != nil {
+				t.Errorf("NewClient(%q) returned a client with its error", tt.base)
+			}
+			if got := err.Error(); !strings.Contains(got, tt.want) || !strings.Contains(got, "kit.NewClient") {
+				t.Errorf("NewClient(%q) error = %q, want it to name kit.NewClient and contain %q", tt.base, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewClientAcceptsHTTPAndHTTPS(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ base, wantScheme, wantHost, wantPath string }{
+		{"http://example.com", "http", "example.com", ""},
+		{"https://example.com/api/v1/", "https", "example.com", "/api/v1/"},
+		{"HTTPS://example.com:8443/x", "https", "example.com:8443", "/x"},
+		{"http://127.0.0.1:1/api?v=2", "http", "127.0.0.1:1", "/api"},
+	}
+	for _, tt := range tests {
+		c := newCoreClient(t, tt.base)
+		u := c.BaseURL()
+		if u.Scheme != tt.wantScheme || u.Host != tt.wantHost || u.Path != tt.wantPath {
+			t.Errorf("NewClient(%q).BaseURL() = scheme %q host %q path %q; want %q %q %q",
+				tt.base, u.Scheme, u.Host, u.Path, tt.wantScheme, tt.wantHost, tt.wantPath)
+		}
+	}
+}
+
+func TestBaseURLJoinedExactlyOnce(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		basePath, path, want string
+	}{
+		{"/api/v1", "/users", "/api/v1/users"},
+		{"/api/v1/", "/users", "/api/v1/users"},
+		{"/api/v1", "users", "/api/v1/users"},
+		{"/api/v1/", "users", "/api/v1/users"},
+		{"", "/users", "/users"},
+		{"/", "/users", "/users"},
+		{"", "users", "/users"},
+		{"/api/v1", "/users/{id}/posts", "/api/v1/users/7/posts"},
+		{"/api%20v1", "/users", "/api%20v1/users"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.basePath+"+"+tt.path, func(t *testing.T) {
+			t.Parallel()
+			srv := newCoreServer(t, nil)
+			c := newCoreClient(t, srv.URL+tt.basePath)
+			params := map[string]any{}
+			if strings.Contains(tt.path, "{id}") {
+				params["id"] = 7
+			}
+			ep := kit.Get[map[string]any, *kit.Response](tt.path)
+			if _, err := ep.Call(t.Context(), c, params); err != nil {
+				t.Fatal(err)
+			}
+			if got := srv.only(t).RequestURI; got != tt.want {
+				t.Errorf("base %q + %q sent %q, want %q", tt.basePath, tt.path, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBaseQuerySentOnEveryRequest(t *testing.T) {
+	t.Parallel()
+	srv := newCoreServer(t, nil)
+	c := newCoreClient(t, srv.URL+"/api?version=2&lang=en")
+	calls := []coreCaller{
+		coreCall(kit.Get[kit.NoParams, *kit.Response]("/a"), kit.NoParams{}),
+		coreCall(kit.Get[struct{ Q string }, *kit.Response]("/b"), struct{ Q string }{"go"}),
+		coreCall(kit.Get[kit.NoParams, *kit.Response]("/c?kind=x"), kit.NoParams{}),
+		coreCall(kit.Post[struct{ Note coreNote }, *kit.Response]("/d"), struct{ Note coreNote }{coreNote{"hi"}}),
+	}
+	for _, call := range calls {
+		if err := call(t.Context(), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{
+		"GET /api/a?lang=en&version=2",
+		"GET /api/b?lang=en&q=go&version=2",
+		"GET /api/c?kind=x&lang=en&version=2",
+		"POST /api/d?lang=en&version=2",
+	}
+	reqs := srv.requests()
+	if len(reqs) != len(want) {
+		t.Fatalf("server saw %d requests, want %d", len(reqs), len(want))
+	}
+	for i, r := range reqs {
+		if got := r.line(); got != want[i] {
+			t.Errorf("request %d = %q, want %q", i, got, want[i])
+		}
+	}
+}
+
+func TestBaseURLReturnsCopy(t *testing.T) {
+	t.Parallel()
+	c := newCoreClient(t, "https://example.com/api?v=1")
+	u := c.BaseURL()
+	u.Host = "evil.example"
+	u.Path = "/other"
+	u.RawQuery = ""
+	got := c.BaseURL()
+	if got.String() != "https://example.com/api?v=1" {
+		t.Errorf("after modifying a returned copy, BaseURL() = %q, want %q", got, "https://example.com/api?v=1")
+	}
+	if got == c.BaseURL() {
+		t.Error("BaseURL() returned the same pointer twice, want a fresh copy")
+	}
+}
+
+func TestWithHeaderSentOnEveryRequest(t *testing.T) {
+	t.Parallel()
+	srv := newCoreServer(t, nil)
+	c := newCoreClient(t, srv.URL,
+		kit.WithHeader("X-Trace", "a"),
+		kit.WithHeader("x-trace", "b"),
+		kit.WithHeader("X-Tenant", "acme"),
+	)
+	get := kit.Get[kit.NoParams, *kit.Response]("/a")
+	post := kit.Post[struct{ N coreNote }, *kit.Response]("/b", kit.NoAuth())
+	if _, err := get.Call(t.Context(), c, kit.NoParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := post.Call(t.Context(), c, struct{ N coreNote }{}); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range srv.requests() {
+		if got, want := r.Header.Values("X-Trace"), []string{"a", "b"}; !slices.Equal(got, want) {
+			t.Errorf("request %d: X-Trace = %q, want %q", i, got, want)
+		}
+		if got := r.Header.Get("X-Tenant"); got != "acme" {
+			t.Errorf("request %d: X-Tenant = %q, want %q", i, got, "acme")
+		}
+	}
+}
+
+func TestWithHeaderOverridesUserAgent(t *testing.T) {
+	t.Parallel()
+	srv := newCoreServer(t, nil)
+	c := newCoreClient(t, srv.URL, kit.WithHeader("User-Agent", "my-app/1.0"))
+	if err := coreCall(kit.Get[kit.NoParams, *kit.Response]("/"), kit.NoParams{})(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.only(t).Header.Values("User-Agent"); !slices.Equal(got, []string{"my-app/1.0"}) {
+		t.Errorf("User-Agent = %q, want only the client's own", got)
+	}
+}
+
+// coreSyncEngine is an Engine that answers every request itself. Like many
+// hand-written fakes, it leaves ContentLength 0 although there is a body.
+type coreSyncEngine struct {
+	mu   sync.Mutex
+	urls []string
+}
+
+func (e *coreSyncEngine) Do(req *http.Request) (*http.Response, error) {
+	e.mu.Lock()
+	e.urls = append(e.urls, req.Method+" "+req.URL.String())
+	e.mu.Unlock()
+	return &http.Response{
+		StatusCode: http.StatusOK,
+		Header:     http.Header{"Content-Type": {"application/json"}},
+		Body:       io.NopCloser(strings.NewReader(`{"id":1,"name":"fake"}`)),
+		Request:    req,
+	}, nil
+}
+
+func TestClientOptionErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		opt  kit.Option
+		want string
+	}{
+		{"WithHTTPClient(nil)", kit.WithHTTPClient(nil), "WithHTTPClient(nil)"},
+		{"WithEngine(nil)", kit.WithEngine(nil), "WithEngine(nil)"},
+		{"WithEngine(int)", kit.WithEngine(42), "neither kit.Engine nor kit.AsyncEngine"},
+		{"WithEngine(RoundTripper)", kit.WithEngine(http.DefaultTransport), "neither kit.Engine nor kit.AsyncEngine"},
+		{"WithMaxBodySize(0)", kit.WithMaxBodySize(0), "must be positive"},
+		{"WithMaxBodySize(-1)", kit.WithMaxBodySize(-1), "must be positive"},
+		{"WithHeader empty key", kit.WithHeader("", "v"), "empty key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := kit.NewClient("https://example.com", tt.opt)
+			if err == nil {
+				t.Fatalf("NewClient with %v = %v, nil; want an error", tt.opt, c)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("NewClient with %v: error %q does not contain %q", tt.opt, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestClientGoodOptions(t *testing.T) {
+	t.Parallel()
+	eng := &coreSyncEngine{}
+	var nilOpt kit.Option
+	c, err := kit.NewClient("https://example.com/api", nilOpt, kit.WithEngine(eng), nil,
+		kit.WithHTTPClient(&http.Client{}), kit.WithMaxBodySize(1), kit.WithMaxBodySize(1<<10),
+		kit.WithValidator(nil), kit.WithHeader("X-A", "1"))
+	if err != nil {
+		t.Fatalf("NewClient with nil options among good ones: %v", err)
+	}
+	ep := kit.Get[struct{ ID int }, coreTeam]("/teams/{id}", nil)
+	got, err := ep.Call(t.Context(), c, struct{ ID int }{3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (coreTeam{ID: 1, Name: "fake"}); got != want {
+		t.Errorf("Call through WithEngine = %+v, want %+v", got, want)
+	}
+	if want := []string{"GET https://example.com/api/teams/3"}; !slices.Equal(eng.urls, want) {
+		t.Errorf("engine saw %q, want %q", eng.urls, want)
+	}
+}
+
+func TestOptionStringNeverPrintsHeaderValue(t *testing.T) {
+	t.Parallel()
+	const secret = "Bearer sk_live_do-not-print"
+	opt := kit.WithHeader("Authorization", secret)
+	s, ok := opt.(fmt.Stringer)
+	if !ok {
+		t.Fatalf("%T has no String method", opt)
+	}
+	for _, got := range []string{s.String(), fmt.Sprint(opt), fmt.Sprintf("%v|%s|%+v|%q", opt, opt, opt, opt)} {
+		if strings.Contains(got, "sk_live") {
+			t.Errorf("WithHeader printed as %q, which shows the value", got)
+		}
+		if !strings.Contains(got, "Authorization") {
+			t.Errorf("WithHeader printed as %q, want the key", got)
+		}
+	}
+	tests := []struct {
+		opt  any
+		want string
+	}{
+		{kit.WithMaxBodySize(5), "kit.WithMaxBodySize(5)"},
+		{kit.NoAuth(), "kit.NoAuth()"},
+		{kit.WithHTTPClient(http.DefaultClient), "kit.WithHTTPClient(...)"},
+		{kit.WithEngine(&coreSyncEngine{}), "kit.WithEngine(*kit_test.coreSyncEngine)"},
+	}
+	for _, tt := range tests {
+		if got := fmt.Sprint(tt.opt); got != tt.want {
+			t.Errorf("option printed as %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestClientCloseKeepsClientUsable(t *testing.T) {
+	t.Parallel()
+	srv := newCoreServer(t, nil)
+	c := newCoreClient(t, srv.URL)
+	call := coreCall(kit.Get[kit.NoParams, any]("/x"), kit.NoParams{})
+	for i := range 2 {
+		if err := call(t.Context(), c); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if err := c.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	}
+	if got := len(srv.requests()); got != 2 {
+		t.Errorf("server saw %d requests, want 2", got)
+	}
+}
+
+func TestNilBinding(t *testing.T) {
+	t.Parallel()
+	ep := kit.Get[kit.NoParams, any]("/x")
+	var nilClient *kit.Client
+	for _, b := range []kit.Binding{nil, nilClient} {
+		_, err := ep.Call(t.Context(), b, kit.NoParams{})
+		if !errors.Is(err, kit.ErrNilBinding) {
+			t.Errorf("Call through %#v: err = %v, want ErrNilBinding", b, err)
+		}
+	}
+}
+
+func TestContextCanceledBeforeCall(t *testing.T) {
+	t.Parallel()
+	srv := newCoreServer(t, nil)
+	c := newCoreClient(t, srv.URL)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := kit.Get[kit.NoParams, coreTeam]("/x").Call(ctx, c, kit.NoParams{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if !strings.Contains(err.Error(), "GET") {
+		t.Errorf("err = %q, want it to say what was attempted", err)
+	}
+}
+
+func TestContextCanceledDuringCall(t *testing.T) {
+	t.Parallel()
+	arrived := make(chan struct{})
+	srv := newCoreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-r.Context().Done()
+	})
+	c := newCoreClient(t, srv.URL)
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		<-arrived
+		cancel()
+	}()
+	_, err := kit.Get[kit.NoParams, coreTeam]("/slow").Call(ctx, c, kit.NoParams{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestContextDeadline(t *testing.T) {
+	t.Parallel()
+	srv := newCoreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // slower than any deadline
+	})
+	c := newCoreClient(t, srv.URL)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	_, err := kit.Get[kit.NoParams, *kit.Response]("/slow").Call(ctx, c, kit.NoParams{})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
+	}
+}
+
+func TestConcurrentCalls(t *testing.T) {
+	t.Parallel()
+	srv := newCoreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		id := strings.TrimPrefix(r.URL.Path, "/api/teams/")
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":%s,"name":%q}`, id, r.URL.Query().Get("name"))
+	})
+	c := newCoreClient(t, srv.URL+"/api/")
+	type params struct {
+		ID   int
+		Name string
+	}
+	ep := kit.Get[params, coreTeam]("/teams/{id}")
+	const n = 50
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := fmt.Sprintf("team %d", i)
+			got, err := ep.Call(t.Context(), c, params{ID: i, Name: name})
+			if err != nil {
+				errs <- err
+				return
+			}
+			if want := (coreTeam{ID: i, Name: name}); got != want {
+				errs <- fmt.Errorf("call %d got %+v, want %+v", i, got, want)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if got := len(srv.requests()); got != n {
+		t.Errorf("server saw %d requests, want %d", got, n)
+	}
+}
+
+// coreQuery parses the query of a request URI, for order-free comparison.
+func coreQuery(t *testing.T, requestURI string) url.Values {
+	t.Helper()
+	u, err := url.ParseRequestURI(requestURI)
+	if err != nil {
+		t.Fatalf("bad request URI %q: %v", requestURI, err)
+	}
+	return u.Query()
+}
+
+func TestContextEndsWhileReadingBody(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		ctx  func(ctx context.Context, flushed <-chan struct{}) (context.Context, context.CancelFunc)
+		want error
+	}{
+		{"cancel", func(ctx context.Context, flushed <-chan struct{}) (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(ctx)
+			go func() {
+				<-flushed
+				cancel()
+			}()
+			return ctx, cancel
+		}, context.Canceled},
+		{"deadline", func(ctx context.Context, _ <-chan struct{}) (context.Context, context.CancelFunc) {
+			return context.WithTimeout(ctx, 20*time.Millisecond)
+		}, context.DeadlineExceeded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			flushed := make(chan struct{})
+			srv := newCoreServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"text":"`)
+				w.(http.Flusher).Flush()
+				close(flushed)
+				<-r.Context().Done() // the rest of the body never comes
+			})
+			c := newCoreClient(t, srv.URL)
+			ctx, cancel := tt.ctx(t.Context(), flushed)
+			defer cancel()
+			_, err := kit.Get[kit.NoParams, coreNote]("/x").Call(ctx, c, kit.NoParams{})
+			if !errors.Is(err, tt.want) {
+				t.Errorf("err = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
