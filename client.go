@@ -91,6 +91,7 @@ type clientState struct {
 	baseQuery url.Values
 	syncEng   Engine      // nil when the engine lacks the protocol
 	asyncEng  AsyncEngine // nil when the engine lacks the protocol
+	work      tracker     // async work in flight, for AsyncClient.Close (see async.go)
 }
 
 func newClientState(ctor, baseURL string, opts []Option) (*clientState, error) {
@@ -116,6 +117,10 @@ func newClientState(ctor, baseURL string, opts []Option) (*clientState, error) {
 	}
 	if st.httpClient == nil {
 		st.httpClient = newDefaultHTTPClient()
+	} else {
+		// A copy whose CheckRedirect strips credentials on a redirect to
+		// another origin; the caller's client is left as it is.
+		st.httpClient = guardHTTPClient(st.httpClient)
 	}
 	st.prefix = strings.TrimRight(base.Scheme+"://"+base.Host+base.EscapedPath(), "/")
 	if base.RawQuery != "" {

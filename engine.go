@@ -19,6 +19,14 @@ type Engine interface {
 // requests, waits for those in flight until ctx ends, then releases
 // connections. Implementations must be safe for concurrent use; custom ones
 // build their futures with NewFuture.
+//
+// Like an http.RoundTripper, Go must not modify the request, and it must
+// honour the request's context: once that ends, the Future completes
+// promptly (kit waits for it, and AsyncClient.Close relies on it). Whoever
+// receives a response closes its body. After Close, Go should return a
+// Future that fails with an error matching ErrClosed. The default engine of
+// NewAsyncClient is of this kind, with a bound on requests in flight (see
+// WithMaxInFlight); it implements AsyncEngine only.
 type AsyncEngine interface {
 	Go(req *http.Request) *Future[*http.Response]
 	Close(ctx context.Context) error
@@ -40,7 +48,9 @@ func newDefaultHTTPClient() *http.Client {
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: 1 * time.Second,
 	}
-	return &http.Client{Transport: tr, CheckRedirect: checkRedirect}
+	// The redirect policy takes credentials off a request redirected to
+	// another origin (see stripCredentialsOnRedirect), then checkRedirect.
+	return &http.Client{Transport: tr, CheckRedirect: redirectGuard(checkRedirect)}
 }
 
 // checkRedirect follows at most 10 redirects, like net/http's default.

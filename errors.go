@@ -173,6 +173,9 @@ func redactURL(u *url.URL) string {
 
 func isSecretName(name string) bool {
 	n := strings.ToLower(name)
+	if isRegisteredSecretParam(n) { // added by an Auth (see APIKeyQuery)
+		return true
+	}
 	for _, w := range secretWords {
 		if strings.Contains(n, w) {
 			return true

@@ -5,15 +5,18 @@ import "context"
 // Future is the result of work running on its own goroutine, such as a
 // request started with Endpoint.Go. It is to Call what
 // singleflight's DoChan is to Do. A Future is safe for concurrent use:
-// any number of goroutines may Await it and all get the same result.
+// any number of goroutines may Await it, any number of times, and all get
+// the same result. Awaiting never cancels the work; cancel the context the
+// work was started with for that.
 type Future[T any] struct {
 	done chan struct{}
 	val  T
 	err  error
 }
 
-// NewFuture runs fn on a new goroutine and returns a Future of its result. A
-// panic in fn is not recovered.
+// NewFuture runs fn on a new goroutine and returns a Future of its result.
+// Custom AsyncEngine implementations build their futures with it. A panic
+// in fn is not recovered.
 func NewFuture[T any](fn func() (T, error)) *Future[T] {
 	f := &Future[T]{done: make(chan struct{})}
 	go func() {
@@ -23,8 +26,9 @@ func NewFuture[T any](fn func() (T, error)) *Future[T] {
 	return f
 }
 
-// Await waits for the result. If ctx ends first it returns ctx.Err() and the
-// work goes on; a later Await can still collect the result.
+// Await waits for the result. If ctx ends first it returns the zero T and
+// ctx.Err(), and the work goes on; a later Await can still collect the
+// result. When the result is ready, Await returns it even if ctx has ended.
 func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	select {
 	case <-f.done:
@@ -40,7 +44,8 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	}
 }
 
-// Done returns a channel that is closed when the result is ready.
+// Done returns a channel that is closed when the result is ready, for use
+// in a select; Await then returns at once.
 func (f *Future[T]) Done() <-chan struct{} { return f.done }
 
 // Private implementation past this point.
@@ -50,4 +55,25 @@ func failedFuture[T any](err error) *Future[T] {
 	f := &Future[T]{done: make(chan struct{}), err: err}
 	close(f.done)
 	return f
+}
+
+// pendingFuture returns a Future that is done when complete is called.
+// kit's own goroutines use it instead of NewFuture so that they can signal
+// their work tracker after the result is published.
+func pendingFuture[T any]() *Future[T] {
+	return &Future[T]{done: make(chan struct{})}
+}
+
+// complete publishes the result. It must be called exactly once.
+func (f *Future[T]) complete(v T, err error) {
+	f.val, f.err = v, err
+	close(f.done)
+}
+
+// wait blocks until the result is ready and returns it, without a context:
+// for callers that know the work ends promptly (it honours a context that
+// the caller's own ends).
+func (f *Future[T]) wait() (T, error) {
+	<-f.done
+	return f.val, f.err
 }

@@ -26,14 +26,23 @@ type ResourceOption interface {
 // WithEngine sets the engine that sends the client's requests: an Engine, an
 // AsyncEngine, or a value implementing both. Whether the engine has the
 // protocol a call needs is checked when the call is made (see EngineError).
+// Such an engine follows redirects as it likes: it is responsible for not
+// sending credentials to another origin (see Auth); prefer WithHTTPClient
+// for a customised *http.Client.
 func WithEngine(e any) Option { return engineOption{e} }
 
 // WithHTTPClient sets the *http.Client that sends requests. On a Client it
-// is the engine; on an AsyncClient the async engine sends through it.
+// is the engine; on an AsyncClient the async engine sends through it. kit
+// uses a shallow copy of hc whose CheckRedirect first takes the
+// credentials of the client's Auth off a request redirected to another
+// origin, then applies hc.CheckRedirect (net/http's default policy when
+// nil); hc itself is not modified.
 func WithHTTPClient(hc *http.Client) Option { return httpClientOption{hc} }
 
 // WithAuth sets the client's auth strategy, shared by every endpoint and
-// resource bound to the client (endpoints declared with NoAuth skip it).
+// resource bound to the client (endpoints declared with NoAuth skip it). A
+// built-in Auth that is misconfigured (an empty Bearer token, a TokenAuth
+// without a fetch function, ...) makes NewClient fail.
 func WithAuth(a Auth) Option { return authOption{a} }
 
 // WithHeader adds a header sent on every request of the client. It may be
@@ -59,6 +68,12 @@ func WithMaxBodySize(n int64) interface {
 // DefaultMaxBodySize is the response body limit of a client made without
 // WithMaxBodySize: 32 MiB.
 const DefaultMaxBodySize = 32 << 20
+
+// WithMaxInFlight bounds how many requests the default async engine of an
+// AsyncClient has in flight at once; the others wait for a slot. n must be
+// positive (NewAsyncClient fails otherwise). Default: DefaultMaxInFlight. A
+// Client and an engine given with WithEngine ignore it.
+func WithMaxInFlight(n int) Option { return maxFlightOption{n} }
 
 // NoAuth declares an endpoint that never carries the client's credentials and
 // never triggers a token refresh (the spec's use_auth=False): public
@@ -97,6 +112,11 @@ func (o httpClientOption) String() string { return "kit.WithHTTPClient(...)" }
 type authOption struct{ a Auth }
 
 func (o authOption) applyClient(c *clientConfig) error {
+	if ac, ok := o.a.(authChecker); ok {
+		if err := ac.checkAuth(); err != nil {
+			return err
+		}
+	}
 	c.auth = o.a
 	return nil
 }
@@ -133,7 +153,19 @@ func (o maxBodyOption) applyClient(c *clientConfig) error {
 	return nil
 }
 func (o maxBodyOption) applyEndpoint(c *endpointConfig) { c.maxBody = o.n }
-func (o maxBodyOption) String() string             { return fmt.Sprintf("kit.WithMaxBodySize(%d)", o.n) }
+func (o maxBodyOption) String() string                  { return fmt.Sprintf("kit.WithMaxBodySize(%d)", o.n) }
+
+// maxFlightOption is WithMaxInFlight.
+type maxFlightOption struct{ n int }
+
+func (o maxFlightOption) applyClient(c *clientConfig) error {
+	if o.n <= 0 {
+		return fmt.Errorf("kit: WithMaxInFlight(%d): must be positive", o.n)
+	}
+	c.maxFlight = o.n
+	return nil
+}
+func (o maxFlightOption) String() string { return fmt.Sprintf("kit.WithMaxInFlight(%d)", o.n) }
 
 type noAuthOption struct{}
 

@@ -171,6 +171,10 @@ func newResourceCore(b Binding, path string, opts []ResourceOption, kind string)
 		rc.err = fmt.Errorf("kit: %s %q: WithMaxPages(%d): must not be negative", kind, path, rc.maxPages)
 		return rc
 	}
+	if rc.prefetch < 0 {
+		rc.err = fmt.Errorf("kit: %s %q: WithPrefetch(%d): must not be negative", kind, path, rc.prefetch)
+		return rc
+	}
 	if path != "" {
 		esc, err := escapeLiteral("/" + strings.Trim(path, "/"))
 		if err != nil {
@@ -256,13 +260,19 @@ func (rc *resourceCore) itemURL(id any) (string, error) {
 
 // crud runs one CRUD operation and decodes its result into R.
 func crud[R any](ctx context.Context, rc *resourceCore, send sendFunc, op, method string, id any, hasID bool, body any) (R, error) {
-	var zero R
 	or, err := rc.crudRequest(op, method, id, hasID, body, send)
 	if err != nil {
+		var zero R
 		return zero, err
 	}
+	return sendCRUD[R](ctx, rc, send, or)
+}
+
+// sendCRUD sends a built CRUD request and decodes its result into R.
+func sendCRUD[R any](ctx context.Context, rc *resourceCore, send sendFunc, or *outRequest) (R, error) {
 	resp, err := rc.st.do(ctx, send, or)
 	if err != nil {
+		var zero R
 		return zero, err
 	}
 	return decodeResult[R](resultKindOf(reflect.TypeFor[R]()), rc.st, resp)
@@ -327,17 +337,26 @@ func resultKindOf(t reflect.Type) resultKind {
 
 // fetchPage requests one page (List).
 func fetchPage[T any](ctx context.Context, rc *resourceCore, send sendFunc, op string, query any) (*Page[T], error) {
-	if err := rc.check(op); err != nil {
+	u, err := rc.listURL(op, query, send)
+	if err != nil {
 		return nil, err
 	}
+	return getPage[T](ctx, rc, send, u)
+}
+
+// listURL checks a List call and returns the URL of its page.
+func (rc *resourceCore) listURL(op string, query any, send sendFunc) (string, error) {
+	if err := rc.check(op); err != nil {
+		return "", err
+	}
 	if send == nil {
-		return nil, rc.engineError(op, http.MethodGet, rc.sendProtocol())
+		return "", rc.engineError(op, http.MethodGet, rc.sendProtocol())
 	}
 	q, err := queryFrom(query)
 	if err != nil {
-		return nil, fmt.Errorf("kit: %s.%s %s: %w", rc.kind, op, rc.path, err)
+		return "", fmt.Errorf("kit: %s.%s %s: %w", rc.kind, op, rc.path, err)
 	}
-	return getPage[T](ctx, rc, send, rc.collectionURL(q))
+	return rc.collectionURL(q), nil
 }
 
 // getPage requests the page at u and decodes its records.
@@ -375,6 +394,18 @@ var (
 
 // walkPages is the lazy loop shared by every paginator.
 func walkPages[T any](ctx context.Context, rc *resourceCore, send sendFunc, query any) iter.Seq2[*Page[T], error] {
+	return walkPagesWith(ctx, rc, send, query, func(ctx context.Context, u string) (*Page[T], error) {
+		return getPage[T](ctx, rc, send, u)
+	})
+}
+
+// pageFetcher fetches and decodes the page at u.
+type pageFetcher[T any] func(ctx context.Context, u string) (*Page[T], error)
+
+// walkPagesWith runs the walk, fetching each page with fetch. It yields
+// each page, then asks the paginator for the next one; an error is yielded
+// once and ends the walk.
+func walkPagesWith[T any](ctx context.Context, rc *resourceCore, send sendFunc, query any, fetch pageFetcher[T]) iter.Seq2[*Page[T], error] {
 	return func(yield func(*Page[T], error) bool) {
 		w, err := rc.newWalk(query, send)
 		if err != nil {
@@ -382,27 +413,12 @@ func walkPages[T any](ctx context.Context, rc *resourceCore, send sendFunc, quer
 			return
 		}
 		for {
-			u, err := w.nextURL()
-			if err != nil || u == "" {
-				if err != nil {
-					yield(nil, err)
-				}
-				return
-			}
-			if err := ctx.Err(); err != nil {
-				yield(nil, fmt.Errorf("kit: walking %s: %w", rc.path, err))
-				return
-			}
-			page, err := getPage[T](ctx, rc, send, u)
+			page, err := step(ctx, w, fetch)
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			if err := w.guard(page.Response); err != nil {
-				yield(nil, err)
-				return
-			}
-			if !yield(page, nil) {
+			if page == nil || !yield(page, nil) {
 				return
 			}
 			if err := w.advance(page.Response); err != nil {
@@ -411,6 +427,25 @@ func walkPages[T any](ctx context.Context, rc *resourceCore, send sendFunc, quer
 			}
 		}
 	}
+}
+
+// step fetches the walk's next page: nil when the walk is over.
+func step[T any](ctx context.Context, w *walk, fetch pageFetcher[T]) (*Page[T], error) {
+	u, err := w.nextURL()
+	if err != nil || u == "" {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("kit: walking %s: %w", w.rc.path, err)
+	}
+	page, err := fetch(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.guard(page.Response); err != nil {
+		return nil, err
+	}
+	return page, nil
 }
 
 // records flattens a page walk into a record walk.

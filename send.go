@@ -49,10 +49,15 @@ func (st *clientState) do(ctx context.Context, send sendFunc, or *outRequest) (*
 		if err != nil {
 			return nil, st.transportError(ctx, req, err)
 		}
-		if hresp.StatusCode == http.StatusUnauthorized && attempt == 0 && or.useAuth {
-			if ref, ok := st.auth.(Refresher); ok {
+		if hresp.StatusCode == http.StatusUnauthorized && attempt == 0 {
+			// Refresh only when this request carried credentials and the
+			// 401 came from the base URL's origin (not from where a
+			// redirect led, which got no credentials).
+			rec := authRecordFrom(req.Context())
+			ref, ok := st.auth.(Refresher)
+			if ok && rec != nil && (hresp.Request == nil || st.sameOrigin(hresp.Request.URL)) {
 				discardBody(hresp)
-				if err := ref.Refresh(ctx); err != nil {
+				if err := refreshAfter401(ctx, ref, rec); err != nil {
 					return nil, fmt.Errorf("kit: %s %s: got 401, refreshing credentials: %w", or.method, redactURL(req.URL), err)
 				}
 				continue
@@ -68,6 +73,17 @@ func (st *clientState) newHTTPRequest(ctx context.Context, or *outRequest) (*htt
 	var body io.Reader
 	if or.hasBody {
 		body = bytes.NewReader(or.body)
+	}
+	// An authRecord in the request's context: what the auth adds, for the
+	// redirect guard and the 401 handling in do (see authenticate).
+	var rec *authRecord
+	if or.useAuth && st.auth != nil {
+		rec = &authRecord{origin: st.base}
+		ctx = context.WithValue(ctx, authRecordKey{}, rec)
+	} else if authRecordFrom(ctx) != nil {
+		// ctx is that of an authenticated request (a token fetch calling a
+		// login endpoint): this request has no credentials of its own.
+		ctx = withoutAuthRecord(ctx)
 	}
 	req, err := http.NewRequestWithContext(ctx, or.method, or.url, body)
 	if err != nil {
@@ -87,8 +103,8 @@ func (st *clientState) newHTTPRequest(ctx context.Context, or *outRequest) (*htt
 	if _, ok := h["User-Agent"]; !ok {
 		h["User-Agent"] = []string{userAgent}
 	}
-	if or.useAuth && st.auth != nil && st.sameOrigin(req.URL) {
-		if err := st.auth.Authenticate(req); err != nil {
+	if rec != nil && st.sameOrigin(req.URL) {
+		if err := st.authenticate(req, rec); err != nil {
 			return nil, fmt.Errorf("kit: %s %s: adding credentials: %w", or.method, redactURL(req.URL), err)
 		}
 	}
@@ -158,11 +174,15 @@ func (st *clientState) readResponse(req *http.Request, hresp *http.Response, max
 	if maxBody <= 0 {
 		maxBody = st.maxBody
 	}
-	if hresp.ContentLength > maxBody {
-		return nil, fmt.Errorf("kit: %s %s: %w: Content-Length %d exceeds the limit of %d bytes",
-			req.Method, redactURL(req.URL), ErrBodyTooLarge, hresp.ContentLength, maxBody)
+	size := hresp.ContentLength
+	if req.Method == http.MethodHead {
+		size = 0 // a HEAD response has no body, whatever its Content-Length says
 	}
-	body, err := readLimited(hresp.Body, maxBody, hresp.ContentLength, false)
+	if size > maxBody {
+		return nil, fmt.Errorf("kit: %s %s: %w: Content-Length %d exceeds the limit of %d bytes",
+			req.Method, redactURL(req.URL), ErrBodyTooLarge, size, maxBody)
+	}
+	body, err := readLimited(hresp.Body, maxBody, size, false)
 	if err != nil {
 		if errors.Is(err, ErrBodyTooLarge) {
 			return nil, fmt.Errorf("kit: %s %s: %w: more than %d bytes", req.Method, redactURL(req.URL), ErrBodyTooLarge, maxBody)
@@ -176,13 +196,16 @@ func (st *clientState) readResponse(req *http.Request, hresp *http.Response, max
 // bytes, or with truncate set, returning the first limit bytes. size is the
 // announced length (-1 when unknown), used to allocate once.
 func readLimited(r io.Reader, limit, size int64, truncate bool) ([]byte, error) {
-	if size == 0 {
-		return nil, nil
-	}
 	var buf []byte
-	if size > 0 && size <= limit {
+	switch {
+	case size == 0 && r == http.NoBody:
+		return nil, nil
+	case size == 0:
+		// Announced empty, but an engine may leave ContentLength 0 on a
+		// response that has a body: read it rather than trust the length.
+	case size > 0 && size <= limit:
 		buf = make([]byte, 0, size+1)
-	} else {
+	default:
 		buf = make([]byte, 0, min(limit+1, 4096))
 	}
 	for {

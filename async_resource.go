@@ -1,0 +1,190 @@
+package kit
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"net/http"
+)
+
+// AsyncResource is Resource for an AsyncClient: the CRUD methods start the
+// request at once and return a Future, and walks fetch their pages through
+// the async engine. A walk is strictly lazy by default, like Resource's;
+// with WithPrefetch(n) it fetches up to n pages ahead while the caller works
+// through the current one.
+//
+// An AsyncResource is immutable and safe for concurrent use; each iterator
+// it returns must be ranged over by one goroutine at a time. After the
+// client is closed every call fails with ErrClosed and sends nothing.
+type AsyncResource[T any] struct {
+	rc *resourceCore
+}
+
+// NewAsyncResource returns an AsyncResource for the collection at path,
+// bound to b, whose engine must implement AsyncEngine. See NewResource.
+func NewAsyncResource[T any](b Binding, path string, opts ...ResourceOption) *AsyncResource[T] {
+	return &AsyncResource[T]{rc: newResourceCore(b, path, opts, "kit.AsyncResource")}
+}
+
+// WithPrefetch makes walks of an AsyncResource fetch up to n pages ahead of
+// the caller. Default 0: a page is requested only when the records before
+// it are used up. Breaking out of the loop cancels what is in flight.
+func WithPrefetch(n int) ResourceOption { return prefetchOption{n} }
+
+// List starts GET path?query and returns a Future of the page's records.
+func (r *AsyncResource[T]) List(ctx context.Context, query any) *Future[[]T] {
+	send := r.rc.st.asyncSend()
+	u, err := r.rc.listURL("List", query, send)
+	if err != nil {
+		return failedFuture[[]T](err)
+	}
+	return goFuture(r.rc.st, ctx, r.rc.kind+".List", func(ctx context.Context) ([]T, error) {
+		page, err := getPage[T](ctx, r.rc, send, u)
+		if err != nil {
+			return nil, err
+		}
+		return page.Records, nil
+	})
+}
+
+// Get starts GET path/{id} and returns a Future of the record.
+func (r *AsyncResource[T]) Get(ctx context.Context, id any) *Future[T] {
+	return asyncCRUD[T](ctx, r.rc, "Get", http.MethodGet, id, true, nil)
+}
+
+// Create starts POST path with obj as the JSON body and returns a Future of
+// the created record. See Resource.Create.
+func (r *AsyncResource[T]) Create(ctx context.Context, obj T) *Future[T] {
+	return asyncCRUD[T](ctx, r.rc, "Create", http.MethodPost, nil, false, any(obj))
+}
+
+// Update starts PUT path/{id} with obj as the JSON body.
+func (r *AsyncResource[T]) Update(ctx context.Context, id any, obj T) *Future[T] {
+	return asyncCRUD[T](ctx, r.rc, "Update", http.MethodPut, id, true, any(obj))
+}
+
+// Patch starts PATCH path/{id} with patch, a data model, as the JSON body.
+func (r *AsyncResource[T]) Patch(ctx context.Context, id any, patch any) *Future[T] {
+	return asyncCRUD[T](ctx, r.rc, "Patch", http.MethodPatch, id, true, patch)
+}
+
+// Delete starts DELETE path/{id} and returns a Future of the response.
+func (r *AsyncResource[T]) Delete(ctx context.Context, id any) *Future[*Response] {
+	return asyncCRUD[*Response](ctx, r.rc, "Delete", http.MethodDelete, id, true, nil)
+}
+
+// All returns every record of the collection, fetched through the async
+// engine. See Resource.All.
+func (r *AsyncResource[T]) All(ctx context.Context) iter.Seq2[T, error] {
+	return r.Iterate(ctx, nil)
+}
+
+// Iterate is All with query parameters sent on every page request.
+func (r *AsyncResource[T]) Iterate(ctx context.Context, query any) iter.Seq2[T, error] {
+	return records(r.Pages(ctx, query))
+}
+
+// Pages walks the pages, yielding each with its response. See
+// Resource.Pages.
+func (r *AsyncResource[T]) Pages(ctx context.Context, query any) iter.Seq2[*Page[T], error] {
+	rc := r.rc
+	send := rc.st.asyncSend()
+	fetch := func(ctx context.Context, u string) (*Page[T], error) {
+		task, err := rc.st.beginAsync(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("kit: walking %s: %w", rc.path, err)
+		}
+		defer task.end()
+		page, err := getPage[T](task.ctx, rc, send, u)
+		return page, task.wrap(err)
+	}
+	if rc.prefetch > 0 {
+		return prefetchPages(ctx, rc, send, query, fetch)
+	}
+	return walkPagesWith(ctx, rc, send, query, fetch)
+}
+
+func (r *AsyncResource[T]) binding() *clientState {
+	if r == nil || r.rc == nil {
+		return nil
+	}
+	return r.rc.st
+}
+
+// Private implementation past this point.
+
+type prefetchOption struct{ n int }
+
+func (o prefetchOption) applyResource(c *resourceConfig) { c.prefetch = o.n }
+func (o prefetchOption) String() string                  { return fmt.Sprintf("kit.WithPrefetch(%d)", o.n) }
+
+// asyncCRUD checks and builds the request now (nothing is sent on error)
+// and sends it on a tracked goroutine.
+func asyncCRUD[R any](ctx context.Context, rc *resourceCore, op, method string, id any, hasID bool, body any) *Future[R] {
+	send := rc.st.asyncSend()
+	or, err := rc.crudRequest(op, method, id, hasID, body, send)
+	if err != nil {
+		return failedFuture[R](err)
+	}
+	return goFuture(rc.st, ctx, rc.kind+"."+op, func(ctx context.Context) (R, error) {
+		return sendCRUD[R](ctx, rc, send, or)
+	})
+}
+
+// prefetched is one page (or the error that ends the walk) handed from the
+// prefetching goroutine to the caller.
+type prefetched[T any] struct {
+	page *Page[T]
+	err  error
+}
+
+// prefetchPages runs the walk on its own goroutine, up to rc.prefetch pages
+// ahead of the caller: one being fetched and the rest buffered. Leaving the
+// loop cancels the goroutine and waits for it, so nothing outlives the
+// range statement.
+func prefetchPages[T any](ctx context.Context, rc *resourceCore, send sendFunc, query any, fetch pageFetcher[T]) iter.Seq2[*Page[T], error] {
+	return func(yield func(*Page[T], error) bool) {
+		w, err := rc.newWalk(query, send)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		pages := make(chan prefetched[T], rc.prefetch-1)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer close(pages)
+			for {
+				page, err := step(ctx, w, fetch)
+				if err == nil && page == nil {
+					return
+				}
+				select {
+				case pages <- prefetched[T]{page, err}:
+				case <-ctx.Done():
+					return
+				}
+				if err != nil {
+					return
+				}
+				if err := w.advance(page.Response); err != nil {
+					select {
+					case pages <- prefetched[T]{nil, err}:
+					case <-ctx.Done():
+					}
+					return
+				}
+			}
+		}()
+		defer func() {
+			cancel()
+			<-done
+		}()
+		for p := range pages {
+			if !yield(p.page, p.err) || p.err != nil {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,408 @@
+package kit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Token is an access token: sent as "Authorization: <Type> <Value>", with
+// Type "Bearer" when empty. A zero Expiry means the token does not expire
+// (it is still renewed after a 401).
+//
+// Printing a Token with fmt (any verb) or log/slog shows its type and
+// expiry, never its Value. Marshalling it (to save it, see WithInitialToken)
+// writes every field.
+type Token struct {
+	Value  string
+	Type   string
+	Expiry time.Time
+}
+
+// String describes the token without its value.
+func (t Token) String() string {
+	exp := "no expiry"
+	if !t.Expiry.IsZero() {
+		exp = "expires " + t.Expiry.Format(time.RFC3339)
+	}
+	v := "REDACTED"
+	if t.Value == "" {
+		v = "empty"
+	}
+	return fmt.Sprintf("kit.Token{%s %s, %s}", t.typ(), v, exp)
+}
+
+// Format prints String whatever the verb, so that no fmt verb shows Value.
+func (t Token) Format(f fmt.State, _ rune) { formatRedacted(f, t.String()) }
+
+// LogValue is the token for log/slog: String, without Value.
+func (t Token) LogValue() slog.Value { return slog.StringValue(t.String()) }
+
+// TokenOption configures TokenAuth. A nil TokenOption is skipped.
+type TokenOption interface {
+	applyToken(*tokenConfig)
+}
+
+// DefaultTokenExpiryMargin is how long before its Expiry a token is renewed,
+// unless WithTokenExpiryMargin says otherwise.
+const DefaultTokenExpiryMargin = 30 * time.Second
+
+// DefaultTokenFetchTimeout bounds each call of a TokenAuth fetch function,
+// unless WithTokenFetchTimeout says otherwise.
+const DefaultTokenFetchTimeout = 30 * time.Second
+
+// WithInitialToken starts a TokenAuth from a saved token (one persisted by
+// an OnToken hook, say): it is used until it comes within the expiry margin
+// of its Expiry, or a request using it gets a 401. A token with an empty
+// Value is ignored.
+func WithInitialToken(t Token) TokenOption { return initialTokenOption{t} }
+
+// OnToken sets a hook called with each token the fetch function returns,
+// so that it can be saved (with a rotated refresh token, if the fetch
+// function keeps one). It is called on the fetching goroutine, before the
+// token is used; calls never overlap and come in the order of the fetches.
+// If it panics, that fetch fails. It must not call methods of the same
+// TokenSourceAuth.
+func OnToken(fn func(Token)) TokenOption { return &onTokenOption{fn} }
+
+// WithTokenExpiryMargin sets how long before its Expiry a token is renewed
+// (default DefaultTokenExpiryMargin). The margin used for a token is at most
+// half of the time it had left when it was obtained, so that a short-lived
+// token is not renewed on every call. A negative margin is an error from
+// NewClient.
+func WithTokenExpiryMargin(d time.Duration) TokenOption { return marginOption{d} }
+
+// WithTokenFetchTimeout bounds each call of the fetch function (default
+// DefaultTokenFetchTimeout): its context ends after d. A duration that is
+// not positive is an error from NewClient.
+func WithTokenFetchTimeout(d time.Duration) TokenOption { return fetchTimeoutOption{d} }
+
+// TokenAuth returns an Auth and Refresher that gets its tokens from fetch:
+// on first use, again when the token comes within the expiry margin of its
+// Expiry (see WithTokenExpiryMargin), and when a request using it gets a
+// 401 (see Refresher). Each call of fetch runs on a goroutine of kit's, never two at
+// once for one TokenSourceAuth, with a context bounded by the fetch timeout
+// (DefaultTokenFetchTimeout; see WithTokenFetchTimeout). A nil fetch, or a
+// bad option, is an error from NewClient.
+//
+// fetch may call endpoints of the very client the auth is installed in,
+// provided they are declared with NoAuth (a login endpoint): capture the
+// client variable in the closure and pass fetch's ctx on. fetch runs only
+// when a token is needed, never while NewClient runs.
+func TokenAuth(fetch func(ctx context.Context) (Token, error), opts ...TokenOption) *TokenSourceAuth {
+	a := &TokenSourceAuth{
+		fetch: fetch,
+		cfg:   tokenConfig{margin: DefaultTokenExpiryMargin, timeout: DefaultTokenFetchTimeout},
+		now:   time.Now,
+	}
+	for _, o := range opts {
+		if o != nil {
+			o.applyToken(&a.cfg)
+		}
+	}
+	if a.cfg.initial.Value != "" {
+		a.install(a.cfg.initial)
+	}
+	return a
+}
+
+// TokenSourceAuth is the Auth and Refresher made by TokenAuth: it caches a
+// token and renews it when needed.
+//
+// It is safe for concurrent use, and meant to be shared: by a client and
+// everything bound to it, or by several clients of the same API. At most one
+// fetch runs at a time; every call that needs a token while it runs waits
+// for that fetch and gets its token or, wrapped, its error (no call starts a
+// second fetch for the same expiry or 401). The fetch runs on its own
+// goroutine with a context that keeps the values of the context of the call
+// that started it but not its cancellation, bounded by the fetch timeout; a
+// waiting call stops waiting when its own context ends, with an error
+// matching its ctx.Err(). A call that gets a 401 with a token that another
+// call's refresh has already replaced does not refresh again: it is sent
+// again with the new token.
+type TokenSourceAuth struct {
+	fetch func(ctx context.Context) (Token, error)
+	cfg   tokenConfig
+	now   func() time.Time // time.Now; tests replace it
+
+	mu        sync.Mutex
+	tok       Token
+	gen       uint64    // generation of tok, counting from 1; 0: no token yet
+	refreshAt time.Time // when tok becomes stale; zero: never
+	flight    *tokenFetch
+}
+
+// Authenticate sets "Authorization: <Type> <Value>" on req, getting a token
+// first (with req's context) if there is none yet or it is within the
+// expiry margin of its Expiry.
+func (a *TokenSourceAuth) Authenticate(req *http.Request) error {
+	tok, gen, err := a.current(req.Context())
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", tok.typ()+" "+tok.Value)
+	if rec := authRecordFrom(req.Context()); rec != nil {
+		rec.gen = gen
+	}
+	return nil
+}
+
+// Token returns the current token, fetching one first if there is none yet
+// or it is within the expiry margin of its Expiry.
+func (a *TokenSourceAuth) Token(ctx context.Context) (Token, error) {
+	tok, _, err := a.current(ctx)
+	return tok, err
+}
+
+// Refresh fetches a new token, or, when a fetch is already running, waits
+// for that one. It returns the fetch's error, wrapped, or ctx's error if ctx
+// ends first (the fetch goes on).
+func (a *TokenSourceAuth) Refresh(ctx context.Context) error {
+	if err := a.checkAuth(); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	f, err := a.startLocked(ctx)
+	a.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	_, _, err = a.wait(ctx, f)
+	return err
+}
+
+// String describes the auth without any token.
+func (a *TokenSourceAuth) String() string { return "kit.TokenAuth(...)" }
+
+// Format prints String whatever the verb, so that no fmt verb shows a token.
+func (a *TokenSourceAuth) Format(f fmt.State, _ rune) { formatRedacted(f, a.String()) }
+
+// LogValue is the auth for log/slog: String, without any token.
+func (a *TokenSourceAuth) LogValue() slog.Value { return slog.StringValue(a.String()) }
+
+// Private implementation past this point.
+
+type tokenConfig struct {
+	initial Token
+	onToken func(Token)
+	margin  time.Duration
+	timeout time.Duration
+}
+
+type initialTokenOption struct{ t Token }
+
+func (o initialTokenOption) applyToken(c *tokenConfig) { c.initial = o.t }
+func (o initialTokenOption) String() string {
+	return fmt.Sprintf("kit.WithInitialToken(%v)", o.t)
+}
+func (o initialTokenOption) Format(f fmt.State, _ rune) { formatRedacted(f, o.String()) }
+
+// onTokenOption is used through a pointer, so that the option stays
+// comparable although it holds a func.
+type onTokenOption struct{ fn func(Token) }
+
+func (o *onTokenOption) applyToken(c *tokenConfig) { c.onToken = o.fn }
+func (o *onTokenOption) String() string            { return "kit.OnToken(...)" }
+
+type marginOption struct{ d time.Duration }
+
+func (o marginOption) applyToken(c *tokenConfig) { c.margin = o.d }
+func (o marginOption) String() string            { return fmt.Sprintf("kit.WithTokenExpiryMargin(%v)", o.d) }
+
+type fetchTimeoutOption struct{ d time.Duration }
+
+func (o fetchTimeoutOption) applyToken(c *tokenConfig) { c.timeout = o.d }
+func (o fetchTimeoutOption) String() string {
+	return fmt.Sprintf("kit.WithTokenFetchTimeout(%v)", o.d)
+}
+
+// tokenFetch is one run of the fetch function, shared by every call that
+// waits for it. tok, gen and err are written before done is closed.
+type tokenFetch struct {
+	done    chan struct{}
+	waiters int // calls that started or joined it (under a.mu; for tests)
+	tok     Token
+	gen     uint64
+	err     error
+}
+
+// fetchChain marks the context of a running fetch: the TokenSourceAuths
+// whose fetch functions are on the stack, innermost first.
+type fetchChain struct {
+	a      *TokenSourceAuth
+	parent *fetchChain
+}
+
+type fetchChainKey struct{}
+
+func inFetch(ctx context.Context, a *TokenSourceAuth) bool {
+	c, _ := ctx.Value(fetchChainKey{}).(*fetchChain)
+	for ; c != nil; c = c.parent {
+		if c.a == a {
+			return true
+		}
+	}
+	return false
+}
+
+var errFetchReentry = errors.New("kit: TokenAuth: the fetch function made a call that needs its own token " +
+	"(it would wait for itself); declare the endpoint it calls with kit.NoAuth()")
+
+func (t Token) typ() string {
+	if t.Type == "" {
+		return "Bearer"
+	}
+	return t.Type
+}
+
+func (a *TokenSourceAuth) checkAuth() error {
+	switch {
+	case a.fetch == nil:
+		return authConfigError(a, "nil fetch function")
+	case a.cfg.margin < 0:
+		return authConfigError(a, "negative expiry margin %v", a.cfg.margin)
+	case a.cfg.timeout <= 0:
+		return authConfigError(a, "fetch timeout %v is not positive", a.cfg.timeout)
+	}
+	return nil
+}
+
+// current returns the current token and its generation, fetching one when
+// there is none or it is stale.
+func (a *TokenSourceAuth) current(ctx context.Context) (Token, uint64, error) {
+	if err := a.checkAuth(); err != nil {
+		return Token{}, 0, err
+	}
+	a.mu.Lock()
+	if a.gen != 0 && (a.refreshAt.IsZero() || a.now().Before(a.refreshAt)) {
+		tok, gen := a.tok, a.gen
+		a.mu.Unlock()
+		return tok, gen, nil
+	}
+	f, err := a.startLocked(ctx)
+	a.mu.Unlock()
+	if err != nil {
+		return Token{}, 0, err
+	}
+	return a.wait(ctx, f)
+}
+
+// refreshIfStale renews the token after a 401 to a request that used
+// generation usedGen: only if that is still the current token (otherwise
+// another call's refresh replaced it and the request just goes again with
+// the new one).
+func (a *TokenSourceAuth) refreshIfStale(ctx context.Context, usedGen uint64) error {
+	if err := a.checkAuth(); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	if a.gen != usedGen {
+		a.mu.Unlock()
+		return nil
+	}
+	f, err := a.startLocked(ctx)
+	a.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	_, _, err = a.wait(ctx, f)
+	return err
+}
+
+// startLocked returns the running fetch, or starts one. a.mu is held.
+func (a *TokenSourceAuth) startLocked(ctx context.Context) (*tokenFetch, error) {
+	if inFetch(ctx, a) {
+		return nil, errFetchReentry
+	}
+	if a.flight != nil {
+		a.flight.waiters++
+		return a.flight, nil
+	}
+	f := &tokenFetch{done: make(chan struct{}), waiters: 1}
+	a.flight = f
+	chain, _ := ctx.Value(fetchChainKey{}).(*fetchChain)
+	fctx := context.WithValue(context.WithoutCancel(ctx), fetchChainKey{}, &fetchChain{a: a, parent: chain})
+	go a.run(withoutAuthRecord(fctx), f)
+	return f, nil
+}
+
+// wait waits for f, or for ctx to end.
+func (a *TokenSourceAuth) wait(ctx context.Context, f *tokenFetch) (Token, uint64, error) {
+	select {
+	case <-f.done:
+	default:
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return Token{}, 0, fmt.Errorf("kit: TokenAuth: waiting for a token: %w", ctx.Err())
+		}
+	}
+	if f.err != nil {
+		return Token{}, 0, f.err
+	}
+	return f.tok, f.gen, nil
+}
+
+// run calls the fetch function on its own goroutine, installs the token and
+// wakes the waiters of f.
+func (a *TokenSourceAuth) run(ctx context.Context, f *tokenFetch) {
+	ctx, cancel := context.WithTimeout(ctx, a.cfg.timeout)
+	defer cancel()
+	var (
+		tok      Token
+		err      error
+		returned bool
+	)
+	defer func() {
+		if !returned {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("the fetch function panicked: %v", r)
+			} else {
+				err = errors.New("the fetch function did not return (runtime.Goexit)")
+			}
+		}
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+				err = fmt.Errorf("timed out after %v: %w", a.cfg.timeout, err)
+			}
+			f.err = fmt.Errorf("kit: TokenAuth: fetching a token: %w", err)
+		}
+		a.mu.Lock()
+		if err == nil {
+			a.install(tok)
+			f.tok, f.gen = a.tok, a.gen
+		}
+		a.flight = nil
+		a.mu.Unlock()
+		close(f.done)
+	}()
+	tok, err = a.fetch(ctx)
+	if err == nil && tok.Value == "" {
+		err = errors.New("the fetch function returned a token with an empty value")
+	}
+	if err == nil && (hasControl(tok.Value) || hasControl(tok.Type)) {
+		err = errors.New("the fetch function returned a token with a control character")
+	}
+	if err == nil && a.cfg.onToken != nil {
+		a.cfg.onToken(tok) // before the token is used; a panic fails the fetch
+	}
+	returned = true
+}
+
+// install makes tok the current token. a.mu is held, or a is not shared yet.
+func (a *TokenSourceAuth) install(tok Token) {
+	a.tok = tok
+	a.gen++
+	a.refreshAt = time.Time{}
+	if !tok.Expiry.IsZero() {
+		margin := a.cfg.margin
+		if half := tok.Expiry.Sub(a.now()) / 2; half < margin {
+			margin = max(half, 0)
+		}
+		a.refreshAt = tok.Expiry.Add(-margin)
+	}
+}
