@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kithttp/kit"
@@ -201,7 +203,7 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	for _, s := range styles {
 		res := kit.NewResource[User](c, s.path, kit.WithPaginator(s.p))
-		before := t.requests
+		before := t.requests.Load()
 		n := 0
 		for _, err := range res.Iterate(ctx, map[string]any{"team_id": 3}) {
 			if err != nil {
@@ -209,7 +211,7 @@ func run(ctx context.Context, out io.Writer) error {
 			}
 			n++
 		}
-		t.say("%-14s %-16T %3d users of team 3 in %d requests", s.path, s.p, n, t.requests-before)
+		t.say("%-14s %-16T %3d users of team 3 in %d requests", s.path, s.p, n, t.requests.Load()-before)
 	}
 	t.quiet = false
 	res := kit.NewResource[User](c, "/paged/users", kit.WithPaginator(kit.PageNumber{PageSize: 4}))
@@ -237,29 +239,137 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	t.quiet = false
 
-	tourExtras(ctx, t, api, srv, hc)
+	if err := authTour(ctx, t, api, srv.URL, hc); err != nil {
+		return err
+	}
+	if err := asyncTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
 	t.section("Done")
-	t.say("%d requests in all", t.requests)
+	t.say("%d requests in all", t.requests.Load())
 	return nil
 }
 
-// tourExtras is where later sections hook in.
-var tourExtras = func(ctx context.Context, t *tour, api *kittest.API, srv *httptest.Server, hc *http.Client) {}
+// login is the demo API's login endpoint. It is declared NoAuth: it
+// produces the token, so it never carries one.
+var (
+	login = kit.Post[struct{ Credentials credentials }, tokenResponse]("/login", kit.NoAuth())
+	me    = kit.Get[kit.NoParams, User]("/me")
+)
 
-// tour prints what the walk does.
+type credentials struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+}
+
+type tokenResponse struct {
+	AccessToken string `json:"access_token" validate:"required"`
+	TokenType   string `json:"token_type"`
+	ExpiresIn   int    `json:"expires_in"`
+}
+
+func authTour(ctx context.Context, t *tour, api *kittest.API, baseURL string, hc *http.Client) error {
+	t.section("Auth: a login, a call, an expiry and a transparent refresh")
+	var c *kit.Client // the fetch function calls the login endpoint of this very client
+	logins := 0
+	auth := kit.TokenAuth(func(ctx context.Context) (kit.Token, error) {
+		r, err := login.Call(ctx, c, struct{ Credentials credentials }{credentials{"demo", "s3cret"}})
+		if err != nil {
+			return kit.Token{}, err
+		}
+		return kit.Token{Value: r.AccessToken, Type: r.TokenType, Expiry: time.Now().Add(time.Duration(r.ExpiresIn) * time.Second)}, nil
+	}, kit.OnToken(func(tok kit.Token) {
+		logins++
+		t.say("new token #%d (%v; the value itself is never printed or logged)", logins, tok)
+	}))
+	c, err := kit.NewClient(baseURL, kit.WithHTTPClient(hc), kit.WithAuth(auth))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	u, err := me.Call(ctx, c, kit.NoParams{})
+	if err != nil {
+		return err
+	}
+	t.say("GET /me as %s", u.Name)
+	api.ExpireTokens()
+	t.say("the server expires every token; the next call gets a 401, refreshes once and is sent again:")
+	u, err = me.Call(ctx, c, kit.NoParams{})
+	if err != nil {
+		return err
+	}
+	t.say("GET /me as %s, after %d logins", u.Name, logins)
+	return nil
+}
+
+func asyncTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) error {
+	t.section("Async: a fan-out of futures and a prefetching walk")
+	ac, err := kit.NewAsyncClient(baseURL, kit.WithHTTPClient(hc), kit.WithMaxInFlight(8))
+	if err != nil {
+		return err
+	}
+	t.quiet = true
+	start := time.Now()
+	futures := make([]*kit.Future[User], 40)
+	for i := range futures {
+		futures[i] = getUser.Go(ctx, ac, struct{ ID int }{i + 1}) // starts at once
+	}
+	names := 0
+	for _, f := range futures {
+		u, err := f.Await(ctx)
+		if err != nil {
+			return err
+		}
+		names += len(u.Name)
+	}
+	t.say("40 GETs as futures, at most 8 in flight: %d name bytes in %s", names, time.Since(start).Round(100*time.Microsecond))
+	users := kit.NewAsyncResource[User](ac, "/cursor/users", kit.WithPaginator(kit.Cursor{NextKey: "meta.next_cursor"}), kit.WithPrefetch(2))
+	n, before := 0, t.requests.Load()
+	for _, err := range users.Iterate(ctx, map[string]any{"limit": 20}) {
+		if err != nil {
+			return err
+		}
+		n++
+	}
+	t.say("a walk prefetching 2 pages ahead: %d users in %d requests", n, t.requests.Load()-before)
+	got, err := kit.NewAsyncResource[User](ac, "/users").Get(ctx, 7).Await(ctx)
+	if err != nil {
+		return err
+	}
+	t.say("AsyncResource.Get(7) = %s", got.Name)
+	t.quiet = false
+	if err := ac.Close(ctx); err != nil {
+		return err
+	}
+	_, err = getUser.Go(ctx, ac, struct{ ID int }{1}).Await(ctx)
+	t.say("after Close: %v", err)
+	_, err = getUser.Call(ctx, ac, struct{ ID int }{1})
+	var ee *kit.EngineError
+	if errors.As(err, &ee) {
+		t.say("Call on an async client: %v", err)
+	}
+	return nil
+}
+
+// tour prints what the walk does. Requests may be sent concurrently.
 type tour struct {
 	out      io.Writer
-	requests int
+	mu       sync.Mutex
+	requests atomic.Int64
 	quiet    bool // count requests without printing them
 	n        int
 }
 
 func (t *tour) section(title string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.n++
 	fmt.Fprintf(t.out, "\n== %d. %s\n", t.n, title)
 }
 
 func (t *tour) say(format string, args ...any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	fmt.Fprintf(t.out, "   "+format+"\n", args...)
 }
 
@@ -272,7 +382,9 @@ type printingTransport struct {
 func (p *printingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	resp, err := p.next.RoundTrip(req)
-	p.t.requests++
+	p.t.requests.Add(1)
+	p.t.mu.Lock()
+	defer p.t.mu.Unlock()
 	if p.t.quiet {
 		return resp, err
 	}

@@ -1,0 +1,283 @@
+package kit_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/kithttp/kit"
+)
+
+// Credentials stay on the base URL's origin: the tests below run two
+// loopback servers, A (the base URL) and B. Both are on 127.0.0.1, on
+// different ports, so they are different origins.
+
+// redirectServers starts B, which records what it receives, and A, whose
+// /api/go redirects to B (keeping the query, as some servers do), whose
+// /api/local redirects to A's own /api/land, and whose /api/bounce goes to
+// B's /bounce, which sends the client back to A's /api/land.
+func redirectServers(t *testing.T) (a, b *httptest.Server, atA, atB *recorder) {
+	atA, atB = new(recorder), new(recorder)
+	b = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		atB.add(r)
+		if r.URL.Path == "/bounce" {
+			http.Redirect(w, r, a.URL+"/api/land?"+r.URL.RawQuery, http.StatusFound)
+			return
+		}
+		if r.URL.Path == "/unauthorized" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(b.Close)
+	a = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		atA.add(r)
+		switch r.URL.Path {
+		case "/api/go":
+			http.Redirect(w, r, b.URL+"/land?"+r.URL.RawQuery, http.StatusFound)
+		case "/api/go307":
+			http.Redirect(w, r, b.URL+"/land?"+r.URL.RawQuery, http.StatusTemporaryRedirect)
+		case "/api/bounce":
+			http.Redirect(w, r, b.URL+"/bounce?"+r.URL.RawQuery, http.StatusFound)
+		case "/api/local":
+			http.Redirect(w, r, "/api/land?"+r.URL.RawQuery, http.StatusMovedPermanently)
+		case "/api/to401":
+			http.Redirect(w, r, b.URL+"/unauthorized", http.StatusFound)
+		default:
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}))
+	t.Cleanup(a.Close)
+	return a, b, atA, atB
+}
+
+var (
+	redirGo     = kit.Get[kit.NoParams, *kit.Response]("/go")
+	redirGo307  = kit.Post[struct{ Payload authMsg }, *kit.Response]("/go307")
+	redirBounce = kit.Get[kit.NoParams, *kit.Response]("/bounce")
+	redirLocal  = kit.Get[kit.NoParams, *kit.Response]("/local")
+	redirTo401  = kit.Get[kit.NoParams, *kit.Response]("/to401")
+)
+
+// engines are the ways a client can get its *http.Client.
+func redirectEngines() map[string]func() []kit.Option {
+	return map[string]func() []kit.Option{
+		"default":        func() []kit.Option { return nil },
+		"WithHTTPClient": func() []kit.Option { return []kit.Option{kit.WithHTTPClient(&http.Client{})} },
+		"WithHTTPClient+redirect": func() []kit.Option {
+			return []kit.Option{kit.WithHTTPClient(&http.Client{CheckRedirect: allowRedirects})}
+		},
+	}
+}
+
+func allowRedirects(req *http.Request, via []*http.Request) error { return nil }
+
+func TestRedirectToOtherOriginDropsCredentials(t *testing.T) {
+	t.Parallel()
+	for engName, engine := range redirectEngines() {
+		for _, k := range authKinds() {
+			t.Run(engName+"/"+k.name, func(t *testing.T) {
+				t.Parallel()
+				a, _, atA, atB := redirectServers(t)
+				c := newAuthClient(t, a, k.auth(), engine()...)
+				if _, err := redirGo.Call(t.Context(), c, kit.NoParams{}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := redirGo307.Call(t.Context(), c, struct{ Payload authMsg }{authMsg{"hi"}}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := redirBounce.Call(t.Context(), c, kit.NoParams{}); err != nil {
+					t.Fatal(err)
+				}
+				reqsA, reqsB := atA.all(), atB.all()
+				if len(reqsA) != 4 || len(reqsB) != 3 {
+					t.Fatalf("A got %d requests, B %d; want 4 and 3", len(reqsA), len(reqsB))
+				}
+				for _, r := range reqsB {
+					if where := secretIn(r); where != "" {
+						t.Errorf("B got a credential on %s: %s", r.URL.Path, where)
+					}
+					if got := r.Header.Get("X-Trace"); got != "public" {
+						t.Errorf("B: X-Trace = %q, want the client's own header kept", got)
+					}
+				}
+				if !k.ok(reqsA[0]) {
+					t.Errorf("A did not get the credentials: %v %v", reqsA[0].Header, reqsA[0].URL)
+				}
+				// Back from B to A: A's own credentials again (the
+				// redirect keeps the headers; the query came through B
+				// without the key).
+				land := reqsA[3]
+				if land.URL.Path != "/api/land" {
+					t.Fatalf("A's last request: %s", land.URL.Path)
+				}
+				if k.name != "APIKeyQuery" && k.name != "Custom" && !k.ok(land) {
+					t.Errorf("back on A: credentials missing: %v", land.Header)
+				}
+			})
+		}
+	}
+}
+
+func TestRedirectSameOriginKeepsCredentials(t *testing.T) {
+	t.Parallel()
+	for engName, engine := range redirectEngines() {
+		for _, k := range authKinds() {
+			t.Run(engName+"/"+k.name, func(t *testing.T) {
+				t.Parallel()
+				a, _, atA, atB := redirectServers(t)
+				c := newAuthClient(t, a, k.auth(), engine()...)
+				if _, err := redirLocal.Call(t.Context(), c, kit.NoParams{}); err != nil {
+					t.Fatal(err)
+				}
+				reqs := atA.all()
+				if len(reqs) != 2 || len(atB.all()) != 0 {
+					t.Fatalf("A got %d requests, B %d; want 2 and 0", len(reqs), len(atB.all()))
+				}
+				if !k.ok(reqs[1]) {
+					t.Errorf("same-origin redirect lost the credentials: %v %v", reqs[1].Header, reqs[1].URL)
+				}
+			})
+		}
+	}
+}
+
+func TestRedirect401ElsewhereDoesNotRefresh(t *testing.T) {
+	t.Parallel()
+	a, _, _, _ := redirectServers(t)
+	var fetches atomic.Int64
+	auth := kit.TokenAuth(func(context.Context) (kit.Token, error) {
+		fetches.Add(1)
+		return kit.Token{Value: "tok-" + secretMark}, nil
+	})
+	c := newAuthClient(t, a, auth)
+	_, err := redirTo401.Call(t.Context(), c, kit.NoParams{})
+	noteErr(t, err)
+	var he *kit.HTTPError
+	if !errors.As(err, &he) || he.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("err = %v, want a 401 *kit.HTTPError", err)
+	}
+	if got := fetches.Load(); got != 1 {
+		t.Errorf("fetches = %d, want 1 (B's 401 is not about our token)", got)
+	}
+}
+
+// TestWithHTTPClientIsNotModified: kit uses a copy; the caller's client,
+// its transport and its redirect policy keep working as given.
+func TestWithHTTPClientIsNotModified(t *testing.T) {
+	t.Parallel()
+	a, _, _, atB := redirectServers(t)
+	var trips, checks atomic.Int64
+	tr := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		trips.Add(1)
+		return http.DefaultTransport.RoundTrip(r)
+	})
+	policy := func(req *http.Request, via []*http.Request) error {
+		checks.Add(1)
+		if req.Header.Get("Authorization") != "" {
+			t.Errorf("the caller's CheckRedirect saw Authorization on a request to %s", req.URL.Host)
+		}
+		return nil
+	}
+	hc := &http.Client{Transport: tr, CheckRedirect: policy}
+	plain := &http.Client{Transport: tr}
+	for _, h := range []*http.Client{hc, plain} {
+		c := newAuthClient(t, a, kit.Bearer("tok-"+secretMark), kit.WithHTTPClient(h))
+		if _, err := redirGo.Call(t.Context(), c, kit.NoParams{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if reflect.ValueOf(hc.CheckRedirect).Pointer() != reflect.ValueOf(policy).Pointer() || plain.CheckRedirect != nil {
+		t.Error("kit changed the caller's CheckRedirect")
+	}
+	if trips.Load() != 4 || checks.Load() != 1 {
+		t.Errorf("round trips, redirect checks = %d, %d; want 4, 1", trips.Load(), checks.Load())
+	}
+	for _, r := range atB.all() {
+		if where := secretIn(r); where != "" {
+			t.Errorf("B got %s", where)
+		}
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestNextLinkToOtherOriginGetsNothing: a next-page link on another origin
+// is refused, with every auth kind, and that origin receives nothing.
+func TestNextLinkToOtherOriginGetsNothing(t *testing.T) {
+	t.Parallel()
+	for _, k := range authKinds() {
+		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
+			var atB recorder
+			b := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				atB.add(r)
+				writeJSON(w, http.StatusOK, []int{})
+			}))
+			defer b.Close()
+			a := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Link", `<`+b.URL+`/items?`+r.URL.RawQuery+`&page=2>; rel="next"`)
+				writeJSON(w, http.StatusOK, []int{1, 2})
+			}))
+			defer a.Close()
+			c := newAuthClient(t, a, k.auth())
+			res := kit.NewResource[int](c, "/items", kit.WithPaginator(kit.LinkHeader{}))
+			var got []int
+			var walkErr error
+			for v, err := range res.All(t.Context()) {
+				if err != nil {
+					walkErr = err
+					break
+				}
+				got = append(got, v)
+			}
+			noteErr(t, walkErr)
+			if !errors.Is(walkErr, kit.ErrCrossOrigin) || len(got) != 2 {
+				t.Errorf("records %v, err %v; want the first page, then ErrCrossOrigin", got, walkErr)
+			}
+			if n := len(atB.all()); n != 0 {
+				t.Errorf("B got %d requests, want 0", n)
+			}
+			if walkErr != nil && strings.Contains(walkErr.Error(), secretMark) {
+				t.Errorf("error shows the secret: %v", walkErr)
+			}
+		})
+	}
+}
+
+func TestAsyncClientRedirectDropsCredentials(t *testing.T) {
+	t.Parallel()
+	for engName, engine := range redirectEngines() {
+		for _, k := range authKinds() {
+			t.Run(engName+"/"+k.name, func(t *testing.T) {
+				t.Parallel()
+				a, _, atA, atB := redirectServers(t)
+				opts := append([]kit.Option{kit.WithAuth(k.auth()), kit.WithHeader("X-Trace", "public")}, engine()...)
+				ac, err := kit.NewAsyncClient(a.URL+"/api", opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ac.Close(t.Context())
+				if _, err := redirGo.Go(t.Context(), ac, kit.NoParams{}).Await(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				if reqs := atA.all(); len(reqs) != 1 || !k.ok(reqs[0]) {
+					t.Errorf("A: %d requests, want 1 with the credentials", len(reqs))
+				}
+				for _, r := range atB.all() {
+					if where := secretIn(r); where != "" {
+						t.Errorf("B got %s", where)
+					}
+				}
+			})
+		}
+	}
+}

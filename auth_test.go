@@ -1,0 +1,472 @@
+package kit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kithttp/kit/internal/leakcheck"
+)
+
+// White-box tests of TokenSourceAuth: they use a fake clock and wait for a
+// given number of calls to be waiting on a fetch (tokenFetch.waiters), so
+// that the concurrency they claim is what actually happens.
+
+// waitersFor blocks until n calls have started or joined the running fetch.
+func (a *TokenSourceAuth) waitersFor(t *testing.T, n int) {
+	t.Helper()
+	for {
+		a.mu.Lock()
+		got := -1
+		if a.flight != nil {
+			got = a.flight.waiters
+		}
+		a.mu.Unlock()
+		if got >= n {
+			return
+		}
+		runtime.Gosched()
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+// fakeClock is a settable clock for TokenSourceAuth.now.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
+// tokServer accepts the tokens in valid (Authorization: Bearer <token>) on
+// every path; hold, when set, is called first with the token presented.
+type tokServer struct {
+	*httptest.Server
+	requests atomic.Int64
+	mu       sync.Mutex
+	valid    map[string]bool
+	hold     func(tok string)
+}
+
+func newTokServer(t *testing.T, valid ...string) *tokServer {
+	ts := &tokServer{valid: make(map[string]bool)}
+	for _, v := range valid {
+		ts.valid[v] = true
+	}
+	ts.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ts.requests.Add(1)
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if ts.hold != nil {
+			ts.hold(tok)
+		}
+		ts.mu.Lock()
+		ok := ts.valid[tok]
+		ts.mu.Unlock()
+		if !ok {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+var testWhoami = Get[NoParams, *Response]("/whoami")
+
+func newTestClient(t *testing.T, srv *httptest.Server, a Auth) *Client {
+	t.Helper()
+	c, err := NewClient(srv.URL, WithAuth(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// callAll makes n concurrent calls and returns their errors.
+func callAll(t *testing.T, c *Client, n int, started *atomic.Int64) []error {
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			if started != nil {
+				started.Add(1)
+			}
+			_, errs[i] = testWhoami.Call(t.Context(), c, NoParams{})
+		})
+	}
+	wg.Wait()
+	return errs
+}
+
+func TestTokenAuthExpiryAtOnceOneFetch(t *testing.T) {
+	leakcheck.Check(t)
+	const n = 200
+	ts := newTokServer(t, "new")
+	var fetches atomic.Int64
+	gate := make(chan struct{})
+	a := TokenAuth(func(ctx context.Context) (Token, error) {
+		fetches.Add(1)
+		<-gate
+		return Token{Value: "new", Expiry: time.Now().Add(time.Hour)}, nil
+	}, WithInitialToken(Token{Value: "old", Expiry: time.Now().Add(-time.Second)}))
+	c := newTestClient(t, ts.Server, a)
+	done := make(chan []error)
+	go func() { done <- callAll(t, c, n, nil) }()
+	a.waitersFor(t, n) // all 200 wait on the one fetch
+	close(gate)
+	for i, err := range <-done {
+		if err != nil {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+	if got := fetches.Load(); got != 1 {
+		t.Errorf("fetches = %d, want 1", got)
+	}
+	if got := ts.requests.Load(); got != n {
+		t.Errorf("requests = %d, want %d (no 401s)", got, n)
+	}
+}
+
+func TestTokenAuthConcurrent401OneRefresh(t *testing.T) {
+	leakcheck.Check(t)
+	const n = 200
+	ts := newTokServer(t, "new")
+	// Hold every request made with the old token until all n have arrived,
+	// so that all n get their 401 for the same token.
+	var arrived atomic.Int64
+	release := make(chan struct{})
+	ts.hold = func(tok string) {
+		if tok == "old" {
+			if arrived.Add(1) == n {
+				close(release)
+			}
+			<-release
+		}
+	}
+	var fetches atomic.Int64
+	a := TokenAuth(func(ctx context.Context) (Token, error) {
+		fetches.Add(1)
+		return Token{Value: "new"}, nil
+	}, WithInitialToken(Token{Value: "old"}))
+	c := newTestClient(t, ts.Server, a)
+	for i, err := range callAll(t, c, n, nil) {
+		if err != nil {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+	if got := fetches.Load(); got != 1 {
+		t.Errorf("fetches = %d, want 1", got)
+	}
+	if got := ts.requests.Load(); got != 2*n {
+		t.Errorf("requests = %d, want %d (each call: one 401, one retry)", got, 2*n)
+	}
+}
+
+func TestTokenAuthFailedRefreshFailsEveryWaiterOnce(t *testing.T) {
+	leakcheck.Check(t)
+	const n = 50
+	ts := newTokServer(t)
+	var arrived atomic.Int64
+	release := make(chan struct{})
+	ts.hold = func(string) {
+		if arrived.Add(1) == n {
+			close(release)
+		}
+		<-release
+	}
+	errDenied := errors.New("token endpoint says no")
+	var fetches atomic.Int64
+	gate := make(chan struct{})
+	a := TokenAuth(func(ctx context.Context) (Token, error) {
+		fetches.Add(1)
+		<-gate
+		return Token{}, errDenied
+	}, WithInitialToken(Token{Value: "old"}))
+	c := newTestClient(t, ts.Server, a)
+	done := make(chan []error)
+	go func() { done <- callAll(t, c, n, nil) }()
+	a.waitersFor(t, n) // every call got its 401 and waits on the one refresh
+	close(gate)
+	for i, err := range <-done {
+		if !errors.Is(err, errDenied) || !strings.Contains(err.Error(), "got 401, refreshing credentials") {
+			t.Errorf("call %d: err = %v, want the wrapped fetch error", i, err)
+		}
+		if err != nil && strings.Count(err.Error(), errDenied.Error()) != 1 {
+			t.Errorf("call %d: the fetch error appears more than once: %v", i, err)
+		}
+	}
+	if got := fetches.Load(); got != 1 {
+		t.Errorf("fetches = %d, want 1", got)
+	}
+	if got := ts.requests.Load(); got != n {
+		t.Errorf("requests = %d, want %d (no retry after a failed refresh)", got, n)
+	}
+}
+
+func TestTokenAuthFailedFirstFetchFailsEveryWaiter(t *testing.T) {
+	leakcheck.Check(t)
+	const n = 20
+	ts := newTokServer(t)
+	errDenied := errors.New("no login")
+	var fetches atomic.Int64
+	gate := make(chan struct{})
+	a := TokenAuth(func(ctx context.Context) (Token, error) {
+		fetches.Add(1)
+		<-gate
+		return Token{}, errDenied
+	})
+	c := newTestClient(t, ts.Server, a)
+	done := make(chan []error)
+	go func() { done <- callAll(t, c, n, nil) }()
+	a.waitersFor(t, n)
+	close(gate)
+	for i, err := range <-done {
+		if !errors.Is(err, errDenied) || !strings.Contains(err.Error(), "adding credentials") {
+			t.Errorf("call %d: err = %v", i, err)
+		}
+	}
+	if f, r := fetches.Load(), ts.requests.Load(); f != 1 || r != 0 {
+		t.Errorf("fetches, requests = %d, %d; want 1, 0", f, r)
+	}
+}
+
+func TestTokenAuthWaiterCancellation(t *testing.T) {
+	leakcheck.Check(t)
+	ts := newTokServer(t, "tok")
+	var fetches atomic.Int64
+	gate := make(chan struct{})
+	fetchCtxErr := make(chan error, 1)
+	a := TokenAuth(func(ctx context.Context) (Token, error) {
+		fetches.Add(1)
+		<-gate
+		fetchCtxErr <- ctx.Err()
+		return Token{Value: "tok"}, nil
+	})
+	c := newTestClient(t, ts.Server, a)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancelled := make(chan error)
+	go func() {
+		_, err := testWhoami.Call(ctx, c, NoParams{})
+		cancelled <- err
+	}()
+	patient := make(chan error)
+	a.waitersFor(t, 1)
+	go func() {
+		_, err := testWhoami.Call(t.Context(), c, NoParams{})
+		patient <- err
+	}()
+	a.waitersFor(t, 2)
+	cancel()
+	if err := <-cancelled; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled caller: err = %v, want context.Canceled", err)
+	}
+	close(gate) // the fetch goes on for the others
+	if err := <-fetchCtxErr; err != nil {
+		t.Errorf("the fetch's context ended with its starter's: %v", err)
+	}
+	if err := <-patient; err != nil {
+		t.Errorf("patient caller: %v", err)
+	}
+	if _, err := testWhoami.Call(t.Context(), c, NoParams{}); err != nil {
+		t.Error(err)
+	}
+	if got := fetches.Load(); got != 1 {
+		t.Errorf("fetches = %d, want 1", got)
+	}
+}
+
+func TestTokenAuthExpiryMargin(t *testing.T) {
+	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := &fakeClock{t: t0}
+	var fetches atomic.Int64
+	lifetime := 10 * time.Minute
+	a := TokenAuth(func(ctx context.Context) (Token, error) {
+		n := fetches.Add(1)
+		return Token{Value: fmt.Sprint("tok", n), Expiry: clock.now().Add(lifetime)}, nil
+	})
+	a.now = clock.now
+	tokenAt := func(at time.Duration) string {
+		t.Helper()
+		clock.set(t0.Add(at))
+		tok, err := a.Token(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok.Value
+	}
+	steps := []struct {
+		at   time.Duration
+		want string
+	}{
+		{0, "tok1"},                              // first use; expires at 10m
+		{9*time.Minute + 29*time.Second, "tok1"}, // more than 30 s left
+		{9*time.Minute + 31*time.Second, "tok2"}, // within the margin: renewed early; expires at 19m31s
+		{19 * time.Minute, "tok2"},
+		{19*time.Minute + 1*time.Second, "tok3"}, // exactly 30 s before; expires at 29m01s
+		{28*time.Minute + 30*time.Second, "tok3"},
+		{28*time.Minute + 31*time.Second, "tok4"},
+		{28*time.Minute + 32*time.Second, "tok4"}, // no fetch per call
+		{2 * time.Hour, "tok5"},                   // long expired
+		{2*time.Hour + 9*time.Minute + 29*time.Second, "tok5"},
+	}
+	for _, s := range steps {
+		if got := tokenAt(s.at); got != s.want {
+			t.Errorf("at %v: token %s, want %s", s.at, got, s.want)
+		}
+	}
+
+	// A short-lived token is renewed at half its lifetime, not on every call.
+	lifetime = 20 * time.Second
+	fetches.Store(0)
+	a = TokenAuth(a.fetch, WithTokenExpiryMargin(time.Minute))
+	a.now = clock.now
+	clock.set(t0)
+	if got := tokenAt(0); got != "tok1" {
+		t.Fatalf("got %s", got)
+	}
+	if got := tokenAt(9 * time.Second); got != "tok1" {
+		t.Errorf("at 9s: %s, want tok1", got)
+	}
+	if got := tokenAt(11 * time.Second); got != "tok2" {
+		t.Errorf("at 11s: %s, want tok2", got)
+	}
+
+	// A token without expiry is kept.
+	a = TokenAuth(func(context.Context) (Token, error) { return Token{Value: "forever"}, nil })
+	a.now = clock.now
+	tokenAt(0)
+	if got := tokenAt(1000 * time.Hour); got != "forever" {
+		t.Errorf("got %s", got)
+	}
+}
+
+func TestTokenAuthRefreshIfStale(t *testing.T) {
+	var fetches atomic.Int64
+	a := TokenAuth(func(ctx context.Context) (Token, error) {
+		return Token{Value: fmt.Sprint("tok", fetches.Add(1))}, nil
+	}, WithInitialToken(Token{Value: "tok0"}))
+	ctx := t.Context()
+	// Two requests used generation 1 and got a 401: one refresh.
+	for range 2 {
+		if err := a.refreshIfStale(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := fetches.Load(); got != 1 {
+		t.Fatalf("fetches = %d, want 1", got)
+	}
+	// A request that used the new token and got a 401 refreshes again.
+	if err := a.refreshIfStale(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	// Refresh always fetches.
+	if err := a.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tok, _ := a.Token(ctx)
+	if got := fetches.Load(); got != 3 || tok.Value != "tok3" {
+		t.Errorf("fetches = %d, token %s; want 3, tok3", got, tok.Value)
+	}
+}
+
+func TestTokenAuthFetchPanicIsAnError(t *testing.T) {
+	leakcheck.Check(t)
+	var fetches atomic.Int64
+	a := TokenAuth(func(ctx context.Context) (Token, error) {
+		if fetches.Add(1) == 1 {
+			panic("boom")
+		}
+		return Token{Value: "tok"}, nil
+	})
+	_, err := a.Token(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "panicked: boom") {
+		t.Fatalf("err = %v, want the panic as an error", err)
+	}
+	if tok, err := a.Token(t.Context()); err != nil || tok.Value != "tok" {
+		t.Errorf("after a panic: %v, %v; want the next fetch to work", tok, err)
+	}
+}
+
+func TestRemoveParams(t *testing.T) {
+	pairs := [][2]string{{"k", "secret"}, {"sig", "x"}}
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"a=1", "a=1"},
+		{"a=1&k=secret", "a=1"},
+		{"k=other&k=secret", "k=other"},
+		{"k=secret&sig=x&sig=y", "sig=y"},
+		{"%zz", "%zz"},
+		{"%zz&k=secret", ""},
+	} {
+		got, _ := removeParams(tc.in, pairs)
+		if got != tc.want {
+			t.Errorf("removeParams(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestRegisteredSecretParamIsRedacted(t *testing.T) {
+	APIKeyQuery("Zorp", "v")
+	u, err := url.Parse("https://h/p?zorp=v&other=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := redactURL(u); got != "https://h/p?other=1&zorp=REDACTED" {
+		t.Errorf("redactURL = %s", got)
+	}
+}
+
+// BenchmarkAuthenticate measures what auth adds to each request: the
+// Authenticate call and the record of what it added.
+func BenchmarkAuthenticate(b *testing.B) {
+	for name, a := range map[string]Auth{
+		"Bearer":    Bearer("tok"),
+		"TokenAuth": TokenAuth(func(context.Context) (Token, error) { return Token{Value: "tok"}, nil }),
+	} {
+		b.Run(name, func(b *testing.B) {
+			st, err := newClientState("bench", "https://api.example.com/v1", []Option{WithAuth(a)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			or := &outRequest{method: "GET", url: "https://api.example.com/v1/users/1", useAuth: true, endpoint: "GET /users/{id}"}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := st.newHTTPRequest(b.Context(), or); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("NoAuth", func(b *testing.B) {
+		st, _ := newClientState("bench", "https://api.example.com/v1", nil)
+		or := &outRequest{method: "GET", url: "https://api.example.com/v1/users/1", endpoint: "GET /users/{id}"}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := st.newHTTPRequest(b.Context(), or); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestTour runs the whole tour against its embedded API and checks that
+// every section ran and reported what it should.
+func TestTour(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(t.Context(), &out); err != nil {
+		t.Fatalf("tour failed: %v\n%s", err, out.String())
+	}
+	text := out.String()
+	for _, want := range []string{
+		"== 1. Client",
+		"a bad base URL is refused",
+		"→ POST /teams/1/users?team=platform",
+		"nothing sent; *kit.ValidationError",
+		"*kit.HTTPError: status 404",
+		"deleted: 204",
+		"kit: resource has no path",
+		"/linked/users  kit.LinkHeader    50 users of team 3",
+		"→ GET /paged/users?page=2&page_size=4",
+		"pagination does not advance",
+		"GET /me as Ada Lovelace, after 2 logins",
+		"a walk prefetching 2 pages ahead: 251 users",
+		"after Close: kit: GET /users/{id}: kit: client is closed",
+		"does not implement kit.Engine",
+		"== 8. Done",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("tour output lacks %q", want)
+		}
+	}
+	if strings.Count(text, "\n") < 40 {
+		t.Errorf("tour printed only %d lines", strings.Count(text, "\n"))
+	}
+	if t.Failed() {
+		t.Log(text)
+	}
+}
