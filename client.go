@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -132,20 +133,28 @@ func newClientState(ctor, baseURL string, opts []Option) (*clientState, error) {
 func parseBaseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
+		// url.Error's text repeats the whole URL, which may hold a secret.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return nil, fmt.Errorf("bad base URL: %w", err)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("bad base URL %q: has user info; use kit.WithAuth(kit.Basic(user, password)) instead", redactURL(u))
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
 	case "":
-		return nil, fmt.Errorf("bad base URL %q: no scheme (want http:// or https://)", u.Redacted())
+		return nil, fmt.Errorf("bad base URL %q: no scheme (want http:// or https://)", redactURL(u))
 	default:
-		return nil, fmt.Errorf("bad base URL %q: scheme %q is not http or https", u.Redacted(), u.Scheme)
+		return nil, fmt.Errorf("bad base URL %q: scheme %q is not http or https", redactURL(u), u.Scheme)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("bad base URL %q: no host", u.Redacted())
+		return nil, fmt.Errorf("bad base URL %q: no host", redactURL(u))
 	}
 	if u.Fragment != "" {
-		return nil, fmt.Errorf("bad base URL %q: has a fragment", u.Redacted())
+		return nil, fmt.Errorf("bad base URL %q: has a fragment", redactURL(u))
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	return u, nil

@@ -134,7 +134,7 @@ func bodySnippet(body []byte) string {
 // secretParams are query parameter names whose values never appear in error
 // text. Matching is case-insensitive and also catches names that contain
 // one of the words (x_api_key, client_secret, ...).
-var secretWords = []string{"token", "key", "secret", "password", "passwd", "pwd", "authorization", "signature", "sig", "credential", "session", "code"}
+var secretWords = []string{"token", "key", "secret", "password", "passwd", "pwd", "pass", "auth", "jwt", "bearer", "signature", "sig", "credential", "session", "code"}
 
 // redactURL returns u as text with userinfo and secret-looking query values
 // replaced by "REDACTED".

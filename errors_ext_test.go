@@ -163,8 +163,18 @@ func TestErrorsNeverShowSecrets(t *testing.T) {
 		return coreCall(kit.Get[P, coreUser](path), p)
 	}
 	closed := newCoreServer(t, nil)
+	// A base URL with user info is refused, and its error shows no secret.
 	withUser := strings.Replace(closed.URL, "http://", "http://user:"+secrets["user info"]+"@", 1)
-	closedClient := newCoreClient(t, withUser+"/api?client_secret="+secrets["base query"], opts...)
+	if _, err := kit.NewClient(withUser+"/api", opts...); err == nil {
+		t.Error("NewClient accepted a base URL with user info")
+	} else {
+		for name, s := range secrets {
+			if strings.Contains(err.Error(), s) {
+				t.Errorf("NewClient error shows the %s: %v", name, err)
+			}
+		}
+	}
+	closedClient := newCoreClient(t, closed.URL+"/api?client_secret="+secrets["base query"], opts...)
 	closed.Close()
 	deadline := func(call coreCaller) coreCaller {
 		return func(ctx context.Context, b kit.Binding) error {

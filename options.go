@@ -135,6 +135,9 @@ func (o headerOption) applyClient(c *clientConfig) error {
 // String leaves the value out: headers often carry secrets.
 func (o headerOption) String() string { return fmt.Sprintf("kit.WithHeader(%q, ...)", o.key) }
 
+// GoString keeps the value out of %#v too.
+func (o headerOption) GoString() string { return o.String() }
+
 type validatorOption struct{ v Validator }
 
 func (o validatorOption) applyClient(c *clientConfig) error {
@@ -152,7 +155,13 @@ func (o maxBodyOption) applyClient(c *clientConfig) error {
 	c.maxBody = o.n
 	return nil
 }
-func (o maxBodyOption) applyEndpoint(c *endpointConfig) { c.maxBody = o.n }
+func (o maxBodyOption) applyEndpoint(c *endpointConfig) {
+	if o.n <= 0 {
+		c.problem = fmt.Sprintf("WithMaxBodySize(%d): must be positive", o.n)
+		return
+	}
+	c.maxBody = o.n
+}
 func (o maxBodyOption) String() string                  { return fmt.Sprintf("kit.WithMaxBodySize(%d)", o.n) }
 
 // maxFlightOption is WithMaxInFlight.

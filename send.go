@@ -94,11 +94,13 @@ func (st *clientState) newHTTPRequest(ctx context.Context, or *outRequest) (*htt
 	if or.hasBody {
 		h["Content-Type"] = []string{"application/json"}
 	}
+	// The client's headers replace kit's defaults (Accept, User-Agent), and
+	// a call's header parameters replace the client's for the same key.
 	for k, vs := range st.header {
-		h[k] = append(h[k], vs...)
+		h[k] = append([]string(nil), vs...)
 	}
 	for k, vs := range or.header {
-		h[k] = append(h[k], vs...)
+		h[k] = append([]string(nil), vs...)
 	}
 	if _, ok := h["User-Agent"]; !ok {
 		h["User-Agent"] = []string{userAgent}

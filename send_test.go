@@ -94,7 +94,7 @@ func TestNewHTTPRequestHeaders(t *testing.T) {
 			"Accept": {"application/json"}, "Content-Type": {"application/json"}, "X-Client": {"c"}, "Accept-Language": {"en"}, "User-Agent": {userAgent},
 		}},
 		{"header params", outRequest{method: "GET", url: "http://example.com/api/x", header: http.Header{"X-Client": {"p"}, "User-Agent": {"mine"}}}, http.Header{
-			"Accept": {"application/json"}, "X-Client": {"c", "p"}, "Accept-Language": {"en"}, "User-Agent": {"mine"},
+			"Accept": {"application/json"}, "X-Client": {"p"}, "Accept-Language": {"en"}, "User-Agent": {"mine"},
 		}},
 	}
 	for _, tt := range tests {
