@@ -162,7 +162,7 @@ func (o maxBodyOption) applyEndpoint(c *endpointConfig) {
 	}
 	c.maxBody = o.n
 }
-func (o maxBodyOption) String() string                  { return fmt.Sprintf("kit.WithMaxBodySize(%d)", o.n) }
+func (o maxBodyOption) String() string { return fmt.Sprintf("kit.WithMaxBodySize(%d)", o.n) }
 
 // maxFlightOption is WithMaxInFlight.
 type maxFlightOption struct{ n int }
