@@ -94,23 +94,7 @@ func (p PageNumber) FirstPage(params url.Values) PageRequest {
 // NextPage returns the next page number, or nil after a short page.
 func (p PageNumber) NextPage(resp *Response, prev PageRequest) (*PageRequest, error) {
 	pp, sp, size := p.params()
-	n, err := recordCount(resp, p.ItemsKey)
-	if err != nil {
-		return nil, err
-	}
-	if s, err := strconv.Atoi(prev.Params.Get(sp)); err == nil && s > 0 {
-		size = s
-	}
-	if n == 0 || n < size {
-		return nil, nil
-	}
-	page, err := strconv.Atoi(prev.Params.Get(pp))
-	if err != nil {
-		return nil, fmt.Errorf("kit: page number paginator: parameter %s=%q is not a number", pp, prev.Params.Get(pp))
-	}
-	next := prev.Clone()
-	next.Params.Set(pp, strconv.Itoa(page+1))
-	return &next, nil
+	return nextNumbered(resp, prev, p.ItemsKey, pp, sp, size, func(page, _ int) int { return page + 1 })
 }
 
 // ItemsPath returns ItemsKey.
@@ -146,23 +130,7 @@ func (p Offset) FirstPage(params url.Values) PageRequest {
 // NextPage returns offset+limit, or nil after a short page.
 func (p Offset) NextPage(resp *Response, prev PageRequest) (*PageRequest, error) {
 	op, lp, limit := p.params()
-	n, err := recordCount(resp, p.ItemsKey)
-	if err != nil {
-		return nil, err
-	}
-	if l, err := strconv.Atoi(prev.Params.Get(lp)); err == nil && l > 0 {
-		limit = l
-	}
-	if n == 0 || n < limit {
-		return nil, nil
-	}
-	off, err := strconv.Atoi(prev.Params.Get(op))
-	if err != nil {
-		return nil, fmt.Errorf("kit: offset paginator: parameter %s=%q is not a number", op, prev.Params.Get(op))
-	}
-	next := prev.Clone()
-	next.Params.Set(op, strconv.Itoa(off+limit))
-	return &next, nil
+	return nextNumbered(resp, prev, p.ItemsKey, op, lp, limit, func(off, limit int) int { return off + limit })
 }
 
 // ItemsPath returns ItemsKey.
@@ -236,6 +204,29 @@ func (p LinkHeader) NextPage(resp *Response, prev PageRequest) (*PageRequest, er
 func (p LinkHeader) ItemsPath() string { return p.ItemsKey }
 
 // Private implementation past this point.
+
+// nextNumbered is the step shared by PageNumber and Offset: after a short
+// page (fewer records than the size sent in sizeParam, else size) it stops;
+// otherwise it sets param to next(current value, size).
+func nextNumbered(resp *Response, prev PageRequest, itemsKey, param, sizeParam string, size int, next func(cur, size int) int) (*PageRequest, error) {
+	n, err := recordCount(resp, itemsKey)
+	if err != nil {
+		return nil, err
+	}
+	if s, err := strconv.Atoi(prev.Params.Get(sizeParam)); err == nil && s > 0 {
+		size = s
+	}
+	if n == 0 || n < size {
+		return nil, nil
+	}
+	cur, err := strconv.Atoi(prev.Params.Get(param))
+	if err != nil {
+		return nil, fmt.Errorf("kit: paginator: parameter %s=%q is not a number", param, prev.Params.Get(param))
+	}
+	req := prev.Clone()
+	req.Params.Set(param, strconv.Itoa(next(cur, size)))
+	return &req, nil
+}
 
 func cloneValues(v url.Values) url.Values {
 	out := make(url.Values, len(v)+2)
