@@ -64,16 +64,48 @@
 // # Auth
 //
 // WithAuth installs an Auth strategy shared by everything bound to the
-// client. A Refresher (such as TokenAuth) is refreshed once on a 401 and the
-// request is sent again, once. Endpoints declared with NoAuth never carry
-// credentials, and credentials never leave the base URL's origin.
+// client: Bearer, Basic, APIKey, APIKeyQuery, or TokenAuth, which fetches a
+// token on first use, again shortly before it expires, and on a 401. One
+// fetch serves every concurrent caller. The fetch function may call a login
+// endpoint of the same client, declared with NoAuth:
+//
+//	var login = kit.Post[Credentials, TokenResponse]("/login", kit.NoAuth())
+//	var c *kit.Client
+//	auth := kit.TokenAuth(func(ctx context.Context) (kit.Token, error) {
+//		r, err := login.Call(ctx, c, creds)
+//		return kit.Token{Value: r.AccessToken, Expiry: r.Expiry()}, err
+//	})
+//	c, err := kit.NewClient(base, kit.WithAuth(auth))
+//
+// A 401 on a call that uses auth refreshes a Refresher once and sends the
+// request again, once. Endpoints declared with NoAuth never carry
+// credentials, and credentials never leave the base URL's origin: not on a
+// redirect, not on a next-page link. Package kitoauth2 (its own module)
+// adapts a golang.org/x/oauth2 TokenSource.
+//
+// # Async
+//
+// An AsyncClient sends through an AsyncEngine: Endpoint.Go starts a call at
+// once and returns a Future; AsyncResource returns futures for CRUD and can
+// fetch pages ahead of the caller. Close waits for calls in flight.
+//
+//	ac, err := kit.NewAsyncClient(base, kit.WithMaxInFlight(16))
+//	defer ac.Close(ctx)
+//	f1 := getUser.Go(ctx, ac, UserID{1})
+//	f2 := getUser.Go(ctx, ac, UserID{2}) // both in flight
+//	u1, err := f1.Await(ctx)
+//
+//	users := kit.NewAsyncResource[User](ac, "/users", kit.WithPrefetch(2))
+//	for u, err := range users.All(ctx) { ... }
 //
 // # Errors
 //
 // Non-2xx statuses are *HTTPError, undecodable bodies *DecodeError, failed
 // validation *ValidationError; match them with errors.As. Sentinels
 // (ErrNoPath, ErrEngineProtocol, ErrClosed, ErrNotModel, ErrBodyTooLarge,
-// ErrPageLoop, ErrCrossOrigin) match with errors.Is. Error text says what
+// ErrPageLoop, ErrCrossOrigin) match with errors.Is. Calling Call through an
+// AsyncClient, or Go through a Client, is an *EngineError naming the
+// protocol the engine lacks. Error text says what
 // was attempted and never contains credentials.
 //
 //	var he *kit.HTTPError
