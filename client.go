@@ -3,9 +3,12 @@ package kit
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"golang.org/x/time/rate"
 )
 
 // Client is a synchronous API client: it owns a base URL, an engine (by
@@ -80,6 +83,9 @@ type clientConfig struct {
 	validator  Validator
 	maxBody    int64
 	maxFlight  int
+	retry      *RetryPolicy  // WithRetry; nil: no retries
+	limiter    *rate.Limiter // WithRateLimit; nil: no limit
+	logger     *slog.Logger  // WithLogger; nil: no logging
 }
 
 // clientState is what every binding of one client shares: the base URL,

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"time"
 )
 
 // Endpoint is a typed HTTP endpoint: a method and a path template, a
@@ -105,9 +106,13 @@ func mustEndpoint[P, R any](method, path string, opts []EndpointOption) *Endpoin
 
 // endpointConfig collects what the endpoint options set.
 type endpointConfig struct {
-	noAuth  bool
-	maxBody int64
-	problem string
+	noAuth     bool
+	maxBody    int64
+	retry      *RetryPolicy  // WithRetry; nil: the client's
+	noRetry    bool          // NoRetry
+	idempotent bool          // Idempotent
+	timeout    time.Duration // WithTimeout; 0: none
+	problem    string
 }
 
 // endpointDecl is everything about an endpoint that does not depend on the
@@ -215,10 +220,14 @@ func (d *endpointDecl) engineError(st *clientState, lacks string) error {
 // it fails.
 func (d *endpointDecl) request(st *clientState, params any) (*outRequest, error) {
 	or := &outRequest{
-		method:   d.method,
-		useAuth:  !d.noAuth,
-		maxBody:  d.maxBody,
-		endpoint: d.name,
+		method:     d.method,
+		useAuth:    !d.noAuth,
+		maxBody:    d.maxBody,
+		endpoint:   d.name,
+		retry:      d.retry,
+		noRetry:    d.noRetry,
+		idempotent: d.idempotent,
+		timeout:    d.timeout,
 	}
 	r := routed{names: d.tmpl.placeholders}
 	if n := len(r.names); n > 0 {

@@ -3,6 +3,7 @@ package kit
 import (
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Option configures a Client or an AsyncClient. Options are values of small
@@ -79,6 +80,15 @@ func WithMaxInFlight(n int) Option { return maxFlightOption{n} }
 // never triggers a token refresh (the spec's use_auth=False): public
 // endpoints, and the login endpoint that produces a token.
 func NoAuth() EndpointOption { return noAuthOption{} }
+
+// WithTimeout bounds every call of the endpoint to d, on top of the
+// caller's context (the earlier deadline wins). It covers the whole call:
+// rate-limit waits, every attempt of a retried call, the waits between
+// them, and reading the response body. A call cut short by it fails with an
+// error matching context.DeadlineExceeded, and is not retried. d must be
+// positive (the declaration fails otherwise). Default: no timeout of the
+// endpoint's own.
+func WithTimeout(d time.Duration) EndpointOption { return timeoutOption{d} }
 
 // Private implementation past this point.
 
@@ -175,6 +185,18 @@ func (o maxFlightOption) applyClient(c *clientConfig) error {
 	return nil
 }
 func (o maxFlightOption) String() string { return fmt.Sprintf("kit.WithMaxInFlight(%d)", o.n) }
+
+// timeoutOption is WithTimeout.
+type timeoutOption struct{ d time.Duration }
+
+func (o timeoutOption) applyEndpoint(c *endpointConfig) {
+	if o.d <= 0 {
+		c.problem = fmt.Sprintf("WithTimeout(%v): must be positive", o.d)
+		return
+	}
+	c.timeout = o.d
+}
+func (o timeoutOption) String() string { return fmt.Sprintf("kit.WithTimeout(%v)", o.d) }
 
 type noAuthOption struct{}
 

@@ -27,6 +27,12 @@ import (
 //
 // A Resource is immutable and safe for concurrent use; the iterators it
 // returns must each be ranged over by one goroutine at a time.
+//
+// Its requests follow the client's WithRetry policy, WithRateLimit and
+// WithLogger: Get, List, Update, Delete and every page of an iteration are
+// retried (a page is retried within the walk, so no record is yielded twice
+// or skipped); Create (POST) and Patch (PATCH) are never retried, since kit
+// cannot know that the API deduplicates them.
 type Resource[T any] struct {
 	rc *resourceCore
 }

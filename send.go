@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"time"
 )
 
 // Private implementation past this point.
@@ -31,40 +32,123 @@ type outRequest struct {
 	useAuth  bool
 	maxBody  int64
 	endpoint string // "GET /users/{id}", for error text
+
+	retry      *RetryPolicy  // the endpoint's policy; nil: the client's
+	noRetry    bool          // the endpoint is never retried
+	idempotent bool          // POST/PATCH/... may be retried
+	timeout    time.Duration // the endpoint's timeout; 0: none
 }
 
 // sendFunc sends one request through an engine.
 type sendFunc func(req *http.Request) (*http.Response, error)
 
-// do sends or and returns its response with the body read. It refreshes
-// credentials and resends once on a 401 when the call uses auth and the
-// client's auth is a Refresher.
+// do sends or and returns its response with the body read. It applies the
+// endpoint's timeout, waits for the client's rate limit before each
+// attempt, retries under the call's RetryPolicy (see retry.go), logs each
+// attempt (see logging.go), and refreshes credentials and resends once on
+// a 401 when the call uses auth and the client's auth is a Refresher.
 func (st *clientState) do(ctx context.Context, send sendFunc, or *outRequest) (*Response, error) {
-	for attempt := 0; ; attempt++ {
+	if or.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, or.timeout)
+		defer cancel()
+	}
+	rt := st.retrierFor(or) // nil: this call is not retried
+	refreshed := false
+	attempt := 1
+	for {
+		if err := st.waitRateLimit(ctx, or.method, redactString(or.url)); err != nil {
+			return nil, attemptsError(or.method, redactString(or.url), attempt-1, false, "", err)
+		}
 		req, err := st.newHTTPRequest(ctx, or)
 		if err != nil {
 			return nil, err
 		}
+		start := time.Now()
 		hresp, err := send(req)
 		if err != nil {
-			return nil, st.transportError(ctx, req, err)
+			terr := st.transportError(ctx, req, err)
+			st.logAttempt(ctx, req, attempt, 0, start, terr)
+			if rt == nil || !retryableError(ctx, err) {
+				return nil, attemptsError(req.Method, redactURL(req.URL), attempt, false, "", terr)
+			}
+			wait, reason, ok := rt.next(ctx, attempt, nil)
+			if !ok {
+				return nil, attemptsError(req.Method, redactURL(req.URL), attempt, true, reason, terr)
+			}
+			if err := waitRetry(ctx, req, attempt, wait, terr); err != nil {
+				return nil, err
+			}
+			attempt++
+			continue
 		}
-		if hresp.StatusCode == http.StatusUnauthorized && attempt == 0 {
+		if hresp.StatusCode == http.StatusUnauthorized && !refreshed {
 			// Refresh only when this request carried credentials and the
 			// 401 came from the base URL's origin (not from where a
-			// redirect led, which got no credentials).
+			// redirect led, which got no credentials). Once per call; the
+			// resend is not a retry attempt.
 			rec := authRecordFrom(req.Context())
 			ref, ok := st.auth.(Refresher)
 			if ok && rec != nil && (hresp.Request == nil || st.sameOrigin(hresp.Request.URL)) {
 				discardBody(hresp)
+				st.logAttempt(ctx, req, attempt, hresp.StatusCode, start, nil)
+				refreshed = true
 				if err := refreshAfter401(ctx, ref, rec); err != nil {
 					return nil, fmt.Errorf("kit: %s %s: got 401, refreshing credentials: %w", or.method, redactURL(req.URL), err)
 				}
 				continue
 			}
 		}
-		return st.readResponse(req, hresp, or.maxBody)
+		reason, exhausted := "", false
+		if rt.retryStatus(hresp.StatusCode) {
+			var wait time.Duration
+			var ok bool
+			wait, reason, ok = rt.next(ctx, attempt, hresp.Header)
+			if ok {
+				discardBody(hresp)
+				st.logAttempt(ctx, req, attempt, hresp.StatusCode, start, nil)
+				failure := fmt.Errorf("%d %s", hresp.StatusCode, http.StatusText(hresp.StatusCode))
+				if err := waitRetry(ctx, req, attempt, wait, failure); err != nil {
+					return nil, err
+				}
+				attempt++
+				continue
+			}
+			exhausted = true
+		}
+		resp, err := st.readResponse(req, hresp, or.maxBody)
+		logErr := err
+		if _, isStatus := err.(*HTTPError); isStatus {
+			logErr = nil // the status says it
+		}
+		st.logAttempt(ctx, req, attempt, hresp.StatusCode, start, logErr)
+		if err == nil {
+			return resp, nil
+		}
+		if !exhausted && rt != nil && retryableError(ctx, err) {
+			// The body was cut short (a reset, an early close).
+			wait, reason, ok := rt.next(ctx, attempt, nil)
+			if !ok {
+				return nil, attemptsError(req.Method, redactURL(req.URL), attempt, true, reason, err)
+			}
+			if err := waitRetry(ctx, req, attempt, wait, err); err != nil {
+				return nil, err
+			}
+			attempt++
+			continue
+		}
+		return nil, attemptsError(req.Method, redactURL(req.URL), attempt, exhausted, reason, err)
 	}
+}
+
+// waitRetry waits before the retry that follows attempt n, which failed
+// with failure. A ctx that ends first ends the call with its error.
+func waitRetry(ctx context.Context, req *http.Request, n int, wait time.Duration, failure error) error {
+	if err := sleepCtx(ctx, wait); err != nil {
+		return fmt.Errorf("kit: %s %s: waiting to retry after %s (last: %v): %w",
+			req.Method, redactURL(req.URL), attemptsText(n), failure, err)
+	}
+	return nil
 }
 
 // newHTTPRequest builds the http.Request for one attempt. The body is a
@@ -188,6 +272,9 @@ func (st *clientState) readResponse(req *http.Request, hresp *http.Response, max
 	if err != nil {
 		if errors.Is(err, ErrBodyTooLarge) {
 			return nil, fmt.Errorf("kit: %s %s: %w: more than %d bytes", req.Method, redactURL(req.URL), ErrBodyTooLarge, maxBody)
+		}
+		if ctxErr := req.Context().Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
 		return nil, fmt.Errorf("kit: %s %s: reading %d response body: %w", req.Method, redactURL(req.URL), hresp.StatusCode, err)
 	}

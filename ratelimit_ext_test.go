@@ -1,0 +1,134 @@
+package kit_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kithttp/kit"
+)
+
+func TestRateLimitOptionErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		rate  float64
+		burst int
+	}{{0, 1}, {-1, 1}, {math.NaN(), 1}, {math.Inf(1), 1}, {1, 0}, {1, -3}} {
+		_, err := kit.NewClient("http://127.0.0.1:1", kit.WithRateLimit(tc.rate, tc.burst))
+		if err == nil || !strings.Contains(err.Error(), "WithRateLimit") {
+			t.Errorf("WithRateLimit(%v, %d): err = %v", tc.rate, tc.burst, err)
+		}
+		_, err = kit.NewAsyncClient("http://127.0.0.1:1", kit.WithRateLimit(tc.rate, tc.burst))
+		if err == nil {
+			t.Errorf("NewAsyncClient WithRateLimit(%v, %d): no error", tc.rate, tc.burst)
+		}
+	}
+}
+
+// With a burst of 1 and a rate of one token a day, the first request takes
+// the only token; every later one would wait far past a short deadline, so
+// it fails at once with DeadlineExceeded and sends nothing.
+func TestRateLimitSharedByResourcesAndEndpoints(t *testing.T) {
+	t.Parallel()
+	s := newRTServer(t)
+	c := rtClient(t, s.URL, kit.WithRateLimit(1.0/86400, 1))
+	a := kit.NewResource[rtItem](c, "/a")
+	b := kit.NewResource[rtItem](c, "/b")
+
+	if _, err := a.Get(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]func(ctx context.Context) error{
+		"other resource": func(ctx context.Context) error { _, err := b.Get(ctx, 1); return err },
+		"same resource":  func(ctx context.Context) error { _, err := a.List(ctx, nil); return err },
+		"endpoint":       func(ctx context.Context) error { _, err := rtGet.Call(ctx, c, kit.NoParams{}); return err },
+		"iteration": func(ctx context.Context) error {
+			for _, err := range b.All(ctx) {
+				return err
+			}
+			return nil
+		},
+	}
+	for name, call := range calls {
+		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+		err := call(ctx)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: err = %v, want DeadlineExceeded", name, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "rate limit") {
+			t.Errorf("%s: err = %v, want it to name the rate limit", name, err)
+		}
+	}
+	if n := s.count(); n != 1 {
+		t.Errorf("server saw %d requests, want 1", n)
+	}
+}
+
+func TestRateLimitCancelledWhileWaiting(t *testing.T) {
+	t.Parallel()
+	s := newRTServer(t)
+	c := rtClient(t, s.URL, kit.WithRateLimit(1.0/86400, 1))
+	if _, err := rtGet.Call(t.Context(), c, kit.NoParams{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := rtGet.Call(ctx, c, kit.NoParams{})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if n := s.count(); n != 1 {
+		t.Errorf("server saw %d requests, want 1", n)
+	}
+}
+
+func TestRateLimitSharedByAsyncCalls(t *testing.T) {
+	t.Parallel()
+	s := newRTServer(t)
+	ac, err := kit.NewAsyncClient(s.URL, kit.WithRateLimit(1.0/86400, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ac.Close(context.Background()) })
+	res := kit.NewAsyncResource[rtItem](ac, "/items")
+	if _, err := rtGet.Go(t.Context(), ac, kit.NoParams{}).Await(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := res.Get(t.Context(), 1).Await(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	_, err = rtGet.Go(ctx, ac, kit.NoParams{}).Await(t.Context())
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("third call: err = %v, want DeadlineExceeded", err)
+	}
+	_, err = res.Get(ctx, 2).Await(t.Context())
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("fourth call: err = %v, want DeadlineExceeded", err)
+	}
+	if n := s.count(); n != 2 {
+		t.Errorf("server saw %d requests, want 2", n)
+	}
+}
+
+// Each attempt of a retried call takes a token: with a burst of 2, the
+// third attempt cannot be made before the deadline.
+func TestRateLimitCountsRetryAttempts(t *testing.T) {
+	t.Parallel()
+	s := newRTServer(t, 503, 503, 503)
+	c := rtClient(t, s.URL, kit.WithRateLimit(1.0/86400, 2), kit.WithRetry(rtFastRetry(4)))
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	_, err := rtGet.Call(ctx, c, kit.NoParams{})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want DeadlineExceeded from the rate limit", err)
+	}
+	if n := s.count(); n != 2 {
+		t.Errorf("server saw %d requests, want 2", n)
+	}
+}

@@ -1,0 +1,398 @@
+package kit
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// RetryPolicy says when and how often a failed request is sent again. It is
+// given to WithRetry; zero fields take the documented defaults, so
+// RetryPolicy{} is a sensible policy.
+//
+// Retrying is off by default: kit cannot know whether a PUT or DELETE is
+// truly idempotent on a given API, and retries that nobody asked for
+// multiply the load on a server that is already failing. One option,
+// WithRetry, turns it on for a client or an endpoint.
+//
+// With a policy in force, a request is retried when
+//
+//   - its method is idempotent (GET, HEAD, PUT, DELETE, OPTIONS, TRACE), or
+//     it is any other method (POST, PATCH) of an endpoint declared with
+//     Idempotent(); and
+//   - it failed with a connection error (refused, reset, closed early,
+//     including a 2xx body cut short), or its response has one of Statuses.
+//
+// It is not retried when the call's context is cancelled or past its
+// deadline (the caller's own, or the endpoint's WithTimeout), on a body
+// over the size limit (ErrBodyTooLarge), on TLS and certificate errors, on
+// errors about the URL itself (such as an unsupported scheme), nor on
+// decoding or validation errors.
+//
+// The wait before retry n (n = 1 for the first retry) is chosen with full
+// jitter: uniformly in [0, min(MaxDelay, BaseDelay*2^(n-1))]. A response
+// with a Retry-After header (seconds or an HTTP date) is retried after that
+// long instead; a Retry-After over MaxRetryAfter ends retrying at once and
+// the response is returned (as an *HTTPError). Waits use the call's
+// context: a context that ends during a wait ends the call with an error
+// matching the context's error. A wait that would end after the context's
+// deadline is not taken: the last error is returned at once.
+//
+// Every attempt replays the same request: same URL, headers and body bytes.
+// The refresh-and-resend on a 401 (see Refresher) is separate: it happens
+// at most once per call and does not count as an attempt. When a call
+// fails after more than one attempt, its error says how many were made
+// ("kit: GET https://h/x: giving up after 4 attempts: ...") and wraps the
+// last error, so errors.As(err, &httpErr) and errors.Is still work. The
+// body of a response that is retried is drained and closed.
+//
+// A RetryPolicy is a plain value: WithRetry copies it (Statuses included),
+// so changing it afterwards has no effect on clients or endpoints. The
+// option WithRetry returns is immutable and may be shared; clients and
+// endpoints configured with it stay safe for concurrent use, each call
+// keeping its own attempt count and timing.
+type RetryPolicy struct {
+	// MaxAttempts is the number of attempts in all, the first included.
+	// 0 means DefaultRetryMaxAttempts (4); 1 means never retry.
+	MaxAttempts int
+
+	// MaxElapsed bounds the time from the start of the call to the start
+	// of the last attempt, waits included: a retry whose wait would end
+	// after MaxElapsed is not made and the last error is returned. It does
+	// not cut an attempt in flight (bound that with the call's context or
+	// WithTimeout). 0 means DefaultRetryMaxElapsed (30 s).
+	MaxElapsed time.Duration
+
+	// BaseDelay is the bound of the first backoff wait; each retry doubles
+	// it, up to MaxDelay (exponential backoff, full jitter).
+	// 0 means DefaultRetryBaseDelay (100 ms).
+	BaseDelay time.Duration
+
+	// MaxDelay caps one backoff wait. 0 means DefaultRetryMaxDelay (5 s).
+	MaxDelay time.Duration
+
+	// MaxRetryAfter is the longest Retry-After kit waits for. A longer one
+	// ends retrying and the response is returned.
+	// 0 means DefaultRetryMaxRetryAfter (60 s).
+	MaxRetryAfter time.Duration
+
+	// Statuses are the response statuses that are retried, each in
+	// 400..599. nil means 429, 502, 503 and 504 (DefaultRetryStatuses);
+	// an empty non-nil slice retries connection errors only.
+	Statuses []int
+}
+
+// Defaults of the zero fields of a RetryPolicy.
+const (
+	DefaultRetryMaxAttempts   = 4
+	DefaultRetryMaxElapsed    = 30 * time.Second
+	DefaultRetryBaseDelay     = 100 * time.Millisecond
+	DefaultRetryMaxDelay      = 5 * time.Second
+	DefaultRetryMaxRetryAfter = 60 * time.Second
+)
+
+// DefaultRetryStatuses returns the statuses retried when
+// RetryPolicy.Statuses is nil: 429 Too Many Requests, 502 Bad Gateway, 503
+// Service Unavailable and 504 Gateway Timeout.
+func DefaultRetryStatuses() []int {
+	return []int{http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
+}
+
+// WithRetry turns retrying on with policy p (see RetryPolicy). As an Option
+// it is the policy of every request of the client: endpoints, resource CRUD
+// operations and every page of an iteration. As an EndpointOption it is that
+// endpoint's policy and wins over the client's. A negative field, or a
+// status outside 400..599, makes NewClient (or the endpoint declaration)
+// fail.
+//
+// Resource operations follow the method rule of RetryPolicy: Get, List,
+// Update, Delete and the pages of an iteration are retried; Create (POST)
+// and Patch (PATCH) never are, since kit cannot know that the API
+// deduplicates them. Declare your own endpoint with Idempotent() for a POST
+// that is safe to resend.
+func WithRetry(p RetryPolicy) interface {
+	Option
+	EndpointOption
+} {
+	p.Statuses = slices.Clone(p.Statuses)
+	return retryOption{&p}
+}
+
+// NoRetry declares an endpoint that is never retried, whatever the client's
+// policy. Of WithRetry and NoRetry given to one endpoint, the last wins.
+func NoRetry() EndpointOption { return noRetryOption{} }
+
+// Idempotent declares that sending the endpoint's request twice has the
+// effect of sending it once (for example, it carries an idempotency key), so
+// that a POST, PATCH or other non-idempotent method may be retried under a
+// RetryPolicy. It does not turn retrying on by itself.
+func Idempotent() EndpointOption { return idempotentOption{} }
+
+// Private implementation past this point.
+
+type retryOption struct{ p *RetryPolicy }
+
+func (o retryOption) applyClient(c *clientConfig) error {
+	if err := checkRetryPolicy(o.p); err != nil {
+		return fmt.Errorf("kit: WithRetry: %w", err)
+	}
+	c.retry = o.p
+	return nil
+}
+
+func (o retryOption) applyEndpoint(c *endpointConfig) {
+	if err := checkRetryPolicy(o.p); err != nil {
+		c.problem = "WithRetry: " + err.Error()
+		return
+	}
+	c.retry, c.noRetry = o.p, false
+}
+
+func (o retryOption) String() string { return fmt.Sprintf("kit.WithRetry(%+v)", *o.p) }
+
+type noRetryOption struct{}
+
+func (noRetryOption) applyEndpoint(c *endpointConfig) { c.retry, c.noRetry = nil, true }
+func (noRetryOption) String() string                  { return "kit.NoRetry()" }
+
+type idempotentOption struct{}
+
+func (idempotentOption) applyEndpoint(c *endpointConfig) { c.idempotent = true }
+func (idempotentOption) String() string                  { return "kit.Idempotent()" }
+
+func checkRetryPolicy(p *RetryPolicy) error {
+	switch {
+	case p.MaxAttempts < 0:
+		return fmt.Errorf("MaxAttempts %d is negative", p.MaxAttempts)
+	case p.MaxElapsed < 0:
+		return fmt.Errorf("MaxElapsed %v is negative", p.MaxElapsed)
+	case p.BaseDelay < 0:
+		return fmt.Errorf("BaseDelay %v is negative", p.BaseDelay)
+	case p.MaxDelay < 0:
+		return fmt.Errorf("MaxDelay %v is negative", p.MaxDelay)
+	case p.MaxRetryAfter < 0:
+		return fmt.Errorf("MaxRetryAfter %v is negative", p.MaxRetryAfter)
+	}
+	for _, s := range p.Statuses {
+		if s < 400 || s > 599 {
+			return fmt.Errorf("status %d is not in 400..599", s)
+		}
+	}
+	return nil
+}
+
+// retrier is a RetryPolicy with its defaults filled in, for one call.
+type retrier struct {
+	maxAttempts   int
+	maxElapsed    time.Duration
+	baseDelay     time.Duration
+	maxDelay      time.Duration
+	maxRetryAfter time.Duration
+	statuses      []int
+	start         time.Time
+}
+
+// retrierFor returns the retry plan of or, or nil when or is not retried:
+// no policy applies, the endpoint said NoRetry, or the method is not
+// idempotent and the endpoint did not say Idempotent.
+func (st *clientState) retrierFor(or *outRequest) *retrier {
+	p := or.retry
+	if p == nil && !or.noRetry {
+		p = st.retry
+	}
+	if p == nil || (!or.idempotent && !idempotentMethod(or.method)) {
+		return nil
+	}
+	r := &retrier{
+		maxAttempts:   cmp0(p.MaxAttempts, DefaultRetryMaxAttempts),
+		maxElapsed:    cmp0(p.MaxElapsed, DefaultRetryMaxElapsed),
+		baseDelay:     cmp0(p.BaseDelay, DefaultRetryBaseDelay),
+		maxDelay:      cmp0(p.MaxDelay, DefaultRetryMaxDelay),
+		maxRetryAfter: cmp0(p.MaxRetryAfter, DefaultRetryMaxRetryAfter),
+		statuses:      p.Statuses,
+		start:         time.Now(),
+	}
+	if r.statuses == nil {
+		r.statuses = DefaultRetryStatuses()
+	}
+	if r.maxAttempts <= 1 {
+		return nil
+	}
+	return r
+}
+
+func cmp0[T int | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func idempotentMethod(m string) bool {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return false
+}
+
+// retryStatus reports whether a response with this status is retried.
+func (r *retrier) retryStatus(code int) bool {
+	return r != nil && slices.Contains(r.statuses, code)
+}
+
+// backoff is the jittered wait before the retry that follows attempt n
+// (1-based).
+func (r *retrier) backoff(n int) time.Duration {
+	bound := r.maxDelay
+	if shift := n - 1; shift < 62 {
+		if d := r.baseDelay << shift; d > 0 && d>>shift == r.baseDelay && d < bound {
+			bound = d
+		}
+	}
+	if bound <= 0 {
+		return 0
+	}
+	return time.Duration(rand.Int64N(int64(bound) + 1))
+}
+
+// next decides whether attempt n (1-based), which failed, is followed by
+// another: it returns the wait and true, or a reason to stop. header is the
+// failed response's header (nil after a connection error).
+func (r *retrier) next(ctx context.Context, n int, header http.Header) (time.Duration, string, bool) {
+	if n >= r.maxAttempts {
+		return 0, "", false
+	}
+	wait := r.backoff(n)
+	if ra, ok := retryAfter(header, time.Now()); ok {
+		if ra > r.maxRetryAfter {
+			return 0, fmt.Sprintf("Retry-After %v exceeds %v", ra, r.maxRetryAfter), false
+		}
+		wait = ra
+	}
+	end := time.Now().Add(wait)
+	if end.Sub(r.start) > r.maxElapsed {
+		return 0, fmt.Sprintf("the next retry would pass MaxElapsed %v", r.maxElapsed), false
+	}
+	if dl, ok := ctx.Deadline(); ok && end.After(dl) {
+		return 0, "the next retry would pass the context's deadline", false
+	}
+	return wait, "", true
+}
+
+// retryAfter parses a Retry-After header: delay-seconds or an HTTP date.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		if secs > int64((1<<63-1)/time.Second) {
+			return time.Duration(1<<63 - 1), true
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// sleepCtx waits d or until ctx ends, returning ctx's error in that case.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// retryableError reports whether err, from sending a request or reading
+// its body, is a connection error worth another attempt. ctx is the call's
+// context: once it has ended nothing is retried.
+func retryableError(ctx context.Context, err error) bool {
+	if err == nil || ctx.Err() != nil {
+		return false
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrBodyTooLarge) {
+		return false
+	}
+	// *url.Error wraps whatever net/http's client returns and is itself a
+	// net.Error: judge what it wraps. One that wraps nothing of the kinds
+	// below is about the URL itself (an unsupported scheme, a bad host).
+	for {
+		var ue *url.Error
+		if !errors.As(err, &ue) || ue.Err == nil {
+			break
+		}
+		err = ue.Err
+	}
+	var (
+		recordErr   tls.RecordHeaderError
+		verifyErr   *tls.CertificateVerificationError
+		unknownAuth x509.UnknownAuthorityError
+		hostErr     x509.HostnameError
+		certErr     x509.CertificateInvalidError
+		alertErr    tls.AlertError
+	)
+	if errors.As(err, &recordErr) || errors.As(err, &verifyErr) || errors.As(err, &unknownAuth) ||
+		errors.As(err, &hostErr) || errors.As(err, &certErr) || errors.As(err, &alertErr) {
+		return false
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return dnsErr.IsTemporary || dnsErr.IsTimeout
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne)
+}
+
+func attemptsText(n int) string {
+	if n == 1 {
+		return "1 attempt"
+	}
+	return strconv.Itoa(n) + " attempts"
+}
+
+// attemptsError is the error of a call that failed after more than one
+// attempt.
+// reason, when set, says why retrying stopped before MaxAttempts.
+func attemptsError(method, url string, n int, exhausted bool, reason string, err error) error {
+	if n <= 1 {
+		return err
+	}
+	verb := "failed after"
+	if exhausted {
+		verb = "giving up after"
+	}
+	if reason != "" {
+		return fmt.Errorf("kit: %s %s: %s %d attempts (%s): %w", method, url, verb, n, reason, err)
+	}
+	return fmt.Errorf("kit: %s %s: %s %d attempts: %w", method, url, verb, n, err)
+}

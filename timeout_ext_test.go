@@ -1,0 +1,105 @@
+package kit_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kithttp/kit"
+)
+
+// rtSlowServer never finishes its response (headersFirst: it sends the
+// headers and part of the body first) until the request's context ends.
+func rtSlowServer(t *testing.T, headersFirst bool) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		if headersFirst {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", "1000")
+			fmt.Fprint(w, `{"id":1,`)
+			w.(http.Flusher).Flush()
+		}
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+var (
+	rtSlowGet = kit.Get[kit.NoParams, rtItem]("/slow", kit.WithTimeout(50*time.Millisecond))
+)
+
+func TestWithTimeoutSlowHandler(t *testing.T) {
+	t.Parallel()
+	for _, headersFirst := range []bool{false, true} {
+		srv, n := rtSlowServer(t, headersFirst)
+		// Retrying is on: a timeout of the endpoint is not retried.
+		c := rtClient(t, srv.URL, kit.WithRetry(rtFastRetry(4)))
+		_, err := rtSlowGet.Call(t.Context(), c, kit.NoParams{})
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("headersFirst=%v: err = %v, want DeadlineExceeded", headersFirst, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "GET "+srv.URL+"/slow") {
+			t.Errorf("headersFirst=%v: err = %v, want it to name the request", headersFirst, err)
+		}
+		if n.Load() != 1 {
+			t.Errorf("headersFirst=%v: server saw %d requests, want 1", headersFirst, n.Load())
+		}
+	}
+}
+
+func TestWithTimeoutAsync(t *testing.T) {
+	t.Parallel()
+	srv, _ := rtSlowServer(t, false)
+	ac, err := kit.NewAsyncClient(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ac.Close(context.Background()) })
+	_, err = rtSlowGet.Go(t.Context(), ac, kit.NoParams{}).Await(t.Context())
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want DeadlineExceeded", err)
+	}
+}
+
+func TestWithTimeoutCallerContextStillWins(t *testing.T) {
+	t.Parallel()
+	srv, _ := rtSlowServer(t, false)
+	c := rtClient(t, srv.URL)
+	ep := kit.Get[kit.NoParams, rtItem]("/slow", kit.WithTimeout(time.Hour))
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	_, err := ep.Call(ctx, c, kit.NoParams{})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestWithTimeoutFastCallUnaffected(t *testing.T) {
+	t.Parallel()
+	s := newRTServer(t)
+	c := rtClient(t, s.URL)
+	ep := kit.Get[kit.NoParams, rtItem]("/item", kit.WithTimeout(time.Minute))
+	if got, err := ep.Call(t.Context(), c, kit.NoParams{}); err != nil || got.ID != 1 {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+}
+
+func TestWithTimeoutDeclarationErrors(t *testing.T) {
+	t.Parallel()
+	for _, d := range []time.Duration{0, -time.Second} {
+		_, err := kit.NewEndpoint[kit.NoParams, rtItem]("GET", "/x", kit.WithTimeout(d))
+		var de *kit.DeclarationError
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), "WithTimeout") {
+			t.Errorf("WithTimeout(%v): err = %v", d, err)
+		}
+	}
+}
