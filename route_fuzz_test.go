@@ -1,0 +1,299 @@
+package kit
+
+import (
+	"math"
+	"net/url"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fuzzTemplateLiterals splits the path of a template that parsed into its
+// literal runs, as written (before escaping), dropping empty runs: the
+// literal parts of the parsed template, in order.
+func fuzzTemplateLiterals(raw string) []string {
+	path, _, _ := strings.Cut(raw, "?")
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	var lits []string
+	for {
+		open := strings.IndexByte(path, '{')
+		if open < 0 {
+			if path != "" {
+				lits = append(lits, path)
+			}
+			return lits
+		}
+		if open > 0 {
+			lits = append(lits, path[:open])
+		}
+		end := strings.IndexByte(path[open:], '}')
+		path = path[open+end+1:]
+	}
+}
+
+// FuzzPathTemplate checks that any template either fails to parse or
+// expands, for any placeholder values, to a URL whose placeholders each fill
+// exactly their own escaped text (no '/', '?' or '#' injected, no dot
+// segment made), and whose literal parts are the template's.
+func FuzzPathTemplate(f *testing.F) {
+	for _, s := range [][4]string{
+		{"/users/{id}", "42", "", ""},
+		{"/teams/{team}/users/{id}?kind=x", "a/b", "../..", ""},
+		{"users/{id}/posts/{post}", "?q=1", "#frag", ""},
+		{"/a/{x}{y}/b", ".", ".", "z"},
+		{"/files/{path}.json", "%2F..%2F", "é", ""},
+		{"/{a}/{b}/{a}", "x", "y", ""},
+		{"/a%20b/{x}", "c d", "", ""},
+		{"/bad%zz/{x}", "1", "", ""},
+		{"/{x", "1", "", ""},
+		{"/x}/{y}", "1", "", ""},
+		{"/{x}?q={y}", "1", "2", ""},
+		{"//host/{x}", "\x00\xff", "", ""},
+	} {
+		f.Add(s[0], s[1], s[2], s[3])
+	}
+	const prefix = "http://example.com/api"
+	f.Fuzz(func(t *testing.T, raw, v0, v1, v2 string) {
+		tmpl, err := parsePathTemplate(raw)
+		if err != nil {
+			return
+		}
+		given := []string{v0, v1, v2}
+		names := tmpl.placeholders
+		vals := make([]string, len(names))
+		for i := range names {
+			vals[i] = given[i%len(given)]
+		}
+		var b strings.Builder
+		b.WriteString(prefix)
+		err = tmpl.expand(&b, names, vals)
+		bad := slices.ContainsFunc(vals, func(v string) bool { return v == "" || v == "." || v == ".." })
+		if err != nil {
+			if !bad {
+				t.Fatalf("expand(%q, %q) = %v; want success", raw, vals, err)
+			}
+			return
+		}
+		if bad {
+			t.Fatalf("expand(%q, %q) = %q; want an error for an empty or dot value", raw, vals, b.String())
+		}
+		out := b.String()
+		u, err := url.Parse(out)
+		if err != nil {
+			t.Fatalf("expand(%q, %q) = %q, which url.Parse rejects: %v", raw, vals, out, err)
+		}
+		if u.Host != "example.com" || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery || strings.ContainsAny(out, "?#") {
+			t.Fatalf("expand(%q, %q) = %q: host %q, query %q, fragment %q", raw, vals, out, u.Host, u.RawQuery, u.Fragment)
+		}
+		path := strings.TrimPrefix(out, "http://example.com")
+		if got := u.EscapedPath(); got != path {
+			t.Fatalf("expand(%q, %q) = %q: url.Parse reads path %q", raw, vals, out, got)
+		}
+
+		// Walk the output part by part.
+		rest := strings.TrimPrefix(out, prefix)
+		fromValue := make([]bool, 0, len(rest)) // per byte: written for a placeholder
+		lits := fuzzTemplateLiterals(raw)
+		li := 0
+		for _, p := range tmpl.parts {
+			if p.name == "" {
+				if li >= len(lits) {
+					t.Fatalf("template %q: more literal parts than literals %q", raw, lits)
+				}
+				lit := lits[li]
+				li++
+				if !strings.HasPrefix(rest, p.literal) {
+					t.Fatalf("template %q: output %q lacks literal %q", raw, rest, p.literal)
+				}
+				for i := 0; i < len(p.literal); i++ {
+					if c := p.literal[i]; c != '%' && !isPathByte(c) {
+						t.Fatalf("template %q: literal %q holds unescaped %q", raw, p.literal, c)
+					}
+				}
+				got, err1 := url.PathUnescape(p.literal)
+				want, err2 := url.PathUnescape(lit)
+				if err1 != nil || err2 != nil || got != want {
+					t.Fatalf("template %q: literal %q escaped to %q (%q, %v; want %q, %v)", raw, lit, p.literal, got, err1, want, err2)
+				}
+				rest = rest[len(p.literal):]
+				for range p.literal {
+					fromValue = append(fromValue, false)
+				}
+				continue
+			}
+			v := vals[slices.Index(names, p.name)]
+			esc := url.PathEscape(v)
+			if !strings.HasPrefix(rest, esc) {
+				t.Fatalf("template %q: output %q lacks {%s} = %q escaped", raw, rest, p.name, v)
+			}
+			if strings.ContainsAny(esc, "/?#") {
+				t.Fatalf("template %q: {%s} = %q escapes to %q, which leaves its segment", raw, p.name, v, esc)
+			}
+			if back, err := url.PathUnescape(esc); err != nil || back != v {
+				t.Fatalf("template %q: {%s} = %q escaped to %q unescapes to %q, %v", raw, p.name, v, esc, back, err)
+			}
+			rest = rest[len(esc):]
+			for range esc {
+				fromValue = append(fromValue, true)
+			}
+		}
+		if rest != "" || li != len(lits) {
+			t.Fatalf("template %q: output has %q left over, %d of %d literals used", raw, rest, li, len(lits))
+		}
+		// No segment holding a placeholder value is a dot segment.
+		full := strings.TrimPrefix(out, prefix)
+		start := 0
+		for i := 0; i <= len(full); i++ {
+			if i < len(full) && full[i] != '/' {
+				continue
+			}
+			seg := full[start:i]
+			if slices.Contains(fromValue[start:i], true) {
+				if s, _ := url.PathUnescape(seg); s == "." || s == ".." || seg == "." || seg == ".." {
+					t.Fatalf("template %q with %q: placeholder segment %q is a dot segment", raw, vals, seg)
+				}
+			}
+			start = i + 1
+		}
+	})
+}
+
+// fuzzParams is a parameter struct with a field for each routing rule.
+type fuzzParams struct {
+	ID     string            // {id}
+	Seq    int               // {seq}
+	Name   string            // query
+	Count  int64             // query
+	Ratio  float64           // query; NaN and infinities are an error
+	Active bool              // query
+	Tags   []string          // query, the key repeats
+	Extra  map[string]string // one query parameter per entry
+	Cursor *string           // query, dropped when nil
+	Since  time.Time         // query, RFC 3339
+	Trace  string            `kit:"X-Trace,header"`
+}
+
+// FuzzParamRouting routes arbitrary values of fuzzParams through a declared
+// endpoint's request builder and checks that the URL parses and gives back
+// exactly the values given: path segments, query (after the base URL's and
+// the template's static parameters) and header.
+func FuzzParamRouting(f *testing.F) {
+	f.Add("42", 7, "ann", int64(-3), 0.5, true, "a,b", "k", "v", "name", "dup", true, "c1", int64(1700000000), "trace-1")
+	f.Add("a/b?c#d", -1, "", int64(0), -0.0, false, "", "", "", "", "", false, "", int64(0), "")
+	f.Add("..", 0, "x", int64(1), math.Inf(1), false, ",", "id", "1", "seq", "2", true, "", int64(-62135596800), "a\r\nb")
+	f.Add("é", 1<<40, "&=?", int64(math.MinInt64), 1e21, true, "x,,y", "key", "extra", "fixed", "0", false, "zz", int64(253402300799), "\x00")
+	f.Add(".", 3, "%", int64(9), math.NaN(), false, "%zz", "a b", "+", "cursor", "m", true, "%41", int64(-1), " ")
+	f.Add("%2F", 2, "\xff", int64(5), 1e-7, true, "\xfe", "\x00", "\xff", "since", "s", true, "\t", int64(1<<40), "\xc0")
+	d, err := newEndpointDecl("GET", "/teams/{id}/items/{seq}?fixed=1", reflect.TypeFor[fuzzParams](), reflect.TypeFor[any](), nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	st, err := newClientState("fuzz", "http://example.com/api/v1?key=k", nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, id string, seq int, name string, count int64, ratio float64, active bool,
+		tags, k1, v1, k2, v2 string, hasCursor bool, cursor string, since int64, trace string) {
+		p := fuzzParams{
+			ID: id, Seq: seq, Name: name, Count: count, Ratio: ratio, Active: active,
+			Extra: map[string]string{k1: v1, k2: v2},
+			Since: time.Unix(since, 0).UTC(), Trace: trace,
+		}
+		if tags != "" {
+			p.Tags = strings.Split(tags, ",")
+		}
+		if hasCursor {
+			p.Cursor = &cursor
+		}
+		or, err := d.request(st, &p)
+		wantErr := id == "" || id == "." || id == ".." || math.IsNaN(ratio) || math.IsInf(ratio, 0)
+		if err != nil {
+			if !wantErr {
+				t.Fatalf("request(%+v) = %v; want success", p, err)
+			}
+			return
+		}
+		if wantErr {
+			t.Fatalf("request(%+v) = %q; want an error", p, or.url)
+		}
+		if or.method != "GET" || or.hasBody {
+			t.Fatalf("request: method %q, body %v", or.method, or.hasBody)
+		}
+
+		u, err := url.Parse(or.url)
+		if err != nil {
+			t.Fatalf("request(%+v) URL %q: url.Parse: %v", p, or.url, err)
+		}
+		if u.Scheme != "http" || u.Host != "example.com" || u.Fragment != "" {
+			t.Fatalf("URL %q: scheme %q host %q fragment %q", or.url, u.Scheme, u.Host, u.Fragment)
+		}
+		wantPath := "/api/v1/teams/" + url.PathEscape(id) + "/items/" + strconv.Itoa(seq)
+		if got := u.EscapedPath(); got != wantPath {
+			t.Fatalf("URL %q: path %q, want %q", or.url, got, wantPath)
+		}
+		segs := strings.Split(u.EscapedPath(), "/")
+		if len(segs) != 7 {
+			t.Fatalf("URL %q: %d path segments, want 7", or.url, len(segs))
+		}
+		if got, err := url.PathUnescape(segs[4]); err != nil || got != id {
+			t.Fatalf("URL %q: {id} segment %q unescapes to %q, %v; want %q", or.url, segs[4], got, err, id)
+		}
+		if got, err := strconv.Atoi(segs[6]); err != nil || got != seq {
+			t.Fatalf("URL %q: {seq} segment %q, want %d", or.url, segs[6], seq)
+		}
+
+		// The query: the base URL's, then the template's, then the fields'
+		// in declaration order (a map's entries where the map is).
+		want := url.Values{"key": {"k"}, "fixed": {"1"}}
+		want.Add("name", name)
+		want.Add("count", strconv.FormatInt(count, 10))
+		want.Add("ratio", "") // checked numerically below
+		want.Add("active", strconv.FormatBool(active))
+		for _, tag := range p.Tags {
+			want.Add("tags", tag)
+		}
+		for k, v := range p.Extra {
+			want.Add(k, v)
+		}
+		if p.Cursor != nil {
+			want.Add("cursor", cursor)
+		}
+		want.Add("since", p.Since.Format(time.RFC3339Nano))
+		got, err := url.ParseQuery(u.RawQuery)
+		if err != nil {
+			t.Fatalf("URL %q: query does not parse: %v", or.url, err)
+		}
+		// ratio is the one value whose text kit chooses: it is the first
+		// "ratio" (a map entry named ratio comes after it).
+		const ri = 0
+		if len(got["ratio"]) != len(want["ratio"]) {
+			t.Fatalf("URL %q: ratio %q, want %d values", or.url, got["ratio"], len(want["ratio"]))
+		}
+		rf, err := strconv.ParseFloat(got["ratio"][ri], 64)
+		if err != nil || rf != ratio || math.Signbit(rf) != math.Signbit(ratio) {
+			t.Fatalf("URL %q: ratio %q reads as %v, %v; want %v", or.url, got["ratio"][ri], rf, err, ratio)
+		}
+		want["ratio"][ri] = got["ratio"][ri]
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("URL %q:\nquery %q\nwant  %q", or.url, got, want)
+		}
+		if since >= -62135596800 && since <= 253402300799 { // years 1 to 9999
+			if tm, err := time.Parse(time.RFC3339Nano, got.Get("since")); err != nil || !tm.Equal(p.Since) {
+				// the last "since" is the field's (a map entry may come first)
+				vals := got["since"]
+				tm, err = time.Parse(time.RFC3339Nano, vals[len(vals)-1])
+				if err != nil || !tm.Equal(p.Since) {
+					t.Fatalf("URL %q: since %q reads as %v, %v; want %v", or.url, vals, tm, err, p.Since)
+				}
+			}
+		}
+		if hv := or.header.Values("X-Trace"); len(hv) != 1 || hv[0] != trace || len(or.header) != 1 {
+			t.Fatalf("header %q, want X-Trace %q only", or.header, trace)
+		}
+	})
+}
