@@ -57,8 +57,10 @@ func (st *clientState) do(ctx context.Context, send sendFunc, or *outRequest) (*
 	refreshed := false
 	attempt := 1
 	for {
-		if err := st.waitRateLimit(ctx, or.method, redactString(or.url)); err != nil {
-			return nil, attemptsError(or.method, redactString(or.url), attempt-1, false, "", err)
+		if st.limiter != nil {
+			if err := st.waitRateLimit(ctx, or.method, redactString(or.url)); err != nil {
+				return nil, attemptsError(or.method, redactString(or.url), attempt-1, false, "", err)
+			}
 		}
 		req, err := st.newHTTPRequest(ctx, or)
 		if err != nil {
