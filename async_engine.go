@@ -77,7 +77,7 @@ func (e *asyncEngine) Close(ctx context.Context) error {
 	// Every goroutine returns promptly once its request is over or
 	// cancelled; a body left open does not hold one.
 	_ = e.running.wait(nil)
-	e.hc.CloseIdleConnections()
+	closeIdleOf(e.hc)
 	e.reqs.cancelAll(ErrClosed) // releases the lifetime context
 	return err
 }

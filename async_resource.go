@@ -92,7 +92,7 @@ func (r *AsyncResource[T]) Pages(ctx context.Context, query any) iter.Seq2[*Page
 	fetch := func(ctx context.Context, u string) (*Page[T], error) {
 		task, err := rc.st.beginAsync(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("kit: walking %s: %w", rc.path, err)
+			return nil, fmt.Errorf("%s: %w", rc.walkError(), err)
 		}
 		defer task.end()
 		page, err := getPage[T](task.ctx, rc, send, u)
@@ -149,15 +149,18 @@ func prefetchPages[T any](ctx context.Context, rc *resourceCore, send sendFunc, 
 			yield(nil, err)
 			return
 		}
+		parent := ctx
 		ctx, cancel := context.WithCancel(ctx)
 		pages := make(chan prefetched[T], rc.prefetch-1)
 		done := make(chan struct{})
+		complete := false // set by the producer when the walk ended normally
 		go func() {
 			defer close(done)
 			defer close(pages)
 			for {
 				page, err := step(ctx, w, fetch)
 				if err == nil && page == nil {
+					complete = true
 					return
 				}
 				select {
@@ -185,6 +188,17 @@ func prefetchPages[T any](ctx context.Context, rc *resourceCore, send sendFunc, 
 			if !yield(p.page, p.err) || p.err != nil {
 				return
 			}
+		}
+		<-done
+		if !complete {
+			// The producer stopped early because ctx ended, possibly
+			// without handing over its error (select picks at random):
+			// the walk must not look finished.
+			err := parent.Err()
+			if err == nil {
+				err = context.Canceled
+			}
+			yield(nil, fmt.Errorf("%s: %w", rc.walkError(), err))
 		}
 	}
 }

@@ -68,10 +68,14 @@ var (
 // engines are the ways a client can get its *http.Client.
 func redirectEngines() map[string]func() []kit.Option {
 	return map[string]func() []kit.Option{
-		"default":        func() []kit.Option { return nil },
-		"WithHTTPClient": func() []kit.Option { return []kit.Option{kit.WithHTTPClient(&http.Client{})} },
+		"default": func() []kit.Option { return nil },
+		// Own transports: httptest.Server.Close closes the idle connections
+		// of http.DefaultTransport, which parallel tests would share.
+		"WithHTTPClient": func() []kit.Option {
+			return []kit.Option{kit.WithHTTPClient(&http.Client{Transport: &http.Transport{}})}
+		},
 		"WithHTTPClient+redirect": func() []kit.Option {
-			return []kit.Option{kit.WithHTTPClient(&http.Client{CheckRedirect: allowRedirects})}
+			return []kit.Option{kit.WithHTTPClient(&http.Client{Transport: &http.Transport{}, CheckRedirect: allowRedirects})}
 		},
 	}
 }

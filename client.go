@@ -179,10 +179,22 @@ func (st *clientState) origin() string {
 
 func (st *clientState) closeIdle() {
 	type idleCloser interface{ CloseIdleConnections() }
-	if ic, ok := st.engine.(idleCloser); ok {
+	if hc, ok := st.engine.(*http.Client); ok {
+		closeIdleOf(hc)
+	} else if ic, ok := st.engine.(idleCloser); ok {
 		ic.CloseIdleConnections()
 	}
 	if st.httpClient != nil && any(st.httpClient) != st.engine {
-		st.httpClient.CloseIdleConnections()
+		closeIdleOf(st.httpClient)
 	}
+}
+
+// closeIdleOf closes hc's idle connections unless hc sends through the
+// process-wide http.DefaultTransport (a nil Transport), which other code
+// shares: closing it would break their requests in flight.
+func closeIdleOf(hc *http.Client) {
+	if hc.Transport == nil || hc.Transport == http.DefaultTransport {
+		return
+	}
+	hc.CloseIdleConnections()
 }

@@ -442,7 +442,7 @@ func step[T any](ctx context.Context, w *walk, fetch pageFetcher[T]) (*Page[T], 
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("kit: walking %s: %w", w.rc.path, err)
+		return nil, fmt.Errorf("%s: %w", w.rc.walkError(), err)
 	}
 	page, err := fetch(ctx, u)
 	if err != nil {
@@ -510,7 +510,7 @@ func (w *walk) nextURL() (string, error) {
 		return "", err
 	}
 	if u == w.prevURL {
-		return "", fmt.Errorf("kit: walking %s: %w: paginator %T asked for %s again", w.rc.path, ErrPageLoop, w.rc.paginator, redactString(u))
+		return "", fmt.Errorf("%s: %w: paginator %T asked for %s again", w.rc.walkError(), ErrPageLoop, w.rc.paginator, redactString(u))
 	}
 	w.prevURL = u
 	return u, nil
@@ -529,7 +529,7 @@ func (w *walk) prevResponseURL() *url.URL {
 func (w *walk) guard(resp *Response) error {
 	w.pages++
 	if resp.page != nil && len(resp.page.span) > 2 && w.prevSpan != nil && string(resp.page.span) == string(w.prevSpan) {
-		return fmt.Errorf("kit: walking %s: %w: page %d has exactly the records of the page before", w.rc.path, ErrPageLoop, w.pages)
+		return fmt.Errorf("%s: %w: page %d has exactly the records of the page before", w.rc.walkError(), ErrPageLoop, w.pages)
 	}
 	if resp.page != nil {
 		w.prevSpan = resp.page.span
@@ -541,7 +541,7 @@ func (w *walk) guard(resp *Response) error {
 func (w *walk) advance(resp *Response) error {
 	next, err := w.rc.paginator.NextPage(resp, *w.req)
 	if err != nil {
-		return fmt.Errorf("kit: walking %s: paginator %T: %w", w.rc.path, w.rc.paginator, err)
+		return fmt.Errorf("%s: paginator %T: %w", w.rc.walkError(), w.rc.paginator, err)
 	}
 	w.req = next
 	return nil
@@ -556,7 +556,7 @@ func (rc *resourceCore) pageURL(pr PageRequest, callerQuery url.Values, prev *ur
 	}
 	ref, err := url.Parse(pr.URL)
 	if err != nil {
-		return "", fmt.Errorf("kit: walking %s: bad next-page URL: %w", rc.path, err)
+		return "", fmt.Errorf("%s: bad next-page URL: %w", rc.walkError(), err)
 	}
 	base := prev
 	if base == nil {
@@ -564,7 +564,7 @@ func (rc *resourceCore) pageURL(pr PageRequest, callerQuery url.Values, prev *ur
 	}
 	u := base.ResolveReference(ref)
 	if !sameOrigin(u, rc.st.base) {
-		return "", fmt.Errorf("kit: walking %s: next page %s: %w %s", rc.path, redactURL(u), ErrCrossOrigin, rc.st.origin())
+		return "", fmt.Errorf("%s: next page %s: %w %s", rc.walkError(), redactURL(u), ErrCrossOrigin, rc.st.origin())
 	}
 	q := u.Query()
 	added := false
@@ -581,6 +581,12 @@ func (rc *resourceCore) pageURL(pr PageRequest, callerQuery url.Values, prev *ur
 	}
 	u.Fragment, u.RawFragment = "", ""
 	return u.String(), nil
+}
+
+// walkError is how errors that end a walk begin: what was attempted, with
+// the collection's (redacted) URL.
+func (rc *resourceCore) walkError() string {
+	return "kit: GET " + redactString(rc.collectionURL(nil)) + ": walking pages"
 }
 
 // redactString redacts a URL given as text.

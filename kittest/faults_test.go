@@ -1,0 +1,54 @@
+package kittest_test
+
+import (
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/kithttp/kit/kittest"
+)
+
+func TestFaultServerScriptThenNext(t *testing.T) {
+	fs := kittest.NewFaultServer(t, nil)
+	fs.Script(503, kittest.Fault401)
+	for i, want := range []int{503, 401, 200} {
+		resp, err := http.Get(fs.URL() + "/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("request %d: status %d, want %d", i+1, resp.StatusCode, want)
+		}
+	}
+	if fs.Requests() != 3 || fs.Pending() != 0 {
+		t.Errorf("requests %d, pending %d", fs.Requests(), fs.Pending())
+	}
+}
+
+func TestFaultServerStallEndsOnClose(t *testing.T) {
+	fs := kittest.NewFaultServer(t, nil)
+	fs.Script(kittest.FaultStall)
+	got := make(chan error, 1)
+	go func() {
+		resp, err := http.Get(fs.URL() + "/health")
+		if err == nil {
+			_, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}
+		got <- err
+	}()
+	for fs.Requests() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	closed := make(chan struct{})
+	go func() { fs.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close blocked on a stalled request")
+	}
+	<-got
+}
