@@ -56,7 +56,7 @@ func newDefaultHTTPClient() *http.Client {
 // checkRedirect follows at most 10 redirects, like net/http's default.
 func checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
-		return errTooManyRedirects
+		return ErrTooManyRedirects
 	}
 	return nil
 }

@@ -31,6 +31,11 @@ var (
 	// limit (see WithMaxBodySize). The body is not read past the limit.
 	ErrBodyTooLarge = errors.New("kit: response body too large")
 
+	// ErrTooManyRedirects is returned when the default engine (or a client
+	// given with WithHTTPClient whose CheckRedirect is nil) has followed 10
+	// redirects: a redirect loop ends with it instead of hanging.
+	ErrTooManyRedirects = errors.New("kit: stopped after 10 redirects")
+
 	// ErrNilBinding is returned when a call is made through a nil Binding.
 	ErrNilBinding = errors.New("kit: nil binding")
 )
@@ -183,5 +188,3 @@ func isSecretName(name string) bool {
 	}
 	return false
 }
-
-var errTooManyRedirects = errors.New("stopped after 10 redirects")

@@ -175,7 +175,11 @@ func TestFaultMatrix(t *testing.T) {
 				t.Errorf("want *kit.HTTPError 503, got %v", err)
 			}
 		}},
-		{"redirect-loop", kittest.FaultRedirectLoop, nil},
+		{"redirect-loop", kittest.FaultRedirectLoop, func(t *testing.T, err error) {
+			if !errors.Is(err, kit.ErrTooManyRedirects) {
+				t.Errorf("want ErrTooManyRedirects, got %v", err)
+			}
+		}},
 	}
 	for _, k := range faultKinds(t) {
 		for _, f := range faults {
@@ -336,5 +340,40 @@ func TestFaultStuckLink(t *testing.T) {
 		if !errors.Is(last, kit.ErrPageLoop) || len(seen) != 2 {
 			t.Fatalf("%s: got %d records, err %v; want 2 and ErrPageLoop", name, len(seen), last)
 		}
+	}
+}
+
+// TestFaultRetryRecoversAsync: the async paths recover by retry too, an
+// endpoint future and a prefetching walk (every record once, in order).
+func TestFaultRetryRecoversAsync(t *testing.T) {
+	fs := kittest.NewFaultServer(t, kittest.NewAPI(kittest.WithUsers(100)))
+	fs.SetRetryAfter("0")
+	ac, err := kit.NewAsyncClient(fs.URL(), kit.WithRetry(kit.RetryPolicy{MaxAttempts: 5, BaseDelay: time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ac.Close(context.Background())
+	ctx := t.Context()
+
+	fs.Script(503, kittest.FaultReset, 502)
+	u, err := faultGetUser.Go(ctx, ac, struct{ ID int }{7}).Await(ctx)
+	if err != nil || u.ID != 7 {
+		t.Fatalf("Go after 3 faults: %+v, %v", u, err)
+	}
+
+	r := kit.NewAsyncResource[faultUser](ac, "/paged/users", kit.WithPaginator(kit.PageNumber{PageSize: 30}), kit.WithPrefetch(2))
+	fs.Script(kittest.FaultNone, 503, kittest.FaultTruncated, 502, kittest.FaultReset)
+	want := 1
+	for u, err := range r.All(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.ID != want {
+			t.Fatalf("record %d: got id %d", want, u.ID)
+		}
+		want++
+	}
+	if want != 101 {
+		t.Fatalf("got %d records, want 100", want-1)
 	}
 }
