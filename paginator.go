@@ -81,14 +81,7 @@ type LinkHeader struct {
 // FirstPage returns page 1 (or the caller's page) with the page size.
 func (p PageNumber) FirstPage(params url.Values) PageRequest {
 	pp, sp, size := p.params()
-	params = cloneValues(params)
-	if params.Get(pp) == "" {
-		params.Set(pp, "1")
-	}
-	if params.Get(sp) == "" {
-		params.Set(sp, strconv.Itoa(size))
-	}
-	return PageRequest{Params: params}
+	return firstNumbered(params, pp, "1", sp, size)
 }
 
 // NextPage returns the next page number, or nil after a short page.
@@ -101,30 +94,13 @@ func (p PageNumber) NextPage(resp *Response, prev PageRequest) (*PageRequest, er
 func (p PageNumber) ItemsPath() string { return p.ItemsKey }
 
 func (p PageNumber) params() (page, size string, pageSize int) {
-	page, size, pageSize = p.PageParam, p.SizeParam, p.PageSize
-	if page == "" {
-		page = "page"
-	}
-	if size == "" {
-		size = "page_size"
-	}
-	if pageSize <= 0 {
-		pageSize = 100
-	}
-	return page, size, pageSize
+	return numberedDefaults(p.PageParam, "page", p.SizeParam, "page_size", p.PageSize)
 }
 
 // FirstPage returns offset 0 (or the caller's offset) with the limit.
 func (p Offset) FirstPage(params url.Values) PageRequest {
 	op, lp, limit := p.params()
-	params = cloneValues(params)
-	if params.Get(op) == "" {
-		params.Set(op, "0")
-	}
-	if params.Get(lp) == "" {
-		params.Set(lp, strconv.Itoa(limit))
-	}
-	return PageRequest{Params: params}
+	return firstNumbered(params, op, "0", lp, limit)
 }
 
 // NextPage returns offset+limit, or nil after a short page.
@@ -137,17 +113,7 @@ func (p Offset) NextPage(resp *Response, prev PageRequest) (*PageRequest, error)
 func (p Offset) ItemsPath() string { return p.ItemsKey }
 
 func (p Offset) params() (offset, limit string, n int) {
-	offset, limit, n = p.OffsetParam, p.LimitParam, p.Limit
-	if offset == "" {
-		offset = "offset"
-	}
-	if limit == "" {
-		limit = "limit"
-	}
-	if n <= 0 {
-		n = 100
-	}
-	return offset, limit, n
+	return numberedDefaults(p.OffsetParam, "offset", p.LimitParam, "limit", p.Limit)
 }
 
 // FirstPage returns the caller's query as is.
@@ -204,6 +170,34 @@ func (p LinkHeader) NextPage(resp *Response, prev PageRequest) (*PageRequest, er
 func (p LinkHeader) ItemsPath() string { return p.ItemsKey }
 
 // Private implementation past this point.
+
+// numberedDefaults fills the zero fields of PageNumber and Offset: the
+// position and size parameter names, and a size of 100.
+func numberedDefaults(param, defParam, sizeParam, defSizeParam string, size int) (string, string, int) {
+	if param == "" {
+		param = defParam
+	}
+	if sizeParam == "" {
+		sizeParam = defSizeParam
+	}
+	if size <= 0 {
+		size = 100
+	}
+	return param, sizeParam, size
+}
+
+// firstNumbered is the first request of PageNumber and Offset: the
+// caller's query with the position and size set where the caller did not.
+func firstNumbered(params url.Values, param, start, sizeParam string, size int) PageRequest {
+	params = cloneValues(params)
+	if params.Get(param) == "" {
+		params.Set(param, start)
+	}
+	if params.Get(sizeParam) == "" {
+		params.Set(sizeParam, strconv.Itoa(size))
+	}
+	return PageRequest{Params: params}
+}
 
 // nextNumbered is the step shared by PageNumber and Offset: after a short
 // page (fewer records than the size sent in sizeParam, else size) it stops;

@@ -475,13 +475,13 @@ func records[T any](pages iter.Seq2[*Page[T], error]) iter.Seq2[T, error] {
 // walk is the state of one page walk; not generic, not safe for concurrent
 // use.
 type walk struct {
-	rc       *resourceCore
-	query    url.Values // the caller's query (a private copy)
-	req      *PageRequest
-	prevURL  string
-	prevSpan []byte
-	pages    int
-	done     bool
+	rc         *resourceCore
+	query      url.Values // the caller's query (a private copy)
+	req        *PageRequest
+	prevURL    string
+	prevReqURL *url.URL // URL of the request that produced the last page; next links resolve against it
+	prevSpan   []byte
+	pages      int
 }
 
 func (rc *resourceCore) newWalk(query any, send sendFunc) (*walk, error) {
@@ -502,10 +502,10 @@ func (rc *resourceCore) newWalk(query any, send sendFunc) (*walk, error) {
 // nextURL returns the URL of the next page to fetch, or "" when the walk is
 // over.
 func (w *walk) nextURL() (string, error) {
-	if w.done || w.req == nil || (w.rc.maxPages > 0 && w.pages >= w.rc.maxPages) {
+	if w.req == nil || (w.rc.maxPages > 0 && w.pages >= w.rc.maxPages) {
 		return "", nil
 	}
-	u, err := w.rc.pageURL(*w.req, w.query, w.prevResponseURL())
+	u, err := w.rc.pageURL(*w.req, w.query, w.prevReqURL)
 	if err != nil {
 		return "", err
 	}
@@ -514,14 +514,6 @@ func (w *walk) nextURL() (string, error) {
 	}
 	w.prevURL = u
 	return u, nil
-}
-
-func (w *walk) prevResponseURL() *url.URL {
-	if w.prevURL == "" {
-		return nil
-	}
-	u, _ := url.Parse(w.prevURL)
-	return u
 }
 
 // guard records a fetched page, refusing one whose records are exactly
@@ -533,6 +525,9 @@ func (w *walk) guard(resp *Response) error {
 	}
 	if resp.page != nil {
 		w.prevSpan = resp.page.span
+	}
+	if resp.Request != nil {
+		w.prevReqURL = resp.Request.URL
 	}
 	return nil
 }
