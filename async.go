@@ -1,12 +1,15 @@
 package kit
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"sync"
+	"sync/atomic"
 )
 
 // AsyncClient is an asynchronous API client: the same base URL, auth,
@@ -24,44 +27,31 @@ type AsyncClient struct {
 	st *clientState
 }
 
-// DefaultMaxInFlight is how many requests the default async engine has in
-// flight at once when WithMaxInFlight is not given. Further requests wait
-// for a slot, in no particular order, until their context ends.
-const DefaultMaxInFlight = 64
-
 // NewAsyncClient returns an AsyncClient for the API at baseURL, which must
 // be an absolute http or https URL (see NewClient for how paths are joined).
 //
-// The default engine implements AsyncEngine only. It sends each request on
-// its own goroutine through an *http.Client (the one given with
-// WithHTTPClient, else one tuned like NewClient's default, keeping up to
-// max-in-flight idle connections per host), with at most DefaultMaxInFlight
-// requests in flight (see WithMaxInFlight). A request holds its slot from
-// when it is sent until its response body is closed, which kit does once
-// the body is read. Each request's context is honoured, including while it
-// waits for a slot. WithMaxInFlight has no effect on an engine given with
-// WithEngine.
+// The default engine implements AsyncEngine only. It sends through an
+// *http.Client: the one given with WithHTTPClient, else one tuned like
+// NewClient's default, keeping up to max-in-flight idle connections per
+// host. Every async call through the client, whatever its engine, counts
+// against the in-flight limit (DefaultMaxInFlight; see WithMaxInFlight).
 func NewAsyncClient(baseURL string, opts ...Option) (*AsyncClient, error) {
-	st, err := newClientState("kit.NewAsyncClient", baseURL, opts)
-	if err != nil {
-		return nil, err
-	}
-	if st.engine == nil {
-		n := st.maxFlight
-		if n == 0 {
-			n = DefaultMaxInFlight
-		}
+	st, err := newClientState("NewAsyncClient", baseURL, opts, func(st *clientState) any {
+		st.maxFlight = cmp.Or(st.maxFlight, DefaultMaxInFlight)
 		if !hasHTTPClientOption(opts) {
 			// kit made this client: keep as many idle connections as
 			// requests may be in flight, so a burst does not redial.
 			if tr, ok := st.httpClient.Transport.(*http.Transport); ok {
+				n := min(st.maxFlight, maxIdleConns)
 				tr.MaxIdleConnsPerHost = max(tr.MaxIdleConnsPerHost, n)
 				tr.MaxIdleConns = max(tr.MaxIdleConns, n)
 			}
 		}
-		st.engine = newAsyncEngine(st.httpClient, n)
+		return newAsyncEngine(st.httpClient)
+	})
+	if err != nil {
+		return nil, err
 	}
-	st.setEngine()
 	return &AsyncClient{st: st}, nil
 }
 
@@ -123,31 +113,24 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R]
 	if err != nil {
 		return failedFuture[R](err)
 	}
-	if st.asyncEng == nil {
+	if st.asyncChain == nil {
 		return failedFuture[R](e.d.engineError(st, "kit.AsyncEngine"))
 	}
-	task, err := st.beginAsync(ctx)
-	if err != nil {
-		return failedFuture[R](fmt.Errorf("kit: %s: %w", e.d.name, err))
-	}
-	or, err := e.d.request(st, &params)
-	if err != nil {
-		task.end()
+	if err := st.closedError(e.d.name); err != nil {
 		return failedFuture[R](err)
 	}
-	f := pendingFuture[R]()
-	go func() {
-		defer task.end() // after complete: Close returns only once f is done
-		resp, err := st.do(task.ctx, st.sendAsync, or)
+	req, err := e.d.request(st, &params)
+	if err != nil {
+		return failedFuture[R](err)
+	}
+	return goFuture(st, ctx, e.d.name, func(ctx context.Context) (R, error) {
+		resp, err := st.send(ctx, st.asyncChain, req)
 		if err != nil {
 			var zero R
-			f.complete(zero, task.wrap(err))
-			return
+			return zero, err
 		}
-		v, err := decodeResult[R](e.d.result, st, resp)
-		f.complete(v, err)
-	}()
-	return f
+		return decodeResult[R](e.d.result, st, resp)
+	})
 }
 
 // Private implementation past this point.
@@ -163,8 +146,8 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R]
 //     prefetching goroutine of one's own). Call end exactly once, after the
 //     work's results are published, and use task.ctx for the work: it is
 //     cancelled when ctx ends or when Close gives up waiting.
-//   - st.sendAsync / st.asyncSend(): the sendFunc for clientState.do that
-//     goes through the AsyncEngine.
+//   - st.asyncChain: the send chain through the AsyncEngine, for work that
+//     runs on a tracked goroutine.
 //
 // All of them are safe for concurrent use.
 
@@ -231,36 +214,33 @@ func (t *asyncTask) wrap(err error) error {
 // goFuture runs fn as tracked async work of st on a new goroutine and
 // returns its Future. fn gets the task's context. After Close (or for a nil
 // ctx) the Future is already done with "kit: <what>: <reason>" and fn is
-// not run.
+// not run. A panic in fn (in a user's validator, interceptor, auth or
+// decoder) completes the Future with an error carrying the panic and its
+// stack, instead of ending the process.
 func goFuture[T any](st *clientState, ctx context.Context, what string, fn func(ctx context.Context) (T, error)) *Future[T] {
 	task, err := st.beginAsync(ctx)
 	if err != nil {
-		return failedFuture[T](fmt.Errorf("kit: %s: %w", what, err))
+		return failedFuture[T](errorf(what, "%w", err))
 	}
 	f := pendingFuture[T]()
 	go func() {
-		defer task.end()
-		v, err := fn(task.ctx)
-		f.complete(v, task.wrap(err))
+		defer task.end() // after complete: Close returns only once f is done
+		var (
+			v        T
+			err      error
+			returned bool
+		)
+		defer func() {
+			if !returned {
+				var zero T
+				v, err = zero, recovered(what, recover())
+			}
+			f.complete(v, task.wrap(err))
+		}()
+		v, err = fn(task.ctx)
+		returned = true
 	}()
 	return f
-}
-
-// sendAsync is the sendFunc of the async path: it hands req to the
-// AsyncEngine and waits for the response. It waits without a context of
-// its own: an AsyncEngine must end promptly once req's context ends, and
-// req's context is the task's, which Close cancels.
-func (st *clientState) sendAsync(req *http.Request) (*http.Response, error) {
-	return st.asyncEng.Go(req).wait()
-}
-
-// asyncSend returns st.sendAsync, or nil when the engine lacks AsyncEngine
-// (like resourceCore.syncSend).
-func (st *clientState) asyncSend() sendFunc {
-	if st == nil || st.asyncEng == nil {
-		return nil
-	}
-	return st.sendAsync
 }
 
 // closeAsync is AsyncClient.Close.
@@ -278,8 +258,8 @@ func (st *clientState) closeAsync(ctx context.Context) error {
 	defer close(finished)
 	err := w.wait(ctx)
 	if err != nil {
-		w.cancelAll(errCloseCancelled)
-		_ = w.wait(nil) // kit's goroutines end promptly once cancelled
+		w.cancelAll(errCloseCancelled) // marks the tracker cancelling first
+		_ = w.wait(nil)                // kit's goroutines end promptly once cancelled
 	}
 	if st.asyncEng != nil {
 		if cerr := st.asyncEng.Close(ctx); err == nil {
@@ -294,13 +274,14 @@ func (st *clientState) closeAsync(ctx context.Context) error {
 // tracker counts work in progress, lets one wait for it to end, and can be
 // closed to new work. Its zero value is ready to use.
 type tracker struct {
-	mu       sync.Mutex
-	closed   bool
-	n        int
-	idle     chan struct{}           // closed when n drops to 0; nil while n == 0
-	life     context.Context         // made on first begin; cancelled by cancelAll
-	cancel   context.CancelCauseFunc // cancels life
-	finished chan struct{}           // made by the first close; closed by its caller when done
+	mu         sync.Mutex
+	closed     bool
+	cancelling atomic.Bool // set by cancelAll before it cancels anything
+	n          int
+	idle       chan struct{}           // closed when n drops to 0; nil while n == 0
+	life       context.Context         // made on first begin; cancelled by cancelAll
+	cancel     context.CancelCauseFunc // cancels life
+	finished   chan struct{}           // made by the first close; closed by its caller when done
 }
 
 // begin counts one more piece of work and returns the tracker's lifetime
@@ -367,12 +348,42 @@ func (t *tracker) wait(ctx context.Context) error {
 	}
 }
 
+// closedError is the error of an async call made after Close (checked
+// before its parameters, so that a closed client says so first), or nil.
+// beginAsync checks again, under the tracker's lock.
+func (st *clientState) closedError(what string) error {
+	st.work.mu.Lock()
+	closed := st.work.closed
+	st.work.mu.Unlock()
+	if closed {
+		return errorf(what, "%w", ErrClosed)
+	}
+	return nil
+}
+
+// isCancelling reports whether Close has given up waiting and cancels the
+// work in flight. The work's contexts learn it a moment later (their
+// cancellation runs on goroutines of its own); the transport asks this
+// first, so that such work is never sent.
+func (t *tracker) isCancelling() bool { return t.cancelling.Load() }
+
 // cancelAll cancels the lifetime context, and with it the work begun with
 // it, with cause.
 func (t *tracker) cancelAll(cause error) {
+	t.cancelling.Store(true)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.cancel != nil {
 		t.cancel(cause)
 	}
+}
+
+// recovered turns a panic value from user code run on one of kit's
+// goroutines into an error carrying the value and the stack, for the
+// caller who awaits the work.
+func recovered(what string, r any) error {
+	if r == nil {
+		return errorf(what, "the call's goroutine exited without returning (runtime.Goexit)")
+	}
+	return errorf(what, "panic: %v\n%s", r, debug.Stack())
 }

@@ -358,7 +358,7 @@ func TestNewAsyncClientErrors(t *testing.T) {
 		{"http://h", []kit.Option{kit.WithHTTPClient(nil)}, "WithHTTPClient(nil)"},
 	} {
 		ac, err := kit.NewAsyncClient(tc.url, tc.opts...)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "kit.NewAsyncClient: ") {
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "kit: NewAsyncClient: ") {
 			t.Errorf("NewAsyncClient(%q, %v): got %v, want an error with %q", tc.url, tc.opts, err, tc.want)
 		}
 		if ac != nil {

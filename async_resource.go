@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"net/http"
+	"reflect"
 )
 
 // AsyncResource is Resource for an AsyncClient: the CRUD methods start the
@@ -23,7 +23,7 @@ type AsyncResource[T any] struct {
 // NewAsyncResource returns an AsyncResource for the collection at path,
 // bound to b, whose engine must implement AsyncEngine. See NewResource.
 func NewAsyncResource[T any](b Binding, path string, opts ...ResourceOption) *AsyncResource[T] {
-	return &AsyncResource[T]{rc: newResourceCore(b, path, opts, "kit.AsyncResource")}
+	return &AsyncResource[T]{rc: newResourceCore(b, path, opts, "AsyncResource")}
 }
 
 // WithPrefetch makes walks of an AsyncResource fetch up to n pages ahead of
@@ -33,13 +33,19 @@ func WithPrefetch(n int) ResourceOption { return prefetchOption{n} }
 
 // List starts GET path?query and returns a Future of the page's records.
 func (r *AsyncResource[T]) List(ctx context.Context, query any) *Future[[]T] {
-	send := r.rc.st.asyncSend()
-	u, err := r.rc.listURL("List", query, send)
+	rc := r.rc
+	chain := rc.asyncChain()
+	if rc != nil && rc.st != nil {
+		if err := rc.st.closedError(rc.kind + ".List"); err != nil {
+			return failedFuture[[]T](err)
+		}
+	}
+	req, err := rc.listRequest(query, chain)
 	if err != nil {
 		return failedFuture[[]T](err)
 	}
-	return goFuture(r.rc.st, ctx, r.rc.kind+".List", func(ctx context.Context) ([]T, error) {
-		page, err := getPage[T](ctx, r.rc, send, u)
+	return goFuture(rc.st, ctx, req.Endpoint, func(ctx context.Context) ([]T, error) {
+		page, err := getPage[T](ctx, rc, chain, req)
 		if err != nil {
 			return nil, err
 		}
@@ -49,28 +55,28 @@ func (r *AsyncResource[T]) List(ctx context.Context, query any) *Future[[]T] {
 
 // Get starts GET path/{id} and returns a Future of the record.
 func (r *AsyncResource[T]) Get(ctx context.Context, id any) *Future[T] {
-	return asyncCRUD[T](ctx, r.rc, "Get", http.MethodGet, id, true, nil)
+	return asyncCRUD[T](ctx, r.rc, opGet, id, nil)
 }
 
 // Create starts POST path with obj as the JSON body and returns a Future of
 // the created record. See Resource.Create.
 func (r *AsyncResource[T]) Create(ctx context.Context, obj T) *Future[T] {
-	return asyncCRUD[T](ctx, r.rc, "Create", http.MethodPost, nil, false, any(obj))
+	return asyncCRUD[T](ctx, r.rc, opCreate, nil, any(obj))
 }
 
 // Update starts PUT path/{id} with obj as the JSON body.
 func (r *AsyncResource[T]) Update(ctx context.Context, id any, obj T) *Future[T] {
-	return asyncCRUD[T](ctx, r.rc, "Update", http.MethodPut, id, true, any(obj))
+	return asyncCRUD[T](ctx, r.rc, opUpdate, id, any(obj))
 }
 
 // Patch starts PATCH path/{id} with patch, a data model, as the JSON body.
 func (r *AsyncResource[T]) Patch(ctx context.Context, id any, patch any) *Future[T] {
-	return asyncCRUD[T](ctx, r.rc, "Patch", http.MethodPatch, id, true, patch)
+	return asyncCRUD[T](ctx, r.rc, opPatch, id, patch)
 }
 
 // Delete starts DELETE path/{id} and returns a Future of the response.
 func (r *AsyncResource[T]) Delete(ctx context.Context, id any) *Future[*Response] {
-	return asyncCRUD[*Response](ctx, r.rc, "Delete", http.MethodDelete, id, true, nil)
+	return asyncCRUD[*Response](ctx, r.rc, opDelete, id, nil)
 }
 
 // All returns every record of the collection, fetched through the async
@@ -88,20 +94,20 @@ func (r *AsyncResource[T]) Iterate(ctx context.Context, query any) iter.Seq2[T, 
 // Resource.Pages.
 func (r *AsyncResource[T]) Pages(ctx context.Context, query any) iter.Seq2[*Page[T], error] {
 	rc := r.rc
-	send := rc.st.asyncSend()
-	fetch := func(ctx context.Context, u string) (*Page[T], error) {
+	chain := rc.asyncChain()
+	fetch := func(ctx context.Context, req *Request) (*Page[T], error) {
 		task, err := rc.st.beginAsync(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", rc.walkError(), err)
+			return nil, errorf(rc.walkOp(), "%w", err)
 		}
 		defer task.end()
-		page, err := getPage[T](task.ctx, rc, send, u)
+		page, err := getPage[T](task.ctx, rc, chain, req)
 		return page, task.wrap(err)
 	}
-	if rc.prefetch > 0 {
-		return prefetchPages(ctx, rc, send, query, fetch)
+	if rc != nil && rc.prefetch > 0 {
+		return prefetchPages(ctx, rc, chain, query, fetch)
 	}
-	return walkPagesWith(ctx, rc, send, query, fetch)
+	return walkPages(ctx, rc, chain, query, fetch)
 }
 
 func (r *AsyncResource[T]) binding() *clientState {
@@ -120,14 +126,24 @@ func (o prefetchOption) String() string                  { return fmt.Sprintf("k
 
 // asyncCRUD checks and builds the request now (nothing is sent on error)
 // and sends it on a tracked goroutine.
-func asyncCRUD[R any](ctx context.Context, rc *resourceCore, op, method string, id any, hasID bool, body any) *Future[R] {
-	send := rc.st.asyncSend()
-	or, err := rc.crudRequest(op, method, id, hasID, body, send)
+func asyncCRUD[R any](ctx context.Context, rc *resourceCore, op int, id any, body any) *Future[R] {
+	chain := rc.asyncChain()
+	if rc != nil && rc.st != nil {
+		if err := rc.st.closedError(rc.kind + "." + opNames[op]); err != nil {
+			return failedFuture[R](err)
+		}
+	}
+	req, err := rc.crudRequest(op, id, body, chain)
 	if err != nil {
 		return failedFuture[R](err)
 	}
-	return goFuture(rc.st, ctx, rc.kind+"."+op, func(ctx context.Context) (R, error) {
-		return sendCRUD[R](ctx, rc, send, or)
+	return goFuture(rc.st, ctx, req.Endpoint, func(ctx context.Context) (R, error) {
+		resp, err := rc.st.send(ctx, chain, req)
+		if err != nil {
+			var zero R
+			return zero, err
+		}
+		return decodeResult[R](resultKindOf(reflect.TypeFor[R]()), rc.st, resp)
 	})
 }
 
@@ -142,9 +158,9 @@ type prefetched[T any] struct {
 // ahead of the caller: one being fetched and the rest buffered. Leaving the
 // loop cancels the goroutine and waits for it, so nothing outlives the
 // range statement.
-func prefetchPages[T any](ctx context.Context, rc *resourceCore, send sendFunc, query any, fetch pageFetcher[T]) iter.Seq2[*Page[T], error] {
+func prefetchPages[T any](ctx context.Context, rc *resourceCore, chain Sender, query any, fetch pageFetcher[T]) iter.Seq2[*Page[T], error] {
 	return func(yield func(*Page[T], error) bool) {
-		w, err := rc.newWalk(query, send)
+		w, err := rc.newWalk(query, chain)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -198,7 +214,7 @@ func prefetchPages[T any](ctx context.Context, rc *resourceCore, send sendFunc, 
 			if err == nil {
 				err = context.Canceled
 			}
-			yield(nil, fmt.Errorf("%s: %w", rc.walkError(), err))
+			yield(nil, errorf(rc.walkOp(), "%w", err))
 		}
 	}
 }

@@ -3,14 +3,11 @@ package kit
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 )
 
 // Auth adds credentials to a request. kit calls Authenticate on each
@@ -89,7 +86,7 @@ func APIKeyQuery(param, value string) Auth {
 // authConfigError reports a bad auth configuration; NewClient returns it
 // through WithAuth.
 func authConfigError(a fmt.Stringer, format string, args ...any) error {
-	return fmt.Errorf("kit: %v: %s", a, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%s: %s", strings.TrimPrefix(a.String(), "kit."), fmt.Sprintf(format, args...))
 }
 
 // authChecker is implemented by the built-in auths: WithAuth calls it so
@@ -226,215 +223,74 @@ func hasControl(s string) bool {
 	return false
 }
 
-// Secret query parameters. The names of query parameters that an Auth adds
-// (APIKeyQuery's, and any an Auth is seen adding) are registered here so
-// that redactURL hides their values in every URL kit reports, including
-// next-page links that echo them back. The set only grows, and is bounded.
+// The auth layer of the send chain.
 
-const maxSecretParams = 256
-
-var (
-	secretParams     sync.Map // lower-case name → struct{}
-	secretParamCount atomic.Int32
-)
-
-// registerSecretParam adds name to the set of secret parameter names.
-func registerSecretParam(name string) {
-	n := strings.ToLower(name)
-	if n == "" || isRegisteredSecretParam(n) || secretParamCount.Load() >= maxSecretParams {
-		return
-	}
-	if _, loaded := secretParams.LoadOrStore(n, struct{}{}); !loaded {
-		secretParamCount.Add(1)
-	}
-}
-
-// isRegisteredSecretParam reports whether the lower-case name was
-// registered by registerSecretParam.
-func isRegisteredSecretParam(lowerName string) bool {
-	_, ok := secretParams.Load(lowerName)
-	return ok
-}
-
-// An authRecord is kept in the context of each request that kit
-// authenticated: what Authenticate added, so that a redirect to another
-// origin can take it off again, and the token generation it used, so that a
-// 401 refreshes only a token that is still current. newHTTPRequest puts it
-// in the context of every request of a call that uses auth; it is active
-// once Authenticate is called (never, for a request to another origin).
-type authRecord struct {
-	active bool
-	origin *url.URL    // the base URL: the only origin credentials go to
-	header []headerWas // headers Authenticate added or changed
-	query  [][2]string // query parameters Authenticate added: name, value
-	gen    uint64      // token generation used (TokenSourceAuth); 0: none
-}
-
-// headerWas is a header's values before Authenticate (nil: absent).
-type headerWas struct {
-	key string
-	old []string
-}
-
-type authRecordKey struct{}
-
-// authRecordFrom returns the record of the request whose context is ctx, or
-// nil when kit did not authenticate that request.
-func authRecordFrom(ctx context.Context) *authRecord {
-	if rec, _ := ctx.Value(authRecordKey{}).(*authRecord); rec != nil && rec.active {
-		return rec
-	}
-	return nil
-}
-
-// authenticate applies st.auth to req, a request kit just built whose
-// context holds rec, and records in rec what the auth added.
-func (st *clientState) authenticate(req *http.Request, rec *authRecord) error {
-	rec.active = true
-	before := req.Header.Clone()
-	rawQuery := req.URL.RawQuery
-	if err := st.auth.Authenticate(req); err != nil {
-		rec.active = false
-		req.URL.RawQuery = rawQuery // keep a credential out of the error text
-		return err
-	}
-	for k, vs := range req.Header {
-		if old, ok := before[k]; !ok || !slices.Equal(old, vs) {
-			rec.header = append(rec.header, headerWas{k, old})
+// authLayer adds the client's credentials to every attempt of a call that
+// uses auth, when the request is on the base URL's origin, and handles a
+// 401: when the Auth is a Refresher, it renews the credentials once and
+// sends the request again, once. The resend is not a retry attempt.
+func (st *clientState) authLayer(next Sender) Sender {
+	ref, canRefresh := st.auth.(Refresher)
+	return func(ctx context.Context, req *Request) (*Response, error) {
+		if req.policy.noAuth || !st.sameOrigin(req.URL) {
+			return next(withoutAuthRecord(ctx), req)
 		}
-	}
-	if req.URL.RawQuery != rawQuery {
-		rec.query = addedParams(rawQuery, req.URL.RawQuery)
-		for _, p := range rec.query {
-			registerSecretParam(p[0])
+		a, actx, gen, err := st.authenticate(ctx, req)
+		if err != nil {
+			return nil, err
 		}
+		resp, err := next(actx, a)
+		if !canRefresh || !st.is401(err) || (req.call != nil && req.call.refreshed) {
+			return resp, err // once per call, across retries
+		}
+		if req.call != nil {
+			req.call.refreshed = true
+		}
+		if err := refreshAfter401(ctx, ref, gen); err != nil {
+			return nil, finalError{errorf(req.Method+" "+redactURL(req.URL), "got 401, refreshing credentials: %w", err)}
+		}
+		a, actx, _, err = st.authenticate(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return next(actx, a)
 	}
-	return nil
 }
 
-// addedParams returns the name-value pairs of query after that are not in
-// query before.
-func addedParams(before, after string) [][2]string {
-	b, _ := url.ParseQuery(before)
-	a, _ := url.ParseQuery(after)
-	var added [][2]string
-	for k, vs := range a {
-		for _, v := range vs {
-			if !slices.Contains(b[k], v) {
-				added = append(added, [2]string{k, v})
+// authenticate returns a copy of req with the client's credentials, and a
+// context that records what they are for the redirect guard. gen is the
+// token generation used (a *TokenSourceAuth's; 0 for other auths).
+func (st *clientState) authenticate(ctx context.Context, req *Request) (*Request, context.Context, uint64, error) {
+	a := req.clone()
+	hr, err := http.NewRequestWithContext(ctx, a.Method, "", nil)
+	if err == nil {
+		hr.URL, hr.Header, hr.Host = a.URL, a.Header, a.URL.Host
+		if ts, ok := st.auth.(*TokenSourceAuth); ok {
+			var gen uint64
+			gen, err = ts.authenticate(hr)
+			if err == nil {
+				a.URL, a.Header = hr.URL, hr.Header
+				return a, context.WithValue(ctx, authRecordKey{}, record(st.base, req.Header, req.URL.RawQuery, hr)), gen, nil
 			}
-		}
-	}
-	return added
-}
-
-// withoutAuthRecord hides an authRecord that ctx inherited from an
-// enclosing request (a token fetch calling a login endpoint runs under the
-// context of the call that started it): the request built with it was not
-// authenticated.
-func withoutAuthRecord(ctx context.Context) context.Context {
-	if authRecordFrom(ctx) == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, authRecordKey{}, (*authRecord)(nil))
-}
-
-// stripCredentialsOnRedirect removes, from a redirected request going to
-// another origin than the base URL's, what Authenticate added to the
-// original request: headers it added are deleted, headers it changed get
-// their earlier values back (when net/http has not already dropped them),
-// query parameters it added are removed from the URL and the Referer. It is
-// part of the CheckRedirect of kit's default *http.Client and of the copy
-// kit makes of one given with WithHTTPClient.
-func stripCredentialsOnRedirect(req *http.Request) {
-	rec := authRecordFrom(req.Context())
-	if rec == nil || sameOrigin(req.URL, rec.origin) {
-		return
-	}
-	for _, h := range rec.header {
-		if _, ok := req.Header[h.key]; !ok {
-			continue
-		}
-		if h.old == nil {
-			delete(req.Header, h.key)
 		} else {
-			req.Header[h.key] = slices.Clone(h.old)
+			err = st.auth.Authenticate(hr)
 		}
 	}
-	if len(rec.query) == 0 {
-		return
-	}
-	if q, ok := removeParams(req.URL.RawQuery, rec.query); ok {
-		req.URL.RawQuery = q
-		req.URL.ForceQuery = false
-	}
-	if ref := req.Header.Get("Referer"); ref != "" {
-		if u, err := url.Parse(ref); err != nil {
-			req.Header.Del("Referer")
-		} else if q, ok := removeParams(u.RawQuery, rec.query); ok {
-			u.RawQuery = q
-			req.Header.Set("Referer", u.String())
-		}
-	}
-}
-
-// removeParams removes the name-value pairs from a raw query. ok reports
-// whether it changed.
-func removeParams(rawQuery string, pairs [][2]string) (string, bool) {
-	if rawQuery == "" {
-		return rawQuery, false
-	}
-	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
-		// Unparsable: drop it if it might hold a credential.
-		for _, p := range pairs {
-			if strings.Contains(rawQuery, p[1]) || strings.Contains(rawQuery, url.QueryEscape(p[1])) {
-				return "", true
-			}
-		}
-		return rawQuery, false
+		// The request's URL stays out of the text: the Auth may have put
+		// a credential in it already.
+		return nil, nil, 0, finalError{errorf(req.Method+" "+redactURL(req.URL), "adding credentials: %w", err)}
 	}
-	changed := false
-	for _, p := range pairs {
-		vs, ok := q[p[0]]
-		if !ok {
-			continue
-		}
-		n := len(vs)
-		kept := slices.DeleteFunc(vs, func(v string) bool { return v == p[1] })
-		if len(kept) != n {
-			changed = true
-		}
-		if len(kept) == 0 {
-			delete(q, p[0])
-		} else {
-			q[p[0]] = kept
-		}
-	}
-	if !changed {
-		return rawQuery, false
-	}
-	return q.Encode(), true
+	a.URL, a.Header = hr.URL, hr.Header
+	return a, context.WithValue(ctx, authRecordKey{}, record(st.base, req.Header, req.URL.RawQuery, hr)), 0, nil
 }
 
-// redirectGuard wraps a CheckRedirect policy (nil: net/http's default, at
-// most 10 redirects) so that credentials are stripped before it runs.
-func redirectGuard(next func(req *http.Request, via []*http.Request) error) func(req *http.Request, via []*http.Request) error {
-	if next == nil {
-		next = checkRedirect
-	}
-	return func(req *http.Request, via []*http.Request) error {
-		stripCredentialsOnRedirect(req)
-		return next(req, via)
-	}
-}
-
-// guardHTTPClient returns a shallow copy of hc whose CheckRedirect strips
-// credentials on a redirect to another origin. hc itself is not modified.
-func guardHTTPClient(hc *http.Client) *http.Client {
-	c := *hc
-	c.CheckRedirect = redirectGuard(hc.CheckRedirect)
-	return &c
+// is401 reports whether err is a 401 from the base URL's origin (not from
+// where a redirect led, which got no credentials).
+func (st *clientState) is401(err error) bool {
+	var he *HTTPError
+	return errors.As(err, &he) && he.StatusCode == http.StatusUnauthorized &&
+		(he.finalURL == nil || st.sameOrigin(he.finalURL))
 }
 
 // staleRefresher is implemented by *TokenSourceAuth: after a 401 it renews
@@ -444,11 +300,11 @@ type staleRefresher interface {
 	refreshIfStale(ctx context.Context, usedGen uint64) error
 }
 
-// refreshAfter401 renews the credentials of ref after a 401 to the request
-// described by rec.
-func refreshAfter401(ctx context.Context, ref Refresher, rec *authRecord) error {
-	if sr, ok := ref.(staleRefresher); ok && rec.gen != 0 {
-		return sr.refreshIfStale(ctx, rec.gen)
+// refreshAfter401 renews the credentials of ref after a 401 to a request
+// sent with token generation gen (0: not a *TokenSourceAuth's).
+func refreshAfter401(ctx context.Context, ref Refresher, gen uint64) error {
+	if sr, ok := ref.(staleRefresher); ok && gen != 0 {
+		return sr.refreshIfStale(ctx, gen)
 	}
 	return ref.Refresh(ctx)
 }

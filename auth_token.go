@@ -140,15 +140,8 @@ type TokenSourceAuth struct {
 // first (with req's context) if there is none yet or it is within the
 // expiry margin of its Expiry.
 func (a *TokenSourceAuth) Authenticate(req *http.Request) error {
-	tok, gen, err := a.current(req.Context())
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", tok.typ()+" "+tok.Value)
-	if rec := authRecordFrom(req.Context()); rec != nil {
-		rec.gen = gen
-	}
-	return nil
+	_, err := a.authenticate(req)
+	return err
 }
 
 // Token returns the current token, fetching one first if there is none yet
@@ -391,6 +384,16 @@ func (a *TokenSourceAuth) run(ctx context.Context, f *tokenFetch) {
 		a.cfg.onToken(tok) // before the token is used; a panic fails the fetch
 	}
 	returned = true
+}
+
+// authenticate is Authenticate, returning the generation of the token used.
+func (a *TokenSourceAuth) authenticate(req *http.Request) (uint64, error) {
+	tok, gen, err := a.current(req.Context())
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", tok.typ()+" "+tok.Value)
+	return gen, nil
 }
 
 // install makes tok the current token. a.mu is held, or a is not shared yet.

@@ -40,14 +40,10 @@ type Client struct {
 // calls with their context. It does not forward credentials across origins
 // on a redirect.
 func NewClient(baseURL string, opts ...Option) (*Client, error) {
-	st, err := newClientState("kit.NewClient", baseURL, opts)
+	st, err := newClientState("NewClient", baseURL, opts, func(st *clientState) any { return st.httpClient })
 	if err != nil {
 		return nil, err
 	}
-	if st.engine == nil {
-		st.engine = st.httpClient
-	}
-	st.setEngine()
 	return &Client{st: st}, nil
 }
 
@@ -86,6 +82,9 @@ type clientConfig struct {
 	retry      *RetryPolicy  // WithRetry; nil: no retries
 	limiter    *rate.Limiter // WithRateLimit; nil: no limit
 	logger     *slog.Logger  // WithLogger; nil: no logging
+
+	callInterceptors    []Interceptor // WithInterceptors
+	attemptInterceptors []Interceptor // WithAttemptInterceptors
 }
 
 // clientState is what every binding of one client shares: the base URL,
@@ -98,13 +97,21 @@ type clientState struct {
 	baseQuery url.Values
 	syncEng   Engine      // nil when the engine lacks the protocol
 	asyncEng  AsyncEngine // nil when the engine lacks the protocol
-	work      tracker     // async work in flight, for AsyncClient.Close (see async.go)
+
+	syncChain  Sender     // the send chain through syncEng; nil without it
+	asyncChain Sender     // the send chain through asyncEng; nil without it
+	slots      *semaphore // the async chain's in-flight limit
+
+	apiKeyHeader string  // the header of an APIKey auth: a credential on redirects
+	work         tracker // async work in flight, for AsyncClient.Close (see async.go)
 }
 
-func newClientState(ctor, baseURL string, opts []Option) (*clientState, error) {
+// newClientState applies opts and builds the client's send chains.
+// defaultEngine makes the engine when no WithEngine option gave one.
+func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*clientState) any) (*clientState, error) {
 	base, err := parseBaseURL(baseURL)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ctor, err)
+		return nil, errorf(ctor, "%w", err)
 	}
 	st := &clientState{
 		clientConfig: clientConfig{
@@ -119,19 +126,29 @@ func newClientState(ctor, baseURL string, opts []Option) (*clientState, error) {
 			continue
 		}
 		if err := o.applyClient(&st.clientConfig); err != nil {
-			return nil, fmt.Errorf("%s: %w", ctor, err)
+			return nil, errorf(ctor, "%w", err)
 		}
 	}
 	if st.httpClient == nil {
 		st.httpClient = newDefaultHTTPClient()
-	} else {
-		// A copy whose CheckRedirect strips credentials on a redirect to
-		// another origin; the caller's client is left as it is.
-		st.httpClient = guardHTTPClient(st.httpClient)
+	}
+	// A copy whose CheckRedirect strips credentials on a redirect to another
+	// origin; a caller's client is left as it is.
+	st.httpClient = st.guardHTTPClient(st.httpClient)
+	if ak, ok := st.auth.(*apiKeyAuth); ok {
+		st.apiKeyHeader = ak.header
 	}
 	st.prefix = strings.TrimRight(base.Scheme+"://"+base.Host+base.EscapedPath(), "/")
 	if base.RawQuery != "" {
 		st.baseQuery = base.Query()
+	}
+	if st.engine == nil {
+		st.engine = defaultEngine(st)
+	}
+	st.syncEng, _ = st.engine.(Engine)
+	st.asyncEng, _ = st.engine.(AsyncEngine)
+	if err := st.buildChains(); err != nil {
+		return nil, err
 	}
 	return st, nil
 }
@@ -164,17 +181,6 @@ func parseBaseURL(raw string) (*url.URL, error) {
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	return u, nil
-}
-
-// setEngine records which protocols the engine has.
-func (st *clientState) setEngine() {
-	st.syncEng, _ = st.engine.(Engine)
-	st.asyncEng, _ = st.engine.(AsyncEngine)
-}
-
-// origin is scheme://host of the base URL, the only origin credentials go to.
-func (st *clientState) origin() string {
-	return st.base.Scheme + "://" + strings.ToLower(st.base.Host)
 }
 
 func (st *clientState) closeIdle() {

@@ -150,8 +150,8 @@ func TestNewClientBadBaseURL(t *testing.T) {
 			if c != nil {
 				t.Errorf("NewClient(%q) returned a client with its error", tt.base)
 			}
-			if got := err.Error(); !strings.Contains(got, tt.want) || !strings.Contains(got, "kit.NewClient") {
-				t.Errorf("NewClient(%q) error = %q, want it to name kit.NewClient and contain %q", tt.base, got, tt.want)
+			if got := err.Error(); !strings.Contains(got, tt.want) || !strings.Contains(got, "kit: NewClient: ") {
+				t.Errorf("NewClient(%q) error = %q, want it to name NewClient and contain %q", tt.base, got, tt.want)
 			}
 		})
 	}

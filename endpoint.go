@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
-	"time"
 )
 
 // Endpoint is a typed HTTP endpoint: a method and a path template, a
@@ -77,14 +76,14 @@ func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P) (R, erro
 	if err != nil {
 		return zero, err
 	}
-	if st.syncEng == nil {
+	if st.syncChain == nil {
 		return zero, e.d.engineError(st, "kit.Engine")
 	}
-	or, err := e.d.request(st, &params)
+	req, err := e.d.request(st, &params)
 	if err != nil {
 		return zero, err
 	}
-	resp, err := st.do(ctx, st.syncEng.Do, or)
+	resp, err := st.send(ctx, st.syncChain, req)
 	if err != nil {
 		return zero, err
 	}
@@ -106,13 +105,8 @@ func mustEndpoint[P, R any](method, path string, opts []EndpointOption) *Endpoin
 
 // endpointConfig collects what the endpoint options set.
 type endpointConfig struct {
-	noAuth     bool
-	maxBody    int64
-	retry      *RetryPolicy  // WithRetry; nil: the client's
-	noRetry    bool          // NoRetry
-	idempotent bool          // Idempotent
-	timeout    time.Duration // WithTimeout; 0: none
-	problem    string
+	callPolicy
+	problem string
 }
 
 // endpointDecl is everything about an endpoint that does not depend on the
@@ -202,11 +196,11 @@ func isToken(s string) bool {
 // state returns the binding's client state.
 func (d *endpointDecl) state(b Binding) (*clientState, error) {
 	if b == nil {
-		return nil, fmt.Errorf("kit: %s: %w", d.name, ErrNilBinding)
+		return nil, errorf(d.name, "%w", ErrNilBinding)
 	}
 	st := b.binding()
 	if st == nil {
-		return nil, fmt.Errorf("kit: %s: %w (%T)", d.name, ErrNilBinding, b)
+		return nil, errorf(d.name, "%w (%T)", ErrNilBinding, b)
 	}
 	return st, nil
 }
@@ -218,17 +212,7 @@ func (d *endpointDecl) engineError(st *clientState, lacks string) error {
 // request routes the call's parameters (params is a *P) and builds the
 // request to send. It validates and encodes the body; nothing is sent when
 // it fails.
-func (d *endpointDecl) request(st *clientState, params any) (*outRequest, error) {
-	or := &outRequest{
-		method:     d.method,
-		useAuth:    !d.noAuth,
-		maxBody:    d.maxBody,
-		endpoint:   d.name,
-		retry:      d.retry,
-		noRetry:    d.noRetry,
-		idempotent: d.idempotent,
-		timeout:    d.timeout,
-	}
+func (d *endpointDecl) request(st *clientState, params any) (*Request, error) {
 	r := routed{names: d.tmpl.placeholders}
 	if n := len(r.names); n > 0 {
 		r.vals = make([]string, n)
@@ -237,36 +221,8 @@ func (d *endpointDecl) request(st *clientState, params any) (*outRequest, error)
 	if !d.noArgs {
 		v := reflect.ValueOf(params).Elem()
 		if err := d.plan.apply(v, &r); err != nil {
-			return nil, fmt.Errorf("kit: %s: %w", d.name, err)
+			return nil, errorf(d.name, "%w", err)
 		}
 	}
-	for i, ok := range r.filled {
-		if !ok {
-			return nil, fmt.Errorf("kit: %s: no value for path parameter {%s}", d.name, r.names[i])
-		}
-	}
-	var b strings.Builder
-	b.Grow(len(st.prefix) + len(d.tmpl.raw) + 64)
-	b.WriteString(st.prefix)
-	if err := d.tmpl.expand(&b, r.names, r.vals); err != nil {
-		return nil, fmt.Errorf("kit: %s: %w", d.name, err)
-	}
-	q := mergeQuery(st.baseQuery, d.tmpl.static, r.query)
-	if len(q) > 0 {
-		b.WriteByte('?')
-		b.WriteString(q.Encode())
-	}
-	or.url = b.String()
-	or.header = r.header
-	if r.body.IsValid() {
-		if err := validateValue(st.validator, r.body); err != nil {
-			return nil, fmt.Errorf("kit: %s: request body: %w", d.name, err)
-		}
-		body, err := marshalJSON(r.body.Interface())
-		if err != nil {
-			return nil, fmt.Errorf("kit: %s: encoding request body: %w", d.name, err)
-		}
-		or.body, or.hasBody = body, true
-	}
-	return or, nil
+	return st.build(d, &r, "")
 }

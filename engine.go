@@ -48,10 +48,14 @@ func newDefaultHTTPClient() *http.Client {
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: 1 * time.Second,
 	}
-	// The redirect policy takes credentials off a request redirected to
-	// another origin (see stripCredentialsOnRedirect), then checkRedirect.
-	return &http.Client{Transport: tr, CheckRedirect: redirectGuard(checkRedirect)}
+	// newClientState wraps CheckRedirect in the client's redirect guard,
+	// which takes credentials off a request redirected to another origin.
+	return &http.Client{Transport: tr, CheckRedirect: checkRedirect}
 }
+
+// maxIdleConns bounds the idle connections per host that an AsyncClient's
+// default engine keeps for its in-flight limit.
+const maxIdleConns = 1024
 
 // checkRedirect follows at most 10 redirects, like net/http's default.
 func checkRedirect(req *http.Request, via []*http.Request) error {

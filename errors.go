@@ -38,6 +38,17 @@ var (
 
 	// ErrNilBinding is returned when a call is made through a nil Binding.
 	ErrNilBinding = errors.New("kit: nil binding")
+
+	// ErrPageLoop ends a walk whose paginator asks for a request the walk
+	// has already made, or whose server answers a page with exactly the
+	// records of the page before (servers that clamp a page number past the
+	// end). No record is yielded twice.
+	ErrPageLoop = errors.New("kit: pagination does not advance")
+
+	// ErrCrossOrigin is returned for a next-page URL on another origin than
+	// the client's base URL: it is not requested, so credentials never
+	// follow it.
+	ErrCrossOrigin = errors.New("kit: URL is on another origin than the base URL")
 )
 
 // HTTPError is returned for a response whose status is not 2xx, whatever the
@@ -49,6 +60,8 @@ type HTTPError struct {
 	StatusCode int
 	Header     http.Header
 	Body       []byte
+
+	finalURL *url.URL // the URL that answered (after redirects)
 }
 
 // MaxErrorBodySize is how many bytes of a non-2xx response body an HTTPError
@@ -123,6 +136,47 @@ func (e *EngineError) Error() string {
 // Unwrap returns ErrEngineProtocol.
 func (e *EngineError) Unwrap() error { return ErrEngineProtocol }
 
+// ValidationError reports a data model that failed validation. Fields lists
+// each failed field rule; Err holds what the model's own Validate method
+// returned, if it failed.
+type ValidationError struct {
+	Model  string // the Go type, e.g. "api.User"
+	Fields []FieldError
+	Err    error
+}
+
+// FieldError is one failed rule of one field.
+type FieldError struct {
+	Path    string // e.g. "Users[2].Email"; "[2].Email" for the third element of a slice body
+	Rule    string // the failed rule, e.g. "required", "email", "min"
+	Message string // e.g. "is required"
+}
+
+// Error lists the failed fields on one line.
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "invalid %s:", e.Model)
+	for i, f := range e.Fields {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		fmt.Fprintf(&b, " %s %s", f.Path, f.Message)
+	}
+	if e.Err != nil {
+		if len(e.Fields) > 0 {
+			b.WriteByte(';')
+		}
+		b.WriteString(" ")
+		// One line, even for joined errors (of slice elements, or from a
+		// Validate method that uses errors.Join).
+		b.WriteString(strings.ReplaceAll(e.Err.Error(), "\n", "; "))
+	}
+	return b.String()
+}
+
+// Unwrap returns the error of the model's Validate method, if any.
+func (e *ValidationError) Unwrap() error { return e.Err }
+
 // Private implementation past this point.
 
 // bodySnippet renders the first part of an error body on one line.
@@ -136,55 +190,49 @@ func bodySnippet(body []byte) string {
 	return strings.ToValidUTF8(s, "�")
 }
 
-// secretParams are query parameter names whose values never appear in error
-// text. Matching is case-insensitive and also catches names that contain
-// one of the words (x_api_key, client_secret, ...).
-var secretWords = []string{"token", "key", "secret", "password", "passwd", "pwd", "pass", "auth", "jwt", "bearer", "signature", "sig", "credential", "session", "code"}
-
-// redactURL returns u as text with userinfo and secret-looking query values
-// replaced by "REDACTED".
-func redactURL(u *url.URL) string {
-	if u == nil {
-		return ""
-	}
-	if u.User == nil && u.RawQuery == "" {
-		return u.String()
-	}
-	c := *u
-	if c.User != nil {
-		c.User = url.User("REDACTED")
-	}
-	if c.RawQuery != "" {
-		q, err := url.ParseQuery(c.RawQuery)
-		if err != nil {
-			c.RawQuery = "REDACTED"
-		} else {
-			changed := false
-			for k, vs := range q {
-				if isSecretName(k) {
-					for i := range vs {
-						vs[i] = "REDACTED"
-					}
-					changed = true
-				}
-			}
-			if changed {
-				c.RawQuery = q.Encode()
-			}
-		}
-	}
-	return c.String()
+// opError is how kit reports a failure: "kit: <what was attempted>: <what
+// went wrong>", one "kit:" and one statement of what was attempted however
+// deep the wrapping. It unwraps to the cause.
+type opError struct {
+	op  string // what was attempted: "GET https://h/users/1", "NewClient", ...
+	err error
 }
 
-func isSecretName(name string) bool {
-	n := strings.ToLower(name)
-	if isRegisteredSecretParam(n) { // added by an Auth (see APIKeyQuery)
-		return true
-	}
-	for _, w := range secretWords {
-		if strings.Contains(n, w) {
-			return true
+func (e *opError) Error() string { return "kit: " + e.op + ": " + detail(e.op, e.err) }
+func (e *opError) Unwrap() error { return e.err }
+
+// errorf returns "kit: <op>: <format>". Errors among args are written
+// without their own "kit:" prefix (and without op, when they repeat it),
+// and %w wraps them as fmt.Errorf does.
+func errorf(op, format string, args ...any) error {
+	for i, a := range args {
+		if err, ok := a.(error); ok {
+			args[i] = bare{op, err}
 		}
 	}
-	return false
+	return &opError{op: op, err: fmt.Errorf(format, args...)}
 }
+
+// bare is an error as part of another kit error's text: without the "kit: "
+// prefix and without the op they share. It unwraps to the error itself.
+type bare struct {
+	op  string
+	err error
+}
+
+func (b bare) Error() string { return detail(b.op, b.err) }
+func (b bare) Unwrap() error { return b.err }
+
+// detail is err's text without kit's prefix and without a leading op.
+func detail(op string, err error) string {
+	s := strings.TrimPrefix(err.Error(), "kit: ")
+	return strings.TrimPrefix(s, op+": ")
+}
+
+// finalError marks an error that retrying cannot cure (credentials that
+// cannot be added, a body that cannot be opened): the retry layer returns it
+// at once. Its text and chain are the wrapped error's.
+type finalError struct{ err error }
+
+func (e finalError) Error() string { return e.err.Error() }
+func (e finalError) Unwrap() error { return e.err }

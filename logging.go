@@ -2,8 +2,8 @@ package kit
 
 import (
 	"context"
+	"errors"
 	"log/slog"
-	"net/http"
 	"time"
 )
 
@@ -16,8 +16,8 @@ import (
 //   - url: the request URL, with user info and secret-looking query values
 //     redacted (as in error messages)
 //   - status: the response status, when there was a response
-//   - duration: from sending the request to having read its body (for a
-//     response that is retried or refreshed: to receiving its headers)
+//   - duration: from sending the request to having read its body (for an
+//     error status: the part of it kept in the *HTTPError)
 //   - attempt: 1 for the first attempt, 2 for the first retry, ...
 //   - error: the error of an attempt that got no usable response (a
 //     connection error, a body over the limit, ...); an error status is
@@ -43,13 +43,29 @@ func (o loggerOption) applyClient(c *clientConfig) error {
 
 func (o loggerOption) String() string { return "kit.WithLogger(...)" }
 
-// logAttempt logs one attempt; status is 0 when there was no response.
-func (st *clientState) logAttempt(ctx context.Context, req *http.Request, attempt, status int, start time.Time, err error) {
-	if st.logger == nil {
-		return
+// loggingLayer is the chain's logging layer: one record per attempt,
+// below auth, so the resend after a 401 is logged too.
+func (st *clientState) loggingLayer(next Sender) Sender {
+	return func(ctx context.Context, req *Request) (*Response, error) {
+		start := time.Now()
+		resp, err := next(ctx, req)
+		st.logAttempt(ctx, req, start, resp, err)
+		return resp, err
+	}
+}
+
+// logAttempt logs one attempt.
+func (st *clientState) logAttempt(ctx context.Context, req *Request, start time.Time, resp *Response, err error) {
+	status := 0
+	var he *HTTPError
+	switch {
+	case resp != nil:
+		status = resp.StatusCode
+	case errors.As(err, &he):
+		status, err = he.StatusCode, nil // the status says it
 	}
 	level := slog.LevelInfo
-	if err != nil || status < 200 || status > 299 {
+	if err != nil || !is2xx(status) {
 		level = slog.LevelWarn
 	}
 	if !st.logger.Enabled(ctx, level) {
@@ -65,7 +81,7 @@ func (st *clientState) logAttempt(ctx context.Context, req *http.Request, attemp
 	}
 	attrs = append(attrs,
 		slog.Duration("duration", time.Since(start)),
-		slog.Int("attempt", attempt),
+		slog.Int("attempt", max(req.attempt, 1)),
 	)
 	if err != nil {
 		attrs = append(attrs, slog.String("error", err.Error()))

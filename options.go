@@ -3,7 +3,6 @@ package kit
 import (
 	"fmt"
 	"net/http"
-	"time"
 )
 
 // Option configures a Client or an AsyncClient. Options are values of small
@@ -70,25 +69,10 @@ func WithMaxBodySize(n int64) interface {
 // WithMaxBodySize: 32 MiB.
 const DefaultMaxBodySize = 32 << 20
 
-// WithMaxInFlight bounds how many requests the default async engine of an
-// AsyncClient has in flight at once; the others wait for a slot. n must be
-// positive (NewAsyncClient fails otherwise). Default: DefaultMaxInFlight. A
-// Client and an engine given with WithEngine ignore it.
-func WithMaxInFlight(n int) Option { return maxFlightOption{n} }
-
 // NoAuth declares an endpoint that never carries the client's credentials and
 // never triggers a token refresh (the spec's use_auth=False): public
 // endpoints, and the login endpoint that produces a token.
 func NoAuth() EndpointOption { return noAuthOption{} }
-
-// WithTimeout bounds every call of the endpoint to d, on top of the
-// caller's context (the earlier deadline wins). It covers the whole call:
-// rate-limit waits, every attempt of a retried call, the waits between
-// them, and reading the response body. A call cut short by it fails with an
-// error matching context.DeadlineExceeded, and is not retried. d must be
-// positive (the declaration fails otherwise). Default: no timeout of the
-// endpoint's own.
-func WithTimeout(d time.Duration) EndpointOption { return timeoutOption{d} }
 
 // Private implementation past this point.
 
@@ -173,30 +157,6 @@ func (o maxBodyOption) applyEndpoint(c *endpointConfig) {
 	c.maxBody = o.n
 }
 func (o maxBodyOption) String() string { return fmt.Sprintf("kit.WithMaxBodySize(%d)", o.n) }
-
-// maxFlightOption is WithMaxInFlight.
-type maxFlightOption struct{ n int }
-
-func (o maxFlightOption) applyClient(c *clientConfig) error {
-	if o.n <= 0 {
-		return fmt.Errorf("kit: WithMaxInFlight(%d): must be positive", o.n)
-	}
-	c.maxFlight = o.n
-	return nil
-}
-func (o maxFlightOption) String() string { return fmt.Sprintf("kit.WithMaxInFlight(%d)", o.n) }
-
-// timeoutOption is WithTimeout.
-type timeoutOption struct{ d time.Duration }
-
-func (o timeoutOption) applyEndpoint(c *endpointConfig) {
-	if o.d <= 0 {
-		c.problem = fmt.Sprintf("WithTimeout(%v): must be positive", o.d)
-		return
-	}
-	c.timeout = o.d
-}
-func (o timeoutOption) String() string { return fmt.Sprintf("kit.WithTimeout(%v)", o.d) }
 
 type noAuthOption struct{}
 

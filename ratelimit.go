@@ -50,22 +50,22 @@ func (o rateLimitOption) String() string {
 	return fmt.Sprintf("kit.WithRateLimit(%v, %d)", o.perSecond, o.burst)
 }
 
-// waitRateLimit takes one token of the client's limiter, waiting with ctx.
-// The error is "kit: <method> <url>: waiting for the rate limit: <ctx error>".
-func (st *clientState) waitRateLimit(ctx context.Context, method, url string) error {
-	if st.limiter == nil {
-		return nil
+// rateLimitLayer is the chain's rate-limit layer: every attempt takes one
+// token of the client's limiter, waiting with the call's context. Nothing
+// is sent when the wait fails.
+func (st *clientState) rateLimitLayer(next Sender) Sender {
+	return func(ctx context.Context, req *Request) (*Response, error) {
+		if err := st.limiter.Wait(ctx); err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				err = ctxErr
+			} else if _, ok := ctx.Deadline(); ok {
+				// rate.Limiter fails at once when the token would come
+				// after the deadline; report it as the deadline it would
+				// pass.
+				err = fmt.Errorf("%w: the next token would come after the deadline", context.DeadlineExceeded)
+			}
+			return nil, errorf(req.Method+" "+redactURL(req.URL), "waiting for the rate limit: %w", err)
+		}
+		return next(ctx, req)
 	}
-	err := st.limiter.Wait(ctx)
-	if err == nil {
-		return nil
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		err = ctxErr
-	} else if _, ok := ctx.Deadline(); ok {
-		// rate.Limiter fails at once when the token would come after the
-		// deadline; report it as the deadline it would pass.
-		err = fmt.Errorf("%w: the next token would come after the deadline", context.DeadlineExceeded)
-	}
-	return fmt.Errorf("kit: %s %s: waiting for the rate limit: %w", method, url, err)
 }

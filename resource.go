@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
-	"strconv"
 	"strings"
 )
 
@@ -42,7 +41,7 @@ type Resource[T any] struct {
 // CRUD methods and iteration then fail with ErrNoPath. Problems with b or
 // the options are reported by every call.
 func NewResource[T any](b Binding, path string, opts ...ResourceOption) *Resource[T] {
-	return &Resource[T]{rc: newResourceCore(b, path, opts, "kit.Resource")}
+	return &Resource[T]{rc: newResourceCore(b, path, opts, "Resource")}
 }
 
 // WithPaginator sets how a resource walks pages. Default: PageNumber{}.
@@ -58,7 +57,11 @@ func WithMaxPages(n int) ResourceOption { return maxPagesOption{n} }
 // endpoint parameters. Records are found like those of a walk (the
 // paginator's items key, else the default rules).
 func (r *Resource[T]) List(ctx context.Context, query any) ([]T, error) {
-	page, err := fetchPage[T](ctx, r.rc, r.rc.syncSend(), "List", query)
+	req, err := r.rc.listRequest(query, r.rc.syncChain())
+	if err != nil {
+		return nil, err
+	}
+	page, err := getPage[T](ctx, r.rc, r.rc.st.syncChain, req)
 	if err != nil {
 		return nil, err
 	}
@@ -68,33 +71,33 @@ func (r *Resource[T]) List(ctx context.Context, query any) ([]T, error) {
 // Get returns the record with the given id: GET path/{id}. id is formatted
 // and escaped like a path parameter.
 func (r *Resource[T]) Get(ctx context.Context, id any) (T, error) {
-	return crud[T](ctx, r.rc, r.rc.syncSend(), "Get", http.MethodGet, id, true, nil)
+	return crud[T](ctx, r.rc, r.rc.syncChain(), opGet, id, nil)
 }
 
 // Create sends obj as the JSON body of POST path and returns the created
 // record. obj must be a data model: with T = any, a map is refused with
 // ErrNotModel and nothing is sent.
 func (r *Resource[T]) Create(ctx context.Context, obj T) (T, error) {
-	return crud[T](ctx, r.rc, r.rc.syncSend(), "Create", http.MethodPost, nil, false, any(obj))
+	return crud[T](ctx, r.rc, r.rc.syncChain(), opCreate, nil, any(obj))
 }
 
 // Update replaces the record with the given id: PUT path/{id} with obj as
 // the JSON body.
 func (r *Resource[T]) Update(ctx context.Context, id any, obj T) (T, error) {
-	return crud[T](ctx, r.rc, r.rc.syncSend(), "Update", http.MethodPut, id, true, any(obj))
+	return crud[T](ctx, r.rc, r.rc.syncChain(), opUpdate, id, any(obj))
 }
 
 // Patch sends patch, any data model (typically a struct of the fields to
 // change with omitempty), as the JSON body of PATCH path/{id} and returns
 // the updated record.
 func (r *Resource[T]) Patch(ctx context.Context, id any, patch any) (T, error) {
-	return crud[T](ctx, r.rc, r.rc.syncSend(), "Patch", http.MethodPatch, id, true, patch)
+	return crud[T](ctx, r.rc, r.rc.syncChain(), opPatch, id, patch)
 }
 
 // Delete deletes the record with the given id: DELETE path/{id}. It returns
 // the response (its status, headers and body, if any).
 func (r *Resource[T]) Delete(ctx context.Context, id any) (*Response, error) {
-	return crud[*Response](ctx, r.rc, r.rc.syncSend(), "Delete", http.MethodDelete, id, true, nil)
+	return crud[*Response](ctx, r.rc, r.rc.syncChain(), opDelete, id, nil)
 }
 
 // All returns every record of the collection, lazily: a page is requested
@@ -115,7 +118,11 @@ func (r *Resource[T]) Iterate(ctx context.Context, query any) iter.Seq2[T, error
 // response) for callers that need totals or other page metadata. Every page
 // fetched is yielded, an empty last one included.
 func (r *Resource[T]) Pages(ctx context.Context, query any) iter.Seq2[*Page[T], error] {
-	return walkPages[T](ctx, r.rc, r.rc.syncSend(), query)
+	rc := r.rc
+	chain := rc.syncChain()
+	return walkPages(ctx, rc, chain, query, func(ctx context.Context, req *Request) (*Page[T], error) {
+		return getPage[T](ctx, rc, chain, req)
+	})
 }
 
 func (r *Resource[T]) binding() *clientState {
@@ -144,20 +151,39 @@ type maxPagesOption struct{ n int }
 func (o maxPagesOption) applyResource(c *resourceConfig) { c.maxPages = o.n }
 func (o maxPagesOption) String() string                  { return fmt.Sprintf("kit.WithMaxPages(%d)", o.n) }
 
+// The operations of a resource, each an endpoint declaration of its own
+// (made once, with the resource): their requests are built by the same code
+// as every endpoint's.
+const (
+	opList = iota
+	opGet
+	opCreate
+	opUpdate
+	opPatch
+	opDelete
+	numOps
+)
+
+var opNames = [numOps]string{"List", "Get", "Create", "Update", "Patch", "Delete"}
+
 // resourceCore is the non-generic part of a resource, shared by Resource
 // and AsyncResource.
 type resourceCore struct {
-	st      *clientState
-	kind    string // "kit.Resource" or "kit.AsyncResource", for messages
-	path    string // as given
-	escaped string // escaped path, with a leading slash and no trailing one
-	err     error  // a problem found at construction, reported by every call
-	layout  *pageLayout
+	st     *clientState
+	kind   string // "Resource" or "AsyncResource", for messages
+	path   string // as given
+	err    error  // a problem found at construction, reported by every call
+	layout *pageLayout
+	ops    [numOps]*endpointDecl
 	resourceConfig
 }
 
 func newResourceCore(b Binding, path string, opts []ResourceOption, kind string) *resourceCore {
 	rc := &resourceCore{kind: kind, path: path}
+	fail := func(format string, args ...any) *resourceCore {
+		rc.err = errorf(fmt.Sprintf("%s %q", kind, path), format, args...)
+		return rc
+	}
 	for _, o := range opts {
 		if o != nil {
 			o.applyResource(&rc.resourceConfig)
@@ -167,68 +193,95 @@ func newResourceCore(b Binding, path string, opts []ResourceOption, kind string)
 		rc.st = b.binding()
 	}
 	if rc.st == nil {
-		rc.err = fmt.Errorf("kit: %s %q: %w", kind, path, ErrNilBinding)
-		return rc
+		return fail("%w", ErrNilBinding)
 	}
 	if rc.paginator == nil {
 		rc.paginator = PageNumber{}
 	}
 	if rc.maxPages < 0 {
-		rc.err = fmt.Errorf("kit: %s %q: WithMaxPages(%d): must not be negative", kind, path, rc.maxPages)
-		return rc
+		return fail("WithMaxPages(%d): must not be negative", rc.maxPages)
 	}
 	if rc.prefetch < 0 {
-		rc.err = fmt.Errorf("kit: %s %q: WithPrefetch(%d): must not be negative", kind, path, rc.prefetch)
-		return rc
+		return fail("WithPrefetch(%d): must not be negative", rc.prefetch)
 	}
 	if path != "" {
-		esc, err := escapeLiteral("/" + strings.Trim(path, "/"))
-		if err != nil {
-			rc.err = fmt.Errorf("kit: %s %q: %w", kind, path, err)
-			return rc
-		}
 		if strings.ContainsAny(path, "{}?#") {
-			rc.err = fmt.Errorf("kit: %s %q: a collection path has no placeholders, query or fragment", kind, path)
-			return rc
+			return fail("a collection path has no placeholders, query or fragment")
 		}
-		rc.escaped = esc
+		coll := "/" + strings.Trim(path, "/")
+		item := strings.TrimSuffix(coll, "/") + "/{id}"
+		for op, spec := range [numOps]struct{ method, path string }{
+			opList:   {http.MethodGet, coll},
+			opGet:    {http.MethodGet, item},
+			opCreate: {http.MethodPost, coll},
+			opUpdate: {http.MethodPut, item},
+			opPatch:  {http.MethodPatch, item},
+			opDelete: {http.MethodDelete, item},
+		} {
+			tmpl, err := parsePathTemplate(spec.path)
+			if err != nil {
+				return fail("%w", err)
+			}
+			rc.ops[op] = &endpointDecl{method: spec.method, name: spec.method + " " + spec.path, tmpl: tmpl}
+		}
 	}
 	l, err := newPageLayout(rc.paginator)
 	if err != nil {
-		rc.err = fmt.Errorf("kit: %s %q: paginator %T: %w", kind, path, rc.paginator, err)
-		return rc
+		return fail("paginator %T: %w", rc.paginator, err)
 	}
 	rc.layout = l
 	return rc
 }
 
-// check reports why op cannot run: a construction problem, or no path.
-func (rc *resourceCore) check(op string) error {
+// check reports why op cannot run: a construction problem, no path, or an
+// engine without the protocol (chain is nil).
+func (rc *resourceCore) check(op int, chain Sender) error {
+	return rc.checkAs(opNames[op], op, chain)
+}
+
+// checkAs is check for the method named name (Iterate, Pages, All walk
+// with the List declaration).
+func (rc *resourceCore) checkAs(name string, op int, chain Sender) error {
+	if rc == nil {
+		return errorf("Resource."+name, "%w", ErrNilBinding)
+	}
 	if rc.err != nil {
 		return rc.err
 	}
 	if rc.path == "" {
-		return fmt.Errorf("%w: %s.%s needs it", ErrNoPath, rc.kind, op)
+		return errorf(rc.kind+"."+name, "%w", ErrNoPath)
+	}
+	if chain == nil {
+		lacks := "kit.Engine"
+		if rc.kind == "AsyncResource" {
+			lacks = "kit.AsyncEngine"
+		}
+		return &EngineError{Engine: fmt.Sprintf("%T", rc.st.engine), Lacks: lacks, Endpoint: fmt.Sprintf("%s.%s (%s)", rc.kind, name, rc.ops[op].name)}
 	}
 	return nil
 }
 
-// syncSend returns the sync engine's send function, or nil when the engine
-// lacks kit.Engine.
-func (rc *resourceCore) syncSend() sendFunc {
-	if rc.st == nil || rc.st.syncEng == nil {
+// syncChain returns the client's sync chain (nil when the engine lacks
+// kit.Engine).
+func (rc *resourceCore) syncChain() Sender {
+	if rc == nil || rc.st == nil {
 		return nil
 	}
-	return rc.st.syncEng.Do
+	return rc.st.syncChain
 }
 
-func (rc *resourceCore) engineError(op, method string, lacks string) error {
-	return &EngineError{Engine: fmt.Sprintf("%T", rc.st.engine), Lacks: lacks, Endpoint: fmt.Sprintf("%s.%s (%s %s)", rc.kind, op, method, rc.path)}
+// asyncChain returns the client's async chain (nil when the engine lacks
+// kit.AsyncEngine).
+func (rc *resourceCore) asyncChain() Sender {
+	if rc == nil || rc.st == nil {
+		return nil
+	}
+	return rc.st.asyncChain
 }
 
 // collectionURL is the URL of the collection with a query.
 func (rc *resourceCore) collectionURL(q url.Values) string {
-	u := rc.st.prefix + rc.escaped
+	u := rc.st.prefix + rc.ops[opList].tmpl.parts[0].literal
 	q = mergeQuery(rc.st.baseQuery, nil, q)
 	if len(q) > 0 {
 		u += "?" + q.Encode()
@@ -236,8 +289,50 @@ func (rc *resourceCore) collectionURL(q url.Values) string {
 	return u
 }
 
-// itemURL is the URL of one record.
-func (rc *resourceCore) itemURL(id any) (string, error) {
+// crud runs one CRUD operation and decodes its result into R.
+func crud[R any](ctx context.Context, rc *resourceCore, chain Sender, op int, id any, body any) (R, error) {
+	var zero R
+	req, err := rc.crudRequest(op, id, body, chain)
+	if err != nil {
+		return zero, err
+	}
+	resp, err := rc.st.send(ctx, chain, req)
+	if err != nil {
+		return zero, err
+	}
+	return decodeResult[R](resultKindOf(reflect.TypeFor[R]()), rc.st, resp)
+}
+
+// crudRequest checks and builds the request of a CRUD operation; nothing is
+// sent when it fails.
+func (rc *resourceCore) crudRequest(op int, id any, body any, chain Sender) (*Request, error) {
+	if err := rc.check(op, chain); err != nil {
+		return nil, err
+	}
+	d := rc.ops[op]
+	r := routed{names: d.tmpl.placeholders}
+	if len(r.names) > 0 {
+		s, err := formatID(id)
+		if err != nil {
+			return nil, errorf(d.name, "%w", err)
+		}
+		r.vals, r.filled = []string{s}, []bool{true}
+	}
+	if op == opCreate || op == opUpdate || op == opPatch {
+		v := reflect.ValueOf(body)
+		if !v.IsValid() || isNilValue(v) {
+			return nil, errorf(d.name, "%w: the body is nil", ErrNotModel)
+		}
+		if k := classify(v.Type()).kind; k != classModel && k != classModelSlice {
+			return nil, errorf(d.name, "%w: %T cannot be a request body", ErrNotModel, body)
+		}
+		r.body = v
+	}
+	return rc.st.build(d, &r, "")
+}
+
+// formatID formats a record id like a path parameter.
+func formatID(id any) (string, error) {
 	if id == nil {
 		return "", errors.New("id is nil")
 	}
@@ -253,82 +348,7 @@ func (rc *resourceCore) itemURL(id any) (string, error) {
 	if !ok {
 		return "", errors.New("id is nil")
 	}
-	switch s {
-	case "", ".", "..":
-		return "", fmt.Errorf("id %q would change the resource addressed", s)
-	}
-	u := rc.st.prefix + rc.escaped + "/" + url.PathEscape(s)
-	if len(rc.st.baseQuery) > 0 {
-		u += "?" + rc.st.baseQuery.Encode()
-	}
-	return u, nil
-}
-
-// crud runs one CRUD operation and decodes its result into R.
-func crud[R any](ctx context.Context, rc *resourceCore, send sendFunc, op, method string, id any, hasID bool, body any) (R, error) {
-	or, err := rc.crudRequest(op, method, id, hasID, body, send)
-	if err != nil {
-		var zero R
-		return zero, err
-	}
-	return sendCRUD[R](ctx, rc, send, or)
-}
-
-// sendCRUD sends a built CRUD request and decodes its result into R.
-func sendCRUD[R any](ctx context.Context, rc *resourceCore, send sendFunc, or *outRequest) (R, error) {
-	resp, err := rc.st.do(ctx, send, or)
-	if err != nil {
-		var zero R
-		return zero, err
-	}
-	return decodeResult[R](resultKindOf(reflect.TypeFor[R]()), rc.st, resp)
-}
-
-// crudRequest checks and builds the request of a CRUD operation; nothing is
-// sent when it fails.
-func (rc *resourceCore) crudRequest(op, method string, id any, hasID bool, body any, send sendFunc) (*outRequest, error) {
-	if err := rc.check(op); err != nil {
-		return nil, err
-	}
-	if send == nil {
-		return nil, rc.engineError(op, method, rc.sendProtocol())
-	}
-	or := &outRequest{method: method, useAuth: true, endpoint: rc.kind + "." + op + " " + rc.path}
-	if hasID {
-		u, err := rc.itemURL(id)
-		if err != nil {
-			return nil, fmt.Errorf("kit: %s.%s %s: %w", rc.kind, op, rc.path, err)
-		}
-		or.url = u
-	} else {
-		or.url = rc.collectionURL(nil)
-	}
-	if method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
-		v := reflect.ValueOf(body)
-		if !v.IsValid() || isNilValue(v) {
-			return nil, fmt.Errorf("kit: %s.%s %s: %w: the body is nil", rc.kind, op, rc.path, ErrNotModel)
-		}
-		if k := classify(v.Type()).kind; k != classModel && k != classModelSlice {
-			return nil, fmt.Errorf("kit: %s.%s %s: %w: %T cannot be a request body", rc.kind, op, rc.path, ErrNotModel, body)
-		}
-		if err := validateValue(rc.st.validator, v); err != nil {
-			return nil, fmt.Errorf("kit: %s.%s %s: request body: %w", rc.kind, op, rc.path, err)
-		}
-		b, err := marshalJSON(body)
-		if err != nil {
-			return nil, fmt.Errorf("kit: %s.%s %s: encoding request body: %w", rc.kind, op, rc.path, err)
-		}
-		or.body, or.hasBody = b, true
-	}
-	return or, nil
-}
-
-// sendProtocol names the protocol this resource's calls need.
-func (rc *resourceCore) sendProtocol() string {
-	if rc.kind == "kit.AsyncResource" {
-		return "kit.AsyncEngine"
-	}
-	return "kit.Engine"
+	return s, nil
 }
 
 func resultKindOf(t reflect.Type) resultKind {
@@ -341,34 +361,22 @@ func resultKindOf(t reflect.Type) resultKind {
 	return resultTyped
 }
 
-// fetchPage requests one page (List).
-func fetchPage[T any](ctx context.Context, rc *resourceCore, send sendFunc, op string, query any) (*Page[T], error) {
-	u, err := rc.listURL(op, query, send)
-	if err != nil {
+// listRequest checks a List call and builds the request of its page.
+func (rc *resourceCore) listRequest(query any, chain Sender) (*Request, error) {
+	if err := rc.check(opList, chain); err != nil {
 		return nil, err
 	}
-	return getPage[T](ctx, rc, send, u)
-}
-
-// listURL checks a List call and returns the URL of its page.
-func (rc *resourceCore) listURL(op string, query any, send sendFunc) (string, error) {
-	if err := rc.check(op); err != nil {
-		return "", err
-	}
-	if send == nil {
-		return "", rc.engineError(op, http.MethodGet, rc.sendProtocol())
-	}
+	d := rc.ops[opList]
 	q, err := queryFrom(query)
 	if err != nil {
-		return "", fmt.Errorf("kit: %s.%s %s: %w", rc.kind, op, rc.path, err)
+		return nil, errorf(d.name, "%w", err)
 	}
-	return rc.collectionURL(q), nil
+	return rc.st.build(d, &routed{query: q}, "")
 }
 
-// getPage requests the page at u and decodes its records.
-func getPage[T any](ctx context.Context, rc *resourceCore, send sendFunc, u string) (*Page[T], error) {
-	or := &outRequest{method: http.MethodGet, url: u, useAuth: true, endpoint: rc.kind + " " + rc.path}
-	resp, err := rc.st.do(ctx, send, or)
+// getPage sends the request of a page and decodes its records.
+func getPage[T any](ctx context.Context, rc *resourceCore, chain Sender, req *Request) (*Page[T], error) {
+	resp, err := rc.st.send(ctx, chain, req)
 	if err != nil {
 		return nil, err
 	}
@@ -378,217 +386,8 @@ func getPage[T any](ctx context.Context, rc *resourceCore, send sendFunc, u stri
 	}
 	if resultKindOf(reflect.TypeFor[T]()) == resultTyped {
 		if err := validateValue(rc.st.validator, reflect.ValueOf(page.Records)); err != nil {
-			return nil, fmt.Errorf("kit: GET %s: page records: %w", redactURL(resp.Request.URL), err)
+			return nil, errorf(req.Method+" "+redactURL(req.URL), "page records: %w", err)
 		}
 	}
 	return page, nil
-}
-
-// Errors that end a walk.
-var (
-	// ErrPageLoop ends a walk whose paginator asks for the same request twice
-	// in a row, or whose server answers a page with exactly the records of
-	// the page before (servers that clamp a page number past the end). No
-	// record is yielded twice.
-	ErrPageLoop = errors.New("kit: pagination does not advance")
-
-	// ErrCrossOrigin is returned for a next-page URL on another origin than
-	// the client's base URL: it is not requested, so credentials never
-	// follow it.
-	ErrCrossOrigin = errors.New("kit: URL is on another origin than the base URL")
-)
-
-// walkPages is the lazy loop shared by every paginator.
-func walkPages[T any](ctx context.Context, rc *resourceCore, send sendFunc, query any) iter.Seq2[*Page[T], error] {
-	return walkPagesWith(ctx, rc, send, query, func(ctx context.Context, u string) (*Page[T], error) {
-		return getPage[T](ctx, rc, send, u)
-	})
-}
-
-// pageFetcher fetches and decodes the page at u.
-type pageFetcher[T any] func(ctx context.Context, u string) (*Page[T], error)
-
-// walkPagesWith runs the walk, fetching each page with fetch. It yields
-// each page, then asks the paginator for the next one; an error is yielded
-// once and ends the walk.
-func walkPagesWith[T any](ctx context.Context, rc *resourceCore, send sendFunc, query any, fetch pageFetcher[T]) iter.Seq2[*Page[T], error] {
-	return func(yield func(*Page[T], error) bool) {
-		w, err := rc.newWalk(query, send)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		for {
-			page, err := step(ctx, w, fetch)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if page == nil || !yield(page, nil) {
-				return
-			}
-			if err := w.advance(page.Response); err != nil {
-				yield(nil, err)
-				return
-			}
-		}
-	}
-}
-
-// step fetches the walk's next page: nil when the walk is over.
-func step[T any](ctx context.Context, w *walk, fetch pageFetcher[T]) (*Page[T], error) {
-	u, err := w.nextURL()
-	if err != nil || u == "" {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", w.rc.walkError(), err)
-	}
-	page, err := fetch(ctx, u)
-	if err != nil {
-		return nil, err
-	}
-	if err := w.guard(page.Response); err != nil {
-		return nil, err
-	}
-	return page, nil
-}
-
-// records flattens a page walk into a record walk.
-func records[T any](pages iter.Seq2[*Page[T], error]) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		for page, err := range pages {
-			if err != nil {
-				var zero T
-				yield(zero, err)
-				return
-			}
-			for _, rec := range page.Records {
-				if !yield(rec, nil) {
-					return
-				}
-			}
-		}
-	}
-}
-
-// walk is the state of one page walk; not generic, not safe for concurrent
-// use.
-type walk struct {
-	rc         *resourceCore
-	query      url.Values // the caller's query (a private copy)
-	req        *PageRequest
-	prevURL    string
-	prevReqURL *url.URL // URL of the request that produced the last page; next links resolve against it
-	prevSpan   []byte
-	pages      int
-}
-
-func (rc *resourceCore) newWalk(query any, send sendFunc) (*walk, error) {
-	if err := rc.check("Iterate"); err != nil {
-		return nil, err
-	}
-	if send == nil {
-		return nil, rc.engineError("Iterate", http.MethodGet, rc.sendProtocol())
-	}
-	q, err := queryFrom(query)
-	if err != nil {
-		return nil, fmt.Errorf("kit: %s.Iterate %s: %w", rc.kind, rc.path, err)
-	}
-	first := rc.paginator.FirstPage(cloneValues(q))
-	return &walk{rc: rc, query: q, req: &first}, nil
-}
-
-// nextURL returns the URL of the next page to fetch, or "" when the walk is
-// over.
-func (w *walk) nextURL() (string, error) {
-	if w.req == nil || (w.rc.maxPages > 0 && w.pages >= w.rc.maxPages) {
-		return "", nil
-	}
-	u, err := w.rc.pageURL(*w.req, w.query, w.prevReqURL)
-	if err != nil {
-		return "", err
-	}
-	if u == w.prevURL {
-		return "", fmt.Errorf("%s: %w: paginator %T asked for %s again", w.rc.walkError(), ErrPageLoop, w.rc.paginator, redactString(u))
-	}
-	w.prevURL = u
-	return u, nil
-}
-
-// guard records a fetched page, refusing one whose records are exactly
-// those of the page before.
-func (w *walk) guard(resp *Response) error {
-	w.pages++
-	if resp.page != nil && len(resp.page.span) > 2 && w.prevSpan != nil && string(resp.page.span) == string(w.prevSpan) {
-		return fmt.Errorf("%s: %w: page %d has exactly the records of the page before", w.rc.walkError(), ErrPageLoop, w.pages)
-	}
-	if resp.page != nil {
-		w.prevSpan = resp.page.span
-	}
-	if resp.Request != nil {
-		w.prevReqURL = resp.Request.URL
-	}
-	return nil
-}
-
-// advance asks the paginator for the request after the page of resp.
-func (w *walk) advance(resp *Response) error {
-	next, err := w.rc.paginator.NextPage(resp, *w.req)
-	if err != nil {
-		return fmt.Errorf("%s: paginator %T: %w", w.rc.walkError(), w.rc.paginator, err)
-	}
-	w.req = next
-	return nil
-}
-
-// pageURL turns a PageRequest into the URL to fetch. A URL in the request
-// is resolved against prev (the URL of the page before), completed with the
-// caller's query parameters it lacks, and refused on another origin.
-func (rc *resourceCore) pageURL(pr PageRequest, callerQuery url.Values, prev *url.URL) (string, error) {
-	if pr.URL == "" {
-		return rc.collectionURL(pr.Params), nil
-	}
-	ref, err := url.Parse(pr.URL)
-	if err != nil {
-		return "", fmt.Errorf("%s: bad next-page URL: %w", rc.walkError(), err)
-	}
-	base := prev
-	if base == nil {
-		base, _ = url.Parse(rc.collectionURL(nil))
-	}
-	u := base.ResolveReference(ref)
-	if !sameOrigin(u, rc.st.base) {
-		return "", fmt.Errorf("%s: next page %s: %w %s", rc.walkError(), redactURL(u), ErrCrossOrigin, rc.st.origin())
-	}
-	q := u.Query()
-	added := false
-	for _, src := range []url.Values{pr.Params, callerQuery} {
-		for k, vs := range src {
-			if _, ok := q[k]; !ok {
-				q[k] = append([]string(nil), vs...)
-				added = true
-			}
-		}
-	}
-	if added {
-		u.RawQuery = q.Encode()
-	}
-	u.Fragment, u.RawFragment = "", ""
-	return u.String(), nil
-}
-
-// walkError is how errors that end a walk begin: what was attempted, with
-// the collection's (redacted) URL.
-func (rc *resourceCore) walkError() string {
-	return "kit: GET " + redactString(rc.collectionURL(nil)) + ": walking pages"
-}
-
-// redactString redacts a URL given as text.
-func redactString(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return strconv.Quote("<unparsable URL>")
-	}
-	return redactURL(u)
 }

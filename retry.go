@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -204,23 +205,67 @@ type retrier struct {
 	start         time.Time
 }
 
-// retrierFor returns the retry plan of or, or nil when or is not retried:
+// retryLayer is the chain's retry layer: it sends each attempt of a call
+// that may be retried as a fresh copy of the request, and decides after a
+// failed one whether another follows (see RetryPolicy).
+func (st *clientState) retryLayer(next Sender) Sender {
+	return func(ctx context.Context, req *Request) (*Response, error) {
+		rt := st.retrierFor(req)
+		if rt == nil {
+			return next(ctx, req)
+		}
+		call := &callState{}
+		for attempt := 1; ; attempt++ {
+			a := req.clone()
+			a.attempt, a.call = attempt, call
+			resp, err := next(ctx, a)
+			if err == nil {
+				return resp, nil
+			}
+			op := req.Method + " " + redactURL(req.URL)
+			var header http.Header
+			var he *HTTPError
+			var final finalError
+			switch {
+			case errors.As(err, &final):
+				return nil, attemptsError(op, attempt, false, "", err)
+			case errors.As(err, &he):
+				if !rt.retryStatus(he.StatusCode) {
+					return nil, attemptsError(op, attempt, false, "", err)
+				}
+				header = he.Header
+			case !retryableError(ctx, err):
+				return nil, attemptsError(op, attempt, false, "", err)
+			}
+			wait, reason, ok := rt.next(ctx, attempt, header)
+			if !ok {
+				return nil, attemptsError(op, attempt, true, reason, err)
+			}
+			if werr := sleepCtx(ctx, wait); werr != nil {
+				return nil, errorf(op, "waiting to retry after %s (last: %v): %w", attemptsText(attempt), err, werr)
+			}
+		}
+	}
+}
+
+// retrierFor returns the retry plan of req, or nil when req is not retried:
 // no policy applies, the endpoint said NoRetry, or the method is not
 // idempotent and the endpoint did not say Idempotent.
-func (st *clientState) retrierFor(or *outRequest) *retrier {
-	p := or.retry
-	if p == nil && !or.noRetry {
+func (st *clientState) retrierFor(req *Request) *retrier {
+	pol := req.policy
+	p := pol.retry
+	if p == nil && !pol.noRetry {
 		p = st.retry
 	}
-	if p == nil || (!or.idempotent && !idempotentMethod(or.method)) {
+	if p == nil || (!pol.idempotent && !idempotentMethod(req.Method)) {
 		return nil
 	}
 	r := &retrier{
-		maxAttempts:   cmp0(p.MaxAttempts, DefaultRetryMaxAttempts),
-		maxElapsed:    cmp0(p.MaxElapsed, DefaultRetryMaxElapsed),
-		baseDelay:     cmp0(p.BaseDelay, DefaultRetryBaseDelay),
-		maxDelay:      cmp0(p.MaxDelay, DefaultRetryMaxDelay),
-		maxRetryAfter: cmp0(p.MaxRetryAfter, DefaultRetryMaxRetryAfter),
+		maxAttempts:   cmp.Or(p.MaxAttempts, DefaultRetryMaxAttempts),
+		maxElapsed:    cmp.Or(p.MaxElapsed, DefaultRetryMaxElapsed),
+		baseDelay:     cmp.Or(p.BaseDelay, DefaultRetryBaseDelay),
+		maxDelay:      cmp.Or(p.MaxDelay, DefaultRetryMaxDelay),
+		maxRetryAfter: cmp.Or(p.MaxRetryAfter, DefaultRetryMaxRetryAfter),
 		statuses:      p.Statuses,
 		start:         time.Now(),
 	}
@@ -231,13 +276,6 @@ func (st *clientState) retrierFor(or *outRequest) *retrier {
 		return nil
 	}
 	return r
-}
-
-func cmp0[T int | time.Duration](v, def T) T {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 func idempotentMethod(m string) bool {
@@ -380,10 +418,10 @@ func attemptsText(n int) string {
 	return strconv.Itoa(n) + " attempts"
 }
 
-// attemptsError is the error of a call that failed after more than one
-// attempt.
+// attemptsError is the error of a call that failed after attempt n: err
+// itself after one attempt, else err with how many attempts were made.
 // reason, when set, says why retrying stopped before MaxAttempts.
-func attemptsError(method, url string, n int, exhausted bool, reason string, err error) error {
+func attemptsError(op string, n int, exhausted bool, reason string, err error) error {
 	if n <= 1 {
 		return err
 	}
@@ -392,7 +430,7 @@ func attemptsError(method, url string, n int, exhausted bool, reason string, err
 		verb = "giving up after"
 	}
 	if reason != "" {
-		return fmt.Errorf("kit: %s %s: %s %d attempts (%s): %w", method, url, verb, n, reason, err)
+		return errorf(op, "%s %d attempts (%s): %w", verb, n, reason, err)
 	}
-	return fmt.Errorf("kit: %s %s: %s %d attempts: %w", method, url, verb, n, err)
+	return errorf(op, "%s %d attempts: %w", verb, n, err)
 }

@@ -58,29 +58,29 @@ func TestBackoffBounds(t *testing.T) {
 
 func TestRetrierDefaults(t *testing.T) {
 	st := &clientState{clientConfig: clientConfig{retry: &RetryPolicy{}}}
-	r := st.retrierFor(&outRequest{method: http.MethodGet})
+	r := st.retrierFor(&Request{Method: http.MethodGet, policy: defaultPolicy})
 	if r == nil || r.maxAttempts != 4 || r.maxElapsed != 30*time.Second || r.baseDelay != 100*time.Millisecond ||
 		r.maxDelay != 5*time.Second || r.maxRetryAfter != time.Minute || fmt.Sprint(r.statuses) != "[429 502 503 504]" {
 		t.Fatalf("defaults = %+v", r)
 	}
 	for _, m := range []string{"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"} {
-		if st.retrierFor(&outRequest{method: m}) == nil {
+		if st.retrierFor(&Request{Method: m, policy: defaultPolicy}) == nil {
 			t.Errorf("%s not retried", m)
 		}
 	}
 	for _, m := range []string{"POST", "PATCH", "PROPFIND"} {
-		if st.retrierFor(&outRequest{method: m}) != nil {
+		if st.retrierFor(&Request{Method: m, policy: defaultPolicy}) != nil {
 			t.Errorf("%s retried without Idempotent", m)
 		}
-		if st.retrierFor(&outRequest{method: m, idempotent: true}) == nil {
+		if st.retrierFor(&Request{Method: m, policy: &callPolicy{idempotent: true}}) == nil {
 			t.Errorf("%s not retried with Idempotent", m)
 		}
 	}
-	if st.retrierFor(&outRequest{method: "GET", noRetry: true}) != nil {
+	if st.retrierFor(&Request{Method: "GET", policy: &callPolicy{noRetry: true}}) != nil {
 		t.Error("NoRetry retried")
 	}
 	one := &clientState{clientConfig: clientConfig{retry: &RetryPolicy{MaxAttempts: 1}}}
-	if one.retrierFor(&outRequest{method: "GET"}) != nil {
+	if one.retrierFor(&Request{Method: "GET", policy: defaultPolicy}) != nil {
 		t.Error("MaxAttempts 1 retried")
 	}
 }

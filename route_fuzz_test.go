@@ -193,7 +193,7 @@ func FuzzParamRouting(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	st, err := newClientState("fuzz", "http://example.com/api/v1?key=k", nil)
+	st, err := newTestState("http://example.com/api/v1?key=k")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -219,32 +219,32 @@ func FuzzParamRouting(f *testing.F) {
 			return
 		}
 		if wantErr {
-			t.Fatalf("request(%+v) = %q; want an error", p, or.url)
+			t.Fatalf("request(%+v) = %q; want an error", p, or.URL.String())
 		}
-		if or.method != "GET" || or.hasBody {
-			t.Fatalf("request: method %q, body %v", or.method, or.hasBody)
+		if or.Method != "GET" || (or.GetBody != nil) {
+			t.Fatalf("request: method %q, body %v", or.Method, (or.GetBody != nil))
 		}
 
-		u, err := url.Parse(or.url)
+		u, err := url.Parse(or.URL.String())
 		if err != nil {
-			t.Fatalf("request(%+v) URL %q: url.Parse: %v", p, or.url, err)
+			t.Fatalf("request(%+v) URL %q: url.Parse: %v", p, or.URL.String(), err)
 		}
 		if u.Scheme != "http" || u.Host != "example.com" || u.Fragment != "" {
-			t.Fatalf("URL %q: scheme %q host %q fragment %q", or.url, u.Scheme, u.Host, u.Fragment)
+			t.Fatalf("URL %q: scheme %q host %q fragment %q", or.URL.String(), u.Scheme, u.Host, u.Fragment)
 		}
 		wantPath := "/api/v1/teams/" + url.PathEscape(id) + "/items/" + strconv.Itoa(seq)
 		if got := u.EscapedPath(); got != wantPath {
-			t.Fatalf("URL %q: path %q, want %q", or.url, got, wantPath)
+			t.Fatalf("URL %q: path %q, want %q", or.URL.String(), got, wantPath)
 		}
 		segs := strings.Split(u.EscapedPath(), "/")
 		if len(segs) != 7 {
-			t.Fatalf("URL %q: %d path segments, want 7", or.url, len(segs))
+			t.Fatalf("URL %q: %d path segments, want 7", or.URL.String(), len(segs))
 		}
 		if got, err := url.PathUnescape(segs[4]); err != nil || got != id {
-			t.Fatalf("URL %q: {id} segment %q unescapes to %q, %v; want %q", or.url, segs[4], got, err, id)
+			t.Fatalf("URL %q: {id} segment %q unescapes to %q, %v; want %q", or.URL.String(), segs[4], got, err, id)
 		}
 		if got, err := strconv.Atoi(segs[6]); err != nil || got != seq {
-			t.Fatalf("URL %q: {seq} segment %q, want %d", or.url, segs[6], seq)
+			t.Fatalf("URL %q: {seq} segment %q, want %d", or.URL.String(), segs[6], seq)
 		}
 
 		// The query: the base URL's, then the template's, then the fields'
@@ -266,21 +266,21 @@ func FuzzParamRouting(f *testing.F) {
 		want.Add("since", p.Since.Format(time.RFC3339Nano))
 		got, err := url.ParseQuery(u.RawQuery)
 		if err != nil {
-			t.Fatalf("URL %q: query does not parse: %v", or.url, err)
+			t.Fatalf("URL %q: query does not parse: %v", or.URL.String(), err)
 		}
 		// ratio is the one value whose text kit chooses: it is the first
 		// "ratio" (a map entry named ratio comes after it).
 		const ri = 0
 		if len(got["ratio"]) != len(want["ratio"]) {
-			t.Fatalf("URL %q: ratio %q, want %d values", or.url, got["ratio"], len(want["ratio"]))
+			t.Fatalf("URL %q: ratio %q, want %d values", or.URL.String(), got["ratio"], len(want["ratio"]))
 		}
 		rf, err := strconv.ParseFloat(got["ratio"][ri], 64)
 		if err != nil || rf != ratio || math.Signbit(rf) != math.Signbit(ratio) {
-			t.Fatalf("URL %q: ratio %q reads as %v, %v; want %v", or.url, got["ratio"][ri], rf, err, ratio)
+			t.Fatalf("URL %q: ratio %q reads as %v, %v; want %v", or.URL.String(), got["ratio"][ri], rf, err, ratio)
 		}
 		want["ratio"][ri] = got["ratio"][ri]
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("URL %q:\nquery %q\nwant  %q", or.url, got, want)
+			t.Fatalf("URL %q:\nquery %q\nwant  %q", or.URL.String(), got, want)
 		}
 		if since >= -62135596800 && since <= 253402300799 { // years 1 to 9999
 			if tm, err := time.Parse(time.RFC3339Nano, got.Get("since")); err != nil || !tm.Equal(p.Since) {
@@ -288,12 +288,12 @@ func FuzzParamRouting(f *testing.F) {
 				vals := got["since"]
 				tm, err = time.Parse(time.RFC3339Nano, vals[len(vals)-1])
 				if err != nil || !tm.Equal(p.Since) {
-					t.Fatalf("URL %q: since %q reads as %v, %v; want %v", or.url, vals, tm, err, p.Since)
+					t.Fatalf("URL %q: since %q reads as %v, %v; want %v", or.URL.String(), vals, tm, err, p.Since)
 				}
 			}
 		}
-		if hv := or.header.Values("X-Trace"); len(hv) != 1 || hv[0] != trace || len(or.header) != 1 {
-			t.Fatalf("header %q, want X-Trace %q only", or.header, trace)
+		if hv := or.Header.Values("X-Trace"); len(hv) != 1 || hv[0] != trace || len(or.Header) != 3 {
+			t.Fatalf("header %q, want X-Trace %q besides Accept and User-Agent", or.Header, trace)
 		}
 	})
 }

@@ -22,47 +22,6 @@ type Validator interface {
 	Validate(v any) error
 }
 
-// ValidationError reports a data model that failed validation. Fields lists
-// each failed field rule; Err holds what the model's own Validate method
-// returned, if it failed.
-type ValidationError struct {
-	Model  string // the Go type, e.g. "api.User"
-	Fields []FieldError
-	Err    error
-}
-
-// FieldError is one failed rule of one field.
-type FieldError struct {
-	Path    string // e.g. "Users[2].Email"; "[2].Email" for the third element of a slice body
-	Rule    string // the failed rule, e.g. "required", "email", "min"
-	Message string // e.g. "is required"
-}
-
-// Error lists the failed fields on one line.
-func (e *ValidationError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "invalid %s:", e.Model)
-	for i, f := range e.Fields {
-		if i > 0 {
-			b.WriteByte(';')
-		}
-		fmt.Fprintf(&b, " %s %s", f.Path, f.Message)
-	}
-	if e.Err != nil {
-		if len(e.Fields) > 0 {
-			b.WriteByte(';')
-		}
-		b.WriteString(" ")
-		// One line, even for joined errors (of slice elements, or from a
-		// Validate method that uses errors.Join).
-		b.WriteString(strings.ReplaceAll(e.Err.Error(), "\n", "; "))
-	}
-	return b.String()
-}
-
-// Unwrap returns the error of the model's Validate method, if any.
-func (e *ValidationError) Unwrap() error { return e.Err }
-
 // Private implementation past this point.
 
 // selfValidator is a data model with its own validation.

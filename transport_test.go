@@ -3,8 +3,9 @@ package kit
 import (
 	"errors"
 	"io"
+	"math"
 	"net/http"
-	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -55,50 +56,76 @@ func TestReadLimited(t *testing.T) {
 	}
 }
 
-func TestReadResponseHEADHasNoBody(t *testing.T) {
+// newTestState returns the state of a Client for base, for internal tests.
+func newTestState(base string, opts ...Option) (*clientState, error) {
+	return newClientState("test", base, opts, func(st *clientState) any { return st.httpClient })
+}
+
+func TestReceiveHEADHasNoBody(t *testing.T) {
 	t.Parallel()
-	st, err := newClientState("test", "http://example.com", []Option{WithMaxBodySize(10)})
+	st, err := newTestState("http://example.com", WithMaxBodySize(10))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, _ := http.NewRequest(http.MethodHead, "http://example.com/file", nil)
-	resp, err := st.readResponse(req, &http.Response{
+	hreq, _ := http.NewRequest(http.MethodHead, "http://example.com/file", nil)
+	resp, err := st.receive(t.Context(), &Request{Method: http.MethodHead, URL: hreq.URL, policy: defaultPolicy}, hreq, &http.Response{
 		StatusCode:    http.StatusOK,
 		Header:        http.Header{"Content-Length": {"1000"}},
 		ContentLength: 1000,
 		Body:          http.NoBody,
-	}, 0)
+	}, nil)
 	if err != nil || resp.StatusCode != http.StatusOK || len(resp.Bytes()) != 0 {
 		t.Errorf("HEAD with Content-Length 1000 over a limit of 10: %v, %v; want the response", resp, err)
 	}
 }
 
-func TestNewHTTPRequestHeaders(t *testing.T) {
+// TestReadLimitedFollowsBytesNotAnnouncement checks that the buffer grows
+// with what arrives: a server that announces a large body and sends a few
+// bytes does not make kit allocate what it announced.
+func TestReadLimitedFollowsBytesNotAnnouncement(t *testing.T) {
 	t.Parallel()
-	st, err := newClientState("test", "http://example.com/api", []Option{WithHeader("X-Client", "c"), WithHeader("Accept-Language", "en")})
+	body, err := readLimited(strings.NewReader("tiny body"), 1<<40, 30<<20, false)
+	if err != nil || string(body) != "tiny body" {
+		t.Fatalf("%q, %v", body, err)
+	}
+	if c := cap(body); c > initialBodyBuffer+1 {
+		t.Errorf("buffer of %d bytes for a 9-byte body announced as 30 MiB", c)
+	}
+	for _, limit := range []int64{math.MaxInt64, math.MaxInt64 - 1} {
+		if got, err := readLimited(strings.NewReader("x"), limit, -1, false); err != nil || string(got) != "x" {
+			t.Errorf("limit %d: %q, %v", limit, got, err)
+		}
+		if got, err := readLimited(strings.NewReader("x"), limit, math.MaxInt64, true); err != nil || string(got) != "x" {
+			t.Errorf("limit %d, size MaxInt64: %q, %v", limit, got, err)
+		}
+	}
+}
+
+func TestBuildHeaders(t *testing.T) {
+	t.Parallel()
+	st, err := newTestState("http://example.com/api", WithHeader("X-Client", "c"), WithHeader("Accept-Language", "en"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	type body struct{ A int }
+	d := &endpointDecl{method: "POST", name: "POST /x", tmpl: &pathTemplate{raw: "/x", parts: []pathPart{{literal: "/x"}}}}
 	tests := []struct {
 		name string
-		or   outRequest
+		r    routed
 		want http.Header
 	}{
-		{"no body", outRequest{method: "GET", url: "http://example.com/api/x"}, http.Header{
+		{"no body", routed{}, http.Header{
 			"Accept": {"application/json"}, "X-Client": {"c"}, "Accept-Language": {"en"}, "User-Agent": {userAgent},
 		}},
-		{"body", outRequest{method: "POST", url: "http://example.com/api/x", body: []byte(`{}`), hasBody: true}, http.Header{
+		{"body", routed{body: reflect.ValueOf(body{1})}, http.Header{
 			"Accept": {"application/json"}, "Content-Type": {"application/json"}, "X-Client": {"c"}, "Accept-Language": {"en"}, "User-Agent": {userAgent},
 		}},
-		{"empty body is a body", outRequest{method: "PUT", url: "http://example.com/api/x", body: nil, hasBody: true}, http.Header{
-			"Accept": {"application/json"}, "Content-Type": {"application/json"}, "X-Client": {"c"}, "Accept-Language": {"en"}, "User-Agent": {userAgent},
-		}},
-		{"header params", outRequest{method: "GET", url: "http://example.com/api/x", header: http.Header{"X-Client": {"p"}, "User-Agent": {"mine"}}}, http.Header{
+		{"header params", routed{header: http.Header{"X-Client": {"p"}, "User-Agent": {"mine"}}}, http.Header{
 			"Accept": {"application/json"}, "X-Client": {"p"}, "Accept-Language": {"en"}, "User-Agent": {"mine"},
 		}},
 	}
 	for _, tt := range tests {
-		req, err := st.newHTTPRequest(t.Context(), &tt.or)
+		req, err := st.build(d, &tt.r, "")
 		if err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 			continue
@@ -106,12 +133,22 @@ func TestNewHTTPRequestHeaders(t *testing.T) {
 		if got := req.Header; !headersEqual(got, tt.want) {
 			t.Errorf("%s: headers %v, want %v", tt.name, got, tt.want)
 		}
-		if req.Method != tt.or.method || req.URL.String() != tt.or.url {
-			t.Errorf("%s: %s %s, want %s %s", tt.name, req.Method, req.URL, tt.or.method, tt.or.url)
+		if req.Method != "POST" || req.URL.String() != "http://example.com/api/x" {
+			t.Errorf("%s: %s %s", tt.name, req.Method, req.URL)
+		}
+		if tt.r.body.IsValid() {
+			rc, err := req.GetBody()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(rc)
+			if string(b) != `{"A":1}` || req.ContentLength != int64(len(b)) {
+				t.Errorf("%s: body %q, ContentLength %d", tt.name, b, req.ContentLength)
+			}
 		}
 	}
 	// The client's headers are copied, never shared with a request.
-	req, _ := st.newHTTPRequest(t.Context(), &outRequest{method: "GET", url: "http://example.com/api/x"})
+	req, _ := st.build(d, &routed{}, "")
 	req.Header["X-Client"][0] = "changed"
 	req.Header.Add("X-Client", "more")
 	if got := st.header["X-Client"]; len(got) != 1 || got[0] != "c" {
@@ -130,30 +167,4 @@ func headersEqual(a, b http.Header) bool {
 		}
 	}
 	return true
-}
-
-func TestRedactURL(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{"https://h/p", "https://h/p"},
-		{"https://h/p?q=1", "https://h/p?q=1"},
-		{"https://h/p?access_token=abc", "https://h/p?access_token=REDACTED"},
-		{"https://h/p?api_key=abc&q=1", "https://h/p?api_key=REDACTED&q=1"},
-		{"https://h/p?Client_Secret=a&x=1", "https://h/p?Client_Secret=REDACTED&x=1"},
-		{"https://u:pw@h/p", "https://REDACTED@h/p"},
-		{"https://h/p?x=%zz&token=abc", "https://h/p?REDACTED"},
-		{"https://h/a%2Fb?token=t", "https://h/a%2Fb?token=REDACTED"},
-	}
-	for _, tt := range tests {
-		u, err := url.Parse(tt.in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := redactURL(u); got != tt.want {
-			t.Errorf("redactURL(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	if got := redactURL(nil); got != "" {
-		t.Errorf("redactURL(nil) = %q", got)
-	}
 }

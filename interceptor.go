@@ -1,0 +1,150 @@
+package kit
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+)
+
+// Request is one request on its way through a client's send chain: what an
+// Interceptor sees and may change. kit builds it from an endpoint's
+// declaration and the call's parameters (or from a resource operation, or a
+// page of a walk); the chain's last layer turns it into an *http.Request.
+//
+// Each attempt of a call gets its own copy: an attempt interceptor may change
+// Header and URL freely without the change leaking into the next attempt.
+// A call interceptor that changes the request changes it for every attempt.
+// Interceptors must not keep a Request after they return.
+type Request struct {
+	Method string
+	URL    *url.URL
+	Header http.Header
+
+	// Endpoint is the declaration the request comes from, such as
+	// "GET /users/{id}"; the pages of a walk have "GET /users". Resource
+	// operations have their method and collection path ("PUT /users/{id}").
+	Endpoint string
+
+	// GetBody returns a new reader of the request body, or is nil when the
+	// request has none. Every attempt, and every interceptor that wants to
+	// read the body (to sign it, say), calls it to get a reader of its own;
+	// the reader is closed by whoever called GetBody. An interceptor that
+	// replaces the body sets GetBody, ContentLength and the Content-Type
+	// header together.
+	GetBody func() (io.ReadCloser, error)
+
+	// ContentLength is the body's length in bytes, or -1 when unknown.
+	ContentLength int64
+
+	policy  *callPolicy // the endpoint's per-call settings; never nil
+	attempt int         // 1 for the first attempt, set by the retry layer
+	call    *callState  // shared by the attempts of a retried call; else nil
+}
+
+// callState is what the attempts of one call share (they run one after
+// another, never at once).
+type callState struct {
+	refreshed bool // the auth layer renewed credentials after a 401
+}
+
+// Sender sends a request and returns its response, with the body read. It is
+// what an Interceptor wraps: the rest of the chain below it. A Sender returns
+// a non-2xx status as an *HTTPError, never as a *Response.
+type Sender func(ctx context.Context, req *Request) (*Response, error)
+
+// Interceptor wraps the rest of a client's send chain. It may change the
+// request before calling next (set a header, rewrite the URL), look at or
+// replace the response or error that next returns, or answer without calling
+// next at all (a cache hit, with NewResponse). Interceptors are composed once,
+// when the client is made, and must be safe for concurrent use.
+//
+// The chain runs, from outside in: call interceptors (WithInterceptors), the
+// endpoint's timeout (WithTimeout), retries (WithRetry), the rate limit
+// (WithRateLimit), credentials and the one refresh-and-resend on a 401
+// (WithAuth), logging (WithLogger), attempt interceptors
+// (WithAttemptInterceptors), the in-flight limit of an AsyncClient
+// (WithMaxInFlight), and the transport: the engine, the body read within the
+// limit (WithMaxBodySize), and non-2xx statuses turned into *HTTPError.
+type Interceptor func(next Sender) Sender
+
+// WithInterceptors adds interceptors that run once per call, outermost
+// first, around everything else in the chain: retries, auth and every
+// attempt happen inside them. Caching, metrics and tracing belong here. It
+// may be given several times; interceptors accumulate in order. Nil
+// interceptors are skipped.
+//
+// They apply to every request of the client: endpoint calls (Call and Go),
+// resource operations and every page of a walk.
+func WithInterceptors(i ...Interceptor) Option {
+	return &interceptorOption{list: i, attempt: false}
+}
+
+// WithAttemptInterceptors adds interceptors that run once per attempt, after
+// credentials have been added: retries and the resend after a 401 go through
+// them again, and they see the Authorization header. Request signing belongs
+// here. Order and accumulation are as for WithInterceptors.
+func WithAttemptInterceptors(i ...Interceptor) Option {
+	return &interceptorOption{list: i, attempt: true}
+}
+
+// NewResponse returns a response made without sending anything, for an
+// interceptor that answers a request itself (from a cache, say). header may
+// be nil. The chain fills in Request when the interceptor leaves it nil.
+func NewResponse(statusCode int, header http.Header, body []byte) *Response {
+	if header == nil {
+		header = make(http.Header)
+	}
+	return &Response{StatusCode: statusCode, Header: header, body: body}
+}
+
+// Private implementation past this point.
+
+// interceptorOption is WithInterceptors and WithAttemptInterceptors. It is
+// used through a pointer, so that the option stays comparable although it
+// holds a slice.
+type interceptorOption struct {
+	list    []Interceptor
+	attempt bool
+}
+
+func (o *interceptorOption) applyClient(c *clientConfig) error {
+	for _, i := range o.list {
+		if i == nil {
+			continue
+		}
+		if o.attempt {
+			c.attemptInterceptors = append(c.attemptInterceptors, i)
+		} else {
+			c.callInterceptors = append(c.callInterceptors, i)
+		}
+	}
+	return nil
+}
+
+func (o *interceptorOption) String() string {
+	if o.attempt {
+		return fmt.Sprintf("kit.WithAttemptInterceptors(%d)", len(o.list))
+	}
+	return fmt.Sprintf("kit.WithInterceptors(%d)", len(o.list))
+}
+
+// clone returns a copy of r whose Header and URL may be changed without
+// changing r's.
+func (r *Request) clone() *Request {
+	c := *r
+	c.Header = r.Header.Clone()
+	if c.Header == nil {
+		c.Header = make(http.Header)
+	}
+	if r.URL != nil {
+		u := *r.URL
+		if r.URL.User != nil {
+			uu := *r.URL.User
+			u.User = &uu
+		}
+		c.URL = &u
+	}
+	return &c
+}

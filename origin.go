@@ -1,0 +1,319 @@
+package kit
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Private implementation past this point.
+//
+// origin.go keeps credentials and secrets where they belong: which URLs are
+// on the base URL's origin, what is taken off a request redirected to
+// another origin, and how URLs are redacted in errors and logs.
+
+// sameOrigin reports whether a and b have the same scheme, host and port.
+func sameOrigin(a, b *url.URL) bool {
+	return a.Scheme == b.Scheme && canonicalHost(a) == canonicalHost(b)
+}
+
+// canonicalHost is host:port with the scheme's default port made explicit.
+func canonicalHost(u *url.URL) string {
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		switch u.Scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return strings.ToLower(host) + ":" + port
+}
+
+// sameOrigin reports whether u is on the base URL's origin.
+func (st *clientState) sameOrigin(u *url.URL) bool { return sameOrigin(u, st.base) }
+
+// origin is scheme://host of the base URL, the only origin credentials go to.
+func (st *clientState) origin() string {
+	return st.base.Scheme + "://" + strings.ToLower(st.base.Host)
+}
+
+// credentialHeaders are taken off a request redirected to another origin,
+// whoever set them: the client's auth, WithHeader or a header parameter.
+var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie"}
+
+// An authRecord is kept in the context of each request that kit
+// authenticated: what the Auth added, so that a redirect to another origin
+// can take it off again. The auth layer puts it there; the redirect guard of
+// the client's *http.Client reads it.
+type authRecord struct {
+	origin *url.URL    // the base URL: the only origin credentials go to
+	header []headerWas // headers the Auth added or changed
+	query  [][2]string // query parameters the Auth added: name, value
+}
+
+// headerWas is a header's values before the Auth ran (nil: absent).
+type headerWas struct {
+	key string
+	old []string
+}
+
+type authRecordKey struct{}
+
+// authRecordFrom returns the record of the request whose context is ctx, or
+// nil when kit did not authenticate that request.
+func authRecordFrom(ctx context.Context) *authRecord {
+	rec, _ := ctx.Value(authRecordKey{}).(*authRecord)
+	return rec
+}
+
+// withoutAuthRecord hides an authRecord that ctx inherited from an
+// enclosing request (a token fetch calling a login endpoint runs under the
+// context of the call that started it): a request built with it was not
+// authenticated.
+func withoutAuthRecord(ctx context.Context) context.Context {
+	if authRecordFrom(ctx) == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, authRecordKey{}, (*authRecord)(nil))
+}
+
+// record returns what the Auth changed between before (the request as kit
+// built it) and after (the request the Auth was given).
+func record(base *url.URL, before http.Header, beforeQuery string, after *http.Request) *authRecord {
+	rec := &authRecord{origin: base}
+	for k, vs := range after.Header {
+		if old, ok := before[k]; !ok || !slices.Equal(old, vs) {
+			rec.header = append(rec.header, headerWas{k, old})
+		}
+	}
+	if after.URL.RawQuery != beforeQuery {
+		rec.query = addedParams(beforeQuery, after.URL.RawQuery)
+		for _, p := range rec.query {
+			registerSecretParam(p[0])
+		}
+	}
+	return rec
+}
+
+// addedParams returns the name-value pairs of query after that are not in
+// query before.
+func addedParams(before, after string) [][2]string {
+	b, _ := url.ParseQuery(before)
+	a, _ := url.ParseQuery(after)
+	var added [][2]string
+	for k, vs := range a {
+		for _, v := range vs {
+			if !slices.Contains(b[k], v) {
+				added = append(added, [2]string{k, v})
+			}
+		}
+	}
+	return added
+}
+
+// redirectGuard wraps a CheckRedirect policy (nil: at most 10 redirects) so
+// that credentials are taken off a request redirected to another origin
+// before it runs.
+func (st *clientState) redirectGuard(next func(req *http.Request, via []*http.Request) error) func(req *http.Request, via []*http.Request) error {
+	if next == nil {
+		next = checkRedirect
+	}
+	return func(req *http.Request, via []*http.Request) error {
+		st.stripCredentials(req, via)
+		return next(req, via)
+	}
+}
+
+// guardHTTPClient returns a shallow copy of hc whose CheckRedirect strips
+// credentials on a redirect to another origin. hc itself is not modified.
+func (st *clientState) guardHTTPClient(hc *http.Client) *http.Client {
+	c := *hc
+	c.CheckRedirect = st.redirectGuard(hc.CheckRedirect)
+	return &c
+}
+
+// stripCredentials takes credentials off req, a redirect of via[0]:
+//   - on a redirect away from the first request's origin, the credential
+//     headers (Authorization, Proxy-Authorization, Cookie, and the header of
+//     the client's APIKey auth), whoever set them; net/http keeps them when
+//     only the port or the scheme changes;
+//   - on a redirect away from the base URL's origin, whatever the client's
+//     Auth added: headers it added are deleted, headers it changed get their
+//     earlier values back, query parameters it added are removed from the
+//     URL and the Referer.
+func (st *clientState) stripCredentials(req *http.Request, via []*http.Request) {
+	if len(via) > 0 && !sameOrigin(req.URL, via[0].URL) {
+		for _, k := range credentialHeaders {
+			delete(req.Header, k)
+		}
+		if st.apiKeyHeader != "" {
+			delete(req.Header, st.apiKeyHeader)
+		}
+	}
+	rec := authRecordFrom(req.Context())
+	if rec == nil || sameOrigin(req.URL, rec.origin) {
+		return
+	}
+	for _, h := range rec.header {
+		if _, ok := req.Header[h.key]; !ok {
+			continue
+		}
+		if h.old == nil {
+			delete(req.Header, h.key)
+		} else {
+			req.Header[h.key] = slices.Clone(h.old)
+		}
+	}
+	if len(rec.query) == 0 {
+		return
+	}
+	if q, ok := removeParams(req.URL.RawQuery, rec.query); ok {
+		req.URL.RawQuery = q
+		req.URL.ForceQuery = false
+	}
+	if ref := req.Header.Get("Referer"); ref != "" {
+		if u, err := url.Parse(ref); err != nil {
+			req.Header.Del("Referer")
+		} else if q, ok := removeParams(u.RawQuery, rec.query); ok {
+			u.RawQuery = q
+			req.Header.Set("Referer", u.String())
+		}
+	}
+}
+
+// removeParams removes the name-value pairs from a raw query. ok reports
+// whether it changed.
+func removeParams(rawQuery string, pairs [][2]string) (string, bool) {
+	if rawQuery == "" {
+		return rawQuery, false
+	}
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		// Unparsable: drop it if it might hold a credential.
+		for _, p := range pairs {
+			if strings.Contains(rawQuery, p[1]) || strings.Contains(rawQuery, url.QueryEscape(p[1])) {
+				return "", true
+			}
+		}
+		return rawQuery, false
+	}
+	changed := false
+	for _, p := range pairs {
+		vs, ok := q[p[0]]
+		if !ok {
+			continue
+		}
+		n := len(vs)
+		kept := slices.DeleteFunc(vs, func(v string) bool { return v == p[1] })
+		if len(kept) != n {
+			changed = true
+		}
+		if len(kept) == 0 {
+			delete(q, p[0])
+		} else {
+			q[p[0]] = kept
+		}
+	}
+	if !changed {
+		return rawQuery, false
+	}
+	return q.Encode(), true
+}
+
+// Redaction. Query parameters whose names look secret, and the names of
+// query parameters that an Auth adds (APIKeyQuery's, and any an Auth is
+// seen adding), have their values replaced by "REDACTED" in every URL kit
+// reports: errors and logs, including next-page links that echo them back.
+
+// secretWords make a query parameter's value secret when its name contains
+// one of them (x_api_key, client_secret, ...), case-insensitively.
+var secretWords = []string{"token", "key", "secret", "password", "passwd", "pwd", "pass", "auth", "jwt", "bearer", "signature", "sig", "credential", "session", "code"}
+
+const maxSecretParams = 256
+
+var (
+	secretParams     sync.Map // lower-case name → struct{}
+	secretParamCount atomic.Int32
+)
+
+// registerSecretParam adds name to the set of secret parameter names.
+func registerSecretParam(name string) {
+	n := strings.ToLower(name)
+	if n == "" || isRegisteredSecretParam(n) || secretParamCount.Load() >= maxSecretParams {
+		return
+	}
+	if _, loaded := secretParams.LoadOrStore(n, struct{}{}); !loaded {
+		secretParamCount.Add(1)
+	}
+}
+
+// isRegisteredSecretParam reports whether the lower-case name was
+// registered by registerSecretParam.
+func isRegisteredSecretParam(lowerName string) bool {
+	_, ok := secretParams.Load(lowerName)
+	return ok
+}
+
+func isSecretName(name string) bool {
+	n := strings.ToLower(name)
+	if isRegisteredSecretParam(n) {
+		return true
+	}
+	for _, w := range secretWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactURL returns u as text with userinfo and secret query values
+// replaced by "REDACTED".
+func redactURL(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	if u.User == nil && u.RawQuery == "" {
+		return u.String()
+	}
+	c := *u
+	if c.User != nil {
+		c.User = url.User("REDACTED")
+	}
+	if c.RawQuery != "" {
+		q, err := url.ParseQuery(c.RawQuery)
+		if err != nil {
+			c.RawQuery = "REDACTED"
+		} else {
+			changed := false
+			for k, vs := range q {
+				if isSecretName(k) {
+					for i := range vs {
+						vs[i] = "REDACTED"
+					}
+					changed = true
+				}
+			}
+			if changed {
+				c.RawQuery = q.Encode()
+			}
+		}
+	}
+	return c.String()
+}
+
+// redactString redacts a URL given as text.
+func redactString(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return strconv.Quote("<unparsable URL>")
+	}
+	return redactURL(u)
+}

@@ -1,0 +1,43 @@
+package kit
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// WithTimeout bounds every call of the endpoint to d, on top of the
+// caller's context (the earlier deadline wins). It covers the whole call:
+// rate-limit waits, every attempt of a retried call, the waits between
+// them, and reading the response body. A call cut short by it fails with an
+// error matching context.DeadlineExceeded, and is not retried. d must be
+// positive (the declaration fails otherwise). Default: no timeout of the
+// endpoint's own.
+func WithTimeout(d time.Duration) EndpointOption { return timeoutOption{d} }
+
+// Private implementation past this point.
+
+// timeoutOption is WithTimeout.
+type timeoutOption struct{ d time.Duration }
+
+func (o timeoutOption) applyEndpoint(c *endpointConfig) {
+	if o.d <= 0 {
+		c.problem = fmt.Sprintf("WithTimeout(%v): must be positive", o.d)
+		return
+	}
+	c.timeout = o.d
+}
+func (o timeoutOption) String() string { return fmt.Sprintf("kit.WithTimeout(%v)", o.d) }
+
+// timeoutLayer is the chain's timeout layer: it bounds the rest of the
+// call, every attempt and wait included, by the endpoint's WithTimeout.
+func timeoutLayer(next Sender) Sender {
+	return func(ctx context.Context, req *Request) (*Response, error) {
+		if d := req.policy.timeout; d > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, d)
+			defer cancel()
+		}
+		return next(ctx, req)
+	}
+}
