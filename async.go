@@ -55,8 +55,12 @@ func NewAsyncClient(baseURL string, opts ...Option) (*AsyncClient, error) {
 	return &AsyncClient{st: st}, nil
 }
 
-// BaseURL returns a copy of the client's base URL.
+// BaseURL returns a copy of the client's base URL; nil for an AsyncClient
+// that NewAsyncClient did not make (a nil or zero AsyncClient).
 func (ac *AsyncClient) BaseURL() *url.URL {
+	if ac == nil || ac.st == nil {
+		return nil
+	}
 	u := *ac.st.base
 	return &u
 }
@@ -80,7 +84,17 @@ func (ac *AsyncClient) BaseURL() *url.URL {
 // No goroutine of kit's outlives Close. A second Close returns nil once the
 // first has finished (or ctx.Err() if ctx ends before that). Close is safe
 // to call concurrently with calls and with itself.
+//
+// Close of an AsyncClient that NewAsyncClient did not make (a nil or zero
+// AsyncClient) returns an error matching ErrNilBinding; a nil ctx is an
+// error too.
 func (ac *AsyncClient) Close(ctx context.Context) error {
+	if ac == nil || ac.st == nil {
+		return errorf("AsyncClient.Close", "%w: the AsyncClient was not made by NewAsyncClient", ErrNilBinding)
+	}
+	if ctx == nil {
+		return errorf("AsyncClient.Close", "nil Context")
+	}
 	return ac.st.closeAsync(ctx)
 }
 
@@ -109,6 +123,9 @@ func (ac *AsyncClient) binding() *clientState {
 // both context.Canceled and ErrClosed. Go is safe for concurrent use; each
 // call is independent.
 func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R] {
+	if _, err := e.decl("Go"); err != nil {
+		return failedFuture[R](err)
+	}
 	st, err := e.d.state(b)
 	if err != nil {
 		return failedFuture[R](err)

@@ -33,7 +33,7 @@ func WithPrefetch(n int) ResourceOption { return prefetchOption{n} }
 
 // List starts GET path?query and returns a Future of the page's records.
 func (r *AsyncResource[T]) List(ctx context.Context, query any) *Future[[]T] {
-	rc := r.rc
+	rc := r.core()
 	chain := rc.asyncChain()
 	if rc != nil && rc.st != nil {
 		if err := rc.st.closedError(rc.kind + ".List"); err != nil {
@@ -55,28 +55,28 @@ func (r *AsyncResource[T]) List(ctx context.Context, query any) *Future[[]T] {
 
 // Get starts GET path/{id} and returns a Future of the record.
 func (r *AsyncResource[T]) Get(ctx context.Context, id any) *Future[T] {
-	return asyncCRUD[T](ctx, r.rc, opGet, id, nil)
+	return asyncCRUD[T](ctx, r.core(), opGet, id, nil)
 }
 
 // Create starts POST path with obj as the JSON body and returns a Future of
 // the created record. See Resource.Create.
 func (r *AsyncResource[T]) Create(ctx context.Context, obj T) *Future[T] {
-	return asyncCRUD[T](ctx, r.rc, opCreate, nil, any(obj))
+	return asyncCRUD[T](ctx, r.core(), opCreate, nil, any(obj))
 }
 
 // Update starts PUT path/{id} with obj as the JSON body.
 func (r *AsyncResource[T]) Update(ctx context.Context, id any, obj T) *Future[T] {
-	return asyncCRUD[T](ctx, r.rc, opUpdate, id, any(obj))
+	return asyncCRUD[T](ctx, r.core(), opUpdate, id, any(obj))
 }
 
 // Patch starts PATCH path/{id} with patch, a data model, as the JSON body.
 func (r *AsyncResource[T]) Patch(ctx context.Context, id any, patch any) *Future[T] {
-	return asyncCRUD[T](ctx, r.rc, opPatch, id, patch)
+	return asyncCRUD[T](ctx, r.core(), opPatch, id, patch)
 }
 
 // Delete starts DELETE path/{id} and returns a Future of the response.
 func (r *AsyncResource[T]) Delete(ctx context.Context, id any) *Future[*Response] {
-	return asyncCRUD[*Response](ctx, r.rc, opDelete, id, nil)
+	return asyncCRUD[*Response](ctx, r.core(), opDelete, id, nil)
 }
 
 // All returns every record of the collection, fetched through the async
@@ -93,7 +93,7 @@ func (r *AsyncResource[T]) Iterate(ctx context.Context, query any) iter.Seq2[T, 
 // Pages walks the pages, yielding each with its response. See
 // Resource.Pages.
 func (r *AsyncResource[T]) Pages(ctx context.Context, query any) iter.Seq2[*Page[T], error] {
-	rc := r.rc
+	rc := r.core()
 	chain := rc.asyncChain()
 	fetch := func(ctx context.Context, req *Request) (*Page[T], error) {
 		task, err := rc.st.beginAsync(ctx)
@@ -108,6 +108,15 @@ func (r *AsyncResource[T]) Pages(ctx context.Context, query any) iter.Seq2[*Page
 		return prefetchPages(ctx, rc, chain, query, fetch)
 	}
 	return walkPages(ctx, rc, chain, query, fetch)
+}
+
+// core returns the resource's state; nil for a nil or zero AsyncResource,
+// which every method then reports as ErrNilBinding.
+func (r *AsyncResource[T]) core() *resourceCore {
+	if r == nil {
+		return nil
+	}
+	return r.rc
 }
 
 func (r *AsyncResource[T]) binding() *clientState {

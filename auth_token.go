@@ -254,6 +254,8 @@ func (t Token) typ() string {
 
 func (a *TokenSourceAuth) checkAuth() error {
 	switch {
+	case a == nil:
+		return errors.New("TokenAuth: nil *TokenSourceAuth (make it with kit.TokenAuth)")
 	case a.fetch == nil:
 		return authConfigError(a, "nil fetch function")
 	case a.cfg.margin < 0:

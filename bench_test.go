@@ -92,6 +92,28 @@ func BenchmarkCallGet(b *testing.B) {
 	}
 }
 
+// BenchmarkCallGetInterceptors is BenchmarkCallGet through a client with a
+// no-op call interceptor and a no-op attempt interceptor: what the send
+// chain's extension points cost.
+func BenchmarkCallGetInterceptors(b *testing.B) {
+	srv := benchServer(b)
+	noop := func(next kit.Sender) kit.Sender {
+		return func(ctx context.Context, req *kit.Request) (*kit.Response, error) { return next(ctx, req) }
+	}
+	c, err := kit.NewClient(srv.URL+"/api", kit.WithInterceptors(noop), kit.WithAttemptInterceptors(noop))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		u, err := benchGet.Call(ctx, c, getUserParams{Login: "octo", Fields: "all"})
+		if err != nil || u.ID != 42 {
+			b.Fatal(u, err)
+		}
+	}
+}
+
 func BenchmarkBaselineGet(b *testing.B) {
 	srv := benchServer(b)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}}

@@ -47,8 +47,12 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	return &Client{st: st}, nil
 }
 
-// BaseURL returns a copy of the client's base URL.
+// BaseURL returns a copy of the client's base URL; nil for a Client that
+// NewClient did not make (a nil or zero Client).
 func (c *Client) BaseURL() *url.URL {
+	if c == nil || c.st == nil {
+		return nil
+	}
 	u := *c.st.base
 	return &u
 }
@@ -56,7 +60,13 @@ func (c *Client) BaseURL() *url.URL {
 // Close closes the idle connections of the client's engine, when the engine
 // has a CloseIdleConnections method (as *http.Client does). The client stays
 // usable; new calls open new connections.
+//
+// Close of a Client that NewClient did not make (a nil or zero Client)
+// returns an error matching ErrNilBinding.
 func (c *Client) Close() error {
+	if c == nil || c.st == nil {
+		return errorf("Client.Close", "%w: the Client was not made by NewClient", ErrNilBinding)
+	}
 	c.st.closeIdle()
 	return nil
 }

@@ -34,6 +34,17 @@
 //
 //	team, err := addUsers.Call(ctx, c, TeamUsers{ID: 7, Payload: users})
 //
+// The kit struct tag names a field and says where it goes:
+//
+//	kit:"name"             the field's name in the path, query or header
+//	kit:"name,omitempty"   leave the field out when it is the zero value
+//	kit:",omitempty"       the same, keeping the snake_case name
+//	kit:"X-Trace,header"   send the field as the request header X-Trace
+//	kit:"-"                never send the field
+//
+// A nil pointer, slice, map or interface is dropped; other zero values are
+// sent unless the tag says omitempty.
+//
 // Declarations are checked when they are made: Get, Post, Put, Delete and
 // Patch panic with a *DeclarationError on a mistake (like
 // regexp.MustCompile); NewEndpoint returns it.
@@ -83,6 +94,42 @@
 // redirect, not on a next-page link. Package kitoauth2 (its own module)
 // adapts a golang.org/x/oauth2 TokenSource.
 //
+// # Retries, rate limits, timeouts and logging
+//
+// Retrying is off until WithRetry turns it on, for a client or an endpoint:
+// idempotent methods (and endpoints declared Idempotent) are retried on
+// connection errors and on 429, 502, 503 and 504, with jittered exponential
+// backoff and Retry-After honoured. WithRateLimit shares a token bucket
+// among everything bound to the client; WithTimeout bounds every call of an
+// endpoint; WithLogger logs one record per attempt, credentials left out.
+//
+//	c, err := kit.NewClient(base, kit.WithRetry(kit.RetryPolicy{}), kit.WithRateLimit(10, 5))
+//	var report = kit.Get[kit.NoParams, Report]("/report", kit.WithTimeout(5*time.Second))
+//
+// # The send chain and interceptors
+//
+// Every request goes through one chain of layers, built once with the
+// client, from the outside in: call interceptors, the endpoint's timeout,
+// retries, the rate limit, auth (credentials, and one refresh-and-resend on
+// a 401), logging, attempt interceptors, the async in-flight limit, and the
+// transport (the engine, the body read within the limit, non-2xx statuses
+// as *HTTPError). An Interceptor wraps the rest of the chain below it, like
+// an http.RoundTripper that sees kit's Request: the method, URL, headers,
+// a replayable body and the endpoint it comes from.
+//
+// WithInterceptors adds interceptors that see each call once, however many
+// attempts it takes (caching, metrics, tracing); WithAttemptInterceptors
+// adds ones that run on every attempt after credentials are added (request
+// signing). An interceptor can answer without sending, with NewResponse:
+//
+//	stamp := func(next kit.Sender) kit.Sender {
+//		return func(ctx context.Context, req *kit.Request) (*kit.Response, error) {
+//			req.Header.Set("X-Request-Id", newID())
+//			return next(ctx, req)
+//		}
+//	}
+//	c, err := kit.NewClient(base, kit.WithInterceptors(stamp))
+//
 // # Async
 //
 // An AsyncClient sends through an AsyncEngine: Endpoint.Go starts a call at
@@ -101,12 +148,24 @@
 // # Errors
 //
 // Non-2xx statuses are *HTTPError, undecodable bodies *DecodeError, failed
-// validation *ValidationError; match them with errors.As. Sentinels
-// (ErrNoPath, ErrEngineProtocol, ErrClosed, ErrNotModel, ErrBodyTooLarge,
-// ErrPageLoop, ErrCrossOrigin) match with errors.Is. Calling Call through an
-// AsyncClient, or Go through a Client, is an *EngineError naming the
-// protocol the engine lacks. Error text says what
-// was attempted and never contains credentials.
+// validation *ValidationError, bad declarations *DeclarationError; match
+// them with errors.As. Calling Call through an AsyncClient, or Go through a
+// Client, is an *EngineError naming the protocol the engine lacks. These
+// sentinels match with errors.Is:
+//
+//	ErrNoPath            a resource without a path was asked to do CRUD or iterate
+//	ErrEngineProtocol    the engine lacks the protocol of the call (see EngineError)
+//	ErrClosed            the AsyncClient was closed
+//	ErrNotModel          a value that is not a data model was given as a body
+//	ErrBodyTooLarge      a response body passed the limit (WithMaxBodySize)
+//	ErrTooManyRedirects  the default engine followed 10 redirects
+//	ErrNilBinding        a call was made through a nil client or resource
+//	ErrPageLoop          a walk asked for a page it had already requested
+//	ErrCrossOrigin       a next-page link pointed to another origin
+//
+// Error text reads "kit: <what was attempted>: <what went wrong>", says the
+// method and URL, and never contains credentials: secret-looking query
+// values are redacted.
 //
 //	var he *kit.HTTPError
 //	if errors.As(err, &he) && he.StatusCode == http.StatusNotFound { ... }

@@ -72,7 +72,11 @@ func NewEndpoint[P, R any](method, path string, opts ...EndpointOption) (*Endpoi
 // resends once.
 func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P) (R, error) {
 	var zero R
-	st, err := e.d.state(b)
+	d, err := e.decl("Call")
+	if err != nil {
+		return zero, err
+	}
+	st, err := d.state(b)
 	if err != nil {
 		return zero, err
 	}
@@ -91,9 +95,23 @@ func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P) (R, erro
 }
 
 // String returns the declaration, e.g. "GET /users/{id}".
-func (e *Endpoint[P, R]) String() string { return e.d.name }
+func (e *Endpoint[P, R]) String() string {
+	if e == nil || e.d == nil {
+		return "<undeclared kit.Endpoint>"
+	}
+	return e.d.name
+}
 
 // Private implementation past this point.
+
+// decl returns the declaration, or an error for a nil or zero Endpoint
+// (one not made by Get, Post, ... or NewEndpoint).
+func (e *Endpoint[P, R]) decl(method string) (*endpointDecl, error) {
+	if e == nil || e.d == nil {
+		return nil, errorf("Endpoint."+method, "the endpoint was not declared (use kit.Get, kit.Post, kit.Put, kit.Delete, kit.Patch or kit.NewEndpoint)")
+	}
+	return e.d, nil
+}
 
 func mustEndpoint[P, R any](method, path string, opts []EndpointOption) *Endpoint[P, R] {
 	e, err := NewEndpoint[P, R](method, path, opts...)

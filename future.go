@@ -1,6 +1,9 @@
 package kit
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Future is the result of work running on its own goroutine, such as a
 // request started with Endpoint.Go. It is to Call what
@@ -29,7 +32,17 @@ func NewFuture[T any](fn func() (T, error)) *Future[T] {
 // Await waits for the result. If ctx ends first it returns the zero T and
 // ctx.Err(), and the work goes on; a later Await can still collect the
 // result. When the result is ready, Await returns it even if ctx has ended.
+//
+// Await on a nil Future returns an error; a nil ctx is treated as one that
+// never ends.
 func (f *Future[T]) Await(ctx context.Context) (T, error) {
+	if f == nil || f.done == nil {
+		var zero T
+		return zero, errors.New("kit: Future.Await: nil or zero Future (make one with kit.NewFuture)")
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	select {
 	case <-f.done:
 		return f.val, f.err

@@ -57,11 +57,13 @@ func WithMaxPages(n int) ResourceOption { return maxPagesOption{n} }
 // endpoint parameters. Records are found like those of a walk (the
 // paginator's items key, else the default rules).
 func (r *Resource[T]) List(ctx context.Context, query any) ([]T, error) {
-	req, err := r.rc.listRequest(query, r.rc.syncChain())
+	rc := r.core()
+	chain := rc.syncChain()
+	req, err := rc.listRequest(query, chain)
 	if err != nil {
 		return nil, err
 	}
-	page, err := getPage[T](ctx, r.rc, r.rc.st.syncChain, req)
+	page, err := getPage[T](ctx, rc, chain, req)
 	if err != nil {
 		return nil, err
 	}
@@ -71,33 +73,33 @@ func (r *Resource[T]) List(ctx context.Context, query any) ([]T, error) {
 // Get returns the record with the given id: GET path/{id}. id is formatted
 // and escaped like a path parameter.
 func (r *Resource[T]) Get(ctx context.Context, id any) (T, error) {
-	return crud[T](ctx, r.rc, r.rc.syncChain(), opGet, id, nil)
+	return crud[T](ctx, r.core(), r.core().syncChain(), opGet, id, nil)
 }
 
 // Create sends obj as the JSON body of POST path and returns the created
 // record. obj must be a data model: with T = any, a map is refused with
 // ErrNotModel and nothing is sent.
 func (r *Resource[T]) Create(ctx context.Context, obj T) (T, error) {
-	return crud[T](ctx, r.rc, r.rc.syncChain(), opCreate, nil, any(obj))
+	return crud[T](ctx, r.core(), r.core().syncChain(), opCreate, nil, any(obj))
 }
 
 // Update replaces the record with the given id: PUT path/{id} with obj as
 // the JSON body.
 func (r *Resource[T]) Update(ctx context.Context, id any, obj T) (T, error) {
-	return crud[T](ctx, r.rc, r.rc.syncChain(), opUpdate, id, any(obj))
+	return crud[T](ctx, r.core(), r.core().syncChain(), opUpdate, id, any(obj))
 }
 
 // Patch sends patch, any data model (typically a struct of the fields to
 // change with omitempty), as the JSON body of PATCH path/{id} and returns
 // the updated record.
 func (r *Resource[T]) Patch(ctx context.Context, id any, patch any) (T, error) {
-	return crud[T](ctx, r.rc, r.rc.syncChain(), opPatch, id, patch)
+	return crud[T](ctx, r.core(), r.core().syncChain(), opPatch, id, patch)
 }
 
 // Delete deletes the record with the given id: DELETE path/{id}. It returns
 // the response (its status, headers and body, if any).
 func (r *Resource[T]) Delete(ctx context.Context, id any) (*Response, error) {
-	return crud[*Response](ctx, r.rc, r.rc.syncChain(), opDelete, id, nil)
+	return crud[*Response](ctx, r.core(), r.core().syncChain(), opDelete, id, nil)
 }
 
 // All returns every record of the collection, lazily: a page is requested
@@ -118,11 +120,20 @@ func (r *Resource[T]) Iterate(ctx context.Context, query any) iter.Seq2[T, error
 // response) for callers that need totals or other page metadata. Every page
 // fetched is yielded, an empty last one included.
 func (r *Resource[T]) Pages(ctx context.Context, query any) iter.Seq2[*Page[T], error] {
-	rc := r.rc
+	rc := r.core()
 	chain := rc.syncChain()
 	return walkPages(ctx, rc, chain, query, func(ctx context.Context, req *Request) (*Page[T], error) {
 		return getPage[T](ctx, rc, chain, req)
 	})
+}
+
+// core returns the resource's state; nil for a nil or zero Resource, which
+// every method then reports as ErrNilBinding.
+func (r *Resource[T]) core() *resourceCore {
+	if r == nil {
+		return nil
+	}
+	return r.rc
 }
 
 func (r *Resource[T]) binding() *clientState {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -398,18 +399,8 @@ type routed struct {
 	body   reflect.Value // invalid when there is no body
 }
 
-// slot returns the position of placeholder name, or -1.
-func (r *routed) slot(name string) int {
-	for i, n := range r.names {
-		if n == name {
-			return i
-		}
-	}
-	return -1
-}
-
 func (r *routed) fill(name, value string) {
-	if i := r.slot(name); i >= 0 {
+	if i := slices.Index(r.names, name); i >= 0 {
 		r.vals[i], r.filled[i] = value, true
 	}
 }
@@ -446,7 +437,7 @@ func routeValue(r *routed, rt route, name string, v reflect.Value, c *typeClass)
 		}
 		c = classify(v.Type())
 		switch {
-		case r.slot(name) >= 0:
+		case slices.Index(r.names, name) >= 0:
 			rt = routePath
 		case c.kind == classModel || c.kind == classModelSlice:
 			rt = routeBody
@@ -551,7 +542,7 @@ func addMapQuery(r *routed, v reflect.Value, c *typeClass, fillPath bool) error 
 			continue
 		}
 		val := iter.Value()
-		if fillPath && r.slot(k) >= 0 {
+		if fillPath && slices.Index(r.names, k) >= 0 {
 			s, ok, err := formatForPath(val, c.mapValue)
 			if err != nil {
 				return fmt.Errorf("map entry %q: %w", k, err)

@@ -3,6 +3,7 @@ package kit
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -69,21 +70,12 @@ func parsePathTemplate(raw string) (*pathTemplate, error) {
 			return nil, fmt.Errorf("bad placeholder {%s}", name)
 		}
 		t.parts = append(t.parts, pathPart{name: name})
-		if !contains(t.placeholders, name) {
+		if !slices.Contains(t.placeholders, name) {
 			t.placeholders = append(t.placeholders, name)
 		}
 		path = rest[end+1:]
 	}
 	return t, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // escapeLiteral percent-encodes bytes that may not stand in a URL path and

@@ -9,7 +9,8 @@ import (
 
 // API is an in-memory REST API with deterministic demo data: users, teams
 // and posts, every common pagination style over the users collection, bearer-token
-// authentication and a few failure helpers. It serves kit's runnable
+// authentication, conditional requests, optional request signing and a few
+// failure helpers. It serves kit's runnable
 // examples and tour, and is meant for users' own tests:
 //
 //	srv := httptest.NewServer(kittest.NewAPI())
@@ -21,7 +22,7 @@ import (
 // Every JSON response has Content-Type application/json. Errors have the
 // body {"error": "<code>", "message": "<text>"}, and 422 validation errors
 // add "fields": {"<field>": "<problem>"}. The codes are bad_request (400),
-// unauthorized and invalid_credentials (401), not_found (404),
+// unauthorized, invalid_credentials and invalid_signature (401), not_found (404),
 // method_not_allowed (405, with an Allow header), conflict (409),
 // payload_too_large (413, request bodies are limited to 1 MiB),
 // unsupported_media_type (415) and validation_failed (422).
@@ -40,13 +41,13 @@ import (
 //	GET    /health                      {"status":"ok"}
 //	GET    /users                       {"data","total","page","page_size"}; page, page_size
 //	POST   /users                       create (201)
-//	GET    /users/{id}                  one user
+//	GET    /users/{id}                  one user, with an ETag (304 if not modified)
 //	PUT    /users/{id}                  full replace
 //	PATCH  /users/{id}                  merge the given fields
 //	DELETE /users/{id}                  204, also deletes the user's posts
 //	GET    /users/{id}/posts            JSON array of posts
 //	GET    /teams                       JSON array of teams
-//	GET    /teams/{id}                  one team
+//	GET    /teams/{id}                  one team, with an ETag (304 if not modified)
 //	POST   /teams/{id}/users?team=NAME  bulk create (JSON array), 201 with the team
 //	GET    /paged/users                 {"data"}; page, page_size
 //	GET    /offset/users                {"items","offset","limit","total"}; offset, limit
@@ -90,6 +91,33 @@ import (
 // except /login, /health and /status/{code} does. A missing or invalid token
 // is a 401 with the header WWW-Authenticate: Bearer error="invalid_token".
 // Requests that match no route get their 404 or 405 without a token check.
+//
+// GET /users/{id} and GET /teams/{id} send a strong ETag: the quoted
+// lowercase hex of the first 8 bytes of the SHA-256 of the exact JSON body,
+// so it changes whenever the body does (after a PUT or PATCH that changes
+// the user, or when the team's members change). A request whose
+// If-None-Match is "*" or lists an entity tag weakly equal to it (RFC 9110
+// §13.1.2: W/ prefixes are ignored) gets 304 Not Modified with the ETag
+// header and no body, counted in Stats.NotModified. A malformed
+// If-None-Match is ignored.
+//
+// With WithSigningKey every route except GET /health also requires a
+// request signature, checked before the bearer token: the headers
+// X-Timestamp (Unix seconds, decimal digits) and X-Signature, the
+// lowercase hex of
+//
+//	HMAC-SHA256(key, METHOD + "\n" + PATH + "\n" + X-Timestamp + "\n" + BODY)
+//
+// where METHOD is the request method, PATH the escaped path the API sees
+// (URL.EscapedPath(): after any http.StripPrefix, without the query) and
+// BODY the exact request body bytes (empty if none). For example, GET
+// /users/7 at Unix time 1767323045 with no body signs
+// "GET\n/users/7\n1767323045\n". A missing, malformed or wrong signature,
+// or a timestamp more than 5 minutes (in whole seconds) from the API's
+// clock, is a 401 with the code invalid_signature, no WWW-Authenticate
+// header, and is counted in Stats.Unauthorized. The body is read (a 413
+// if over 1 MiB) only once the headers and timestamp are acceptable.
+// Requests that match no route are not checked.
 type API struct {
 	cfg apiConfig
 	mux *http.ServeMux
@@ -103,7 +131,8 @@ type API struct {
 }
 
 // APIOption configures an API made by NewAPI. The options are WithUsers,
-// WithCredentials, WithTokenTTL, WithTokenUses and WithRequireAuth.
+// WithCredentials, WithTokenTTL, WithTokenUses, WithRequireAuth and
+// WithSigningKey.
 type APIOption interface {
 	apply(*apiConfig)
 }
@@ -115,6 +144,7 @@ type apiConfig struct {
 	tokenTTL    time.Duration
 	tokenUses   int
 	requireAuth bool
+	signingKey  []byte // empty: no request signing
 }
 
 type apiOptionFunc func(*apiConfig)
@@ -169,8 +199,12 @@ type Stats struct {
 	// Logins counts POST /login requests, successful or not.
 	Logins int
 	// Unauthorized counts requests rejected with a 401 because their
-	// access token was missing or invalid (failed logins are not counted).
+	// access token was missing or invalid, or (with WithSigningKey) their
+	// signature was (failed logins are not counted).
 	Unauthorized int
+	// NotModified counts 304 Not Modified responses: conditional GETs of
+	// /users/{id} and /teams/{id} whose If-None-Match matched the ETag.
+	NotModified int
 	// ByPath counts requests by "METHOD /path", where the path is the one
 	// the API saw (after any http.StripPrefix), without the query, e.g.
 	// "GET /users/7". It is never nil.
@@ -323,7 +357,11 @@ func (a *API) routes() {
 }
 
 func (a *API) handle(pattern string, policy apiAuthPolicy, h http.HandlerFunc) {
+	signed := pattern != "GET /health" // WithSigningKey leaves /health open
 	a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		if signed && !a.verifySignature(w, r) {
+			return
+		}
 		if policy == apiAuthAlways || (policy == apiAuthOptional && a.cfg.requireAuth) {
 			if !a.authorize(w, r) {
 				return

@@ -112,7 +112,7 @@ func (a *API) getUser(w http.ResponseWriter, r *http.Request) {
 		apiNotFound(w, "user "+r.PathValue("id")+" not found")
 		return
 	}
-	apiWriteJSON(w, http.StatusOK, u)
+	a.writeCacheable(w, r, u)
 }
 
 func (a *API) createUser(w http.ResponseWriter, r *http.Request) {
@@ -241,7 +241,7 @@ func (a *API) getTeam(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	t = a.teamLocked(t)
 	a.mu.Unlock()
-	apiWriteJSON(w, http.StatusOK, t)
+	a.writeCacheable(w, r, t)
 }
 
 // pathTeam returns the team named by the {id} path value, or writes a 404.

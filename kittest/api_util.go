@@ -25,21 +25,35 @@ type apiError struct {
 	Fields  map[string]string `json:"fields,omitempty"`
 }
 
-// apiWriteJSON writes v as a JSON response with the given status.
-func apiWriteJSON(w http.ResponseWriter, status int, v any) {
+// apiEncodeJSON encodes v as a response body: JSON without HTML escaping,
+// with a trailing newline. If v cannot be encoded it returns the body of a
+// 500 error and false.
+func apiEncodeJSON(v any) ([]byte, bool) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		buf.Reset()
-		status = http.StatusInternalServerError
-		buf.WriteString(`{"error":"internal","message":"encoding the response failed"}` + "\n")
+		return []byte(`{"error":"internal","message":"encoding the response failed"}` + "\n"), false
 	}
+	return buf.Bytes(), true
+}
+
+// apiWriteJSON writes v as a JSON response with the given status.
+func apiWriteJSON(w http.ResponseWriter, status int, v any) {
+	body, ok := apiEncodeJSON(v)
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	apiWriteBody(w, status, body)
+}
+
+// apiWriteBody writes an encoded JSON body with the given status.
+func apiWriteBody(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	w.Write(body)
 }
 
 // apiWriteError writes an error response.

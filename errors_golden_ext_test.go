@@ -1,0 +1,206 @@
+package kit_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kithttp/kit"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// TestErrorGrammar provokes the errors kit produces, one of each kind, and
+// checks them against testdata/golden/errors.golden and against the
+// grammar every kit error follows: "kit: <what was attempted>: <what went
+// wrong>", one "kit:" however deep the wrapping, no "kit." stutter, one
+// line. Run with -update to rewrite the golden file after a deliberate
+// change.
+func TestErrorGrammar(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /missing", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"error":"not_found"}`)
+	})
+	mux.HandleFunc("GET /busy", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "try later", http.StatusServiceUnavailable)
+	})
+	mux.HandleFunc("GET /text", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "hello")
+	})
+	mux.HandleFunc("GET /user", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"name":""}`)
+	})
+	mux.HandleFunc("GET /big", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `"`+strings.Repeat("a", 100)+`"`)
+	})
+	mux.HandleFunc("GET /slow", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(2 * time.Second):
+		}
+	})
+	mux.HandleFunc("GET /me", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+	})
+	mux.HandleFunc("GET /cycle", func(w http.ResponseWriter, r *http.Request) {
+		next := map[string]string{"": "a", "a": "b", "b": "a"}[r.URL.Query().Get("cursor")]
+		fmt.Fprintf(w, `{"data":[{"name":%q}],"next_cursor":%q}`, "n"+next, next)
+	})
+	mux.HandleFunc("GET /away", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", `<https://elsewhere.example/away?page=2>; rel="next"`)
+		fmt.Fprint(w, `[{"name":"x"}]`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	ctx := t.Context()
+
+	type user struct {
+		Name string `json:"name" validate:"required"`
+	}
+	type idParams struct{ ID string }
+	c, err := kit.NewClient(srv.URL + "/?api_key=sekrit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	retrying, _ := kit.NewClient(srv.URL, kit.WithRetry(kit.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond}))
+	small, _ := kit.NewClient(srv.URL, kit.WithMaxBodySize(10))
+	failingAuth, _ := kit.NewClient(srv.URL, kit.WithAuth(kit.TokenAuth(func(context.Context) (kit.Token, error) {
+		return kit.Token{}, errors.New("login server down")
+	})))
+	refreshing, _ := kit.NewClient(srv.URL, kit.WithAuth(kit.TokenAuth(func(context.Context) (kit.Token, error) {
+		return kit.Token{Value: "t"}, nil
+	})))
+	silent, _ := kit.NewClient(srv.URL, kit.WithInterceptors(func(kit.Sender) kit.Sender {
+		return func(context.Context, *kit.Request) (*kit.Response, error) { return nil, nil }
+	}))
+	ac, _ := kit.NewAsyncClient(srv.URL)
+	closed, _ := kit.NewAsyncClient(srv.URL)
+	closed.Close(ctx)
+	t.Cleanup(func() { ac.Close(context.Background()) })
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+
+	get := func(path string) *kit.Endpoint[kit.NoParams, user] { return kit.Get[kit.NoParams, user](path) }
+	getID := kit.Get[idParams, user]("/users/{id}")
+	post := kit.Post[struct{ Body user }, user]("/users")
+	firstErr := func(seq func(func(user, error) bool)) error {
+		for _, err := range seq {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	firstAny := func(seq func(func(any, error) bool)) error {
+		for _, err := range seq {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	errOf := func(_ any, err error) error { return err }
+
+	cases := []struct {
+		name string
+		err  error
+	}{
+		{"bad base URL", errOf(kit.NewClient("ftp://h"))},
+		{"empty bearer token", errOf(kit.NewClient("https://h", kit.WithAuth(kit.Bearer(""))))},
+		{"negative retry policy", errOf(kit.NewClient("https://h", kit.WithRetry(kit.RetryPolicy{MaxAttempts: -1})))},
+		{"zero max in flight", errOf(kit.NewAsyncClient("https://h", kit.WithMaxInFlight(0)))},
+		{"bad declaration", errOf(kit.NewEndpoint[kit.NoParams, user]("GET", "/users/{id}"))},
+		{"nil binding", errOf(get("/user").Call(ctx, nil, kit.NoParams{}))},
+		{"path value ..", errOf(getID.Call(ctx, c, idParams{".."}))},
+		{"invalid request body", errOf(post.Call(ctx, c, struct{ Body user }{}))},
+		{"404", errOf(get("/missing").Call(ctx, c, kit.NoParams{}))},
+		{"retries exhausted", errOf(get("/busy").Call(ctx, retrying, kit.NoParams{}))},
+		{"not JSON", errOf(get("/text").Call(ctx, c, kit.NoParams{}))},
+		{"invalid response", errOf(get("/user").Call(ctx, c, kit.NoParams{}))},
+		{"body too large", errOf(kit.Get[kit.NoParams, string]("/big").Call(ctx, small, kit.NoParams{}))},
+		{"cancelled", errOf(get("/user").Call(cancelled, c, kit.NoParams{}))},
+		{"endpoint timeout", errOf(kit.Get[kit.NoParams, user]("/slow", kit.WithTimeout(10*time.Millisecond)).Call(ctx, c, kit.NoParams{}))},
+		{"Call on an async client", errOf(get("/user").Call(ctx, ac, kit.NoParams{}))},
+		{"Go after Close", errOf(get("/user").Go(ctx, closed, kit.NoParams{}).Await(ctx))},
+		{"token fetch fails", errOf(get("/user").Call(ctx, failingAuth, kit.NoParams{}))},
+		{"401 after refresh", errOf(get("/me").Call(ctx, refreshing, kit.NoParams{}))},
+		{"interceptor answers nothing", errOf(get("/user").Call(ctx, silent, kit.NoParams{}))},
+		{"resource without path", errOf(kit.NewResource[user](c, "").Get(ctx, 1))},
+		{"resource id nil", errOf(kit.NewResource[user](c, "/users").Get(ctx, nil))},
+		{"map as a body", errOf(kit.NewResource[any](c, "/users").Create(ctx, map[string]any{"a": 1}))},
+		{"bad resource path", errOf(kit.NewResource[user](c, "/users/{id}").Get(ctx, 1))},
+		{"query of a bad type", firstErr(kit.NewResource[user](c, "/users").Iterate(ctx, struct{ C chan int }{}))},
+		{"cycling cursor", firstErr(kit.NewResource[user](c, "/cycle", kit.WithPaginator(kit.Cursor{})).All(ctx))},
+		{"next link to another origin", firstAny(kit.NewResource[any](c, "/away", kit.WithPaginator(kit.LinkHeader{})).All(ctx))},
+	}
+	var b strings.Builder
+	for _, tc := range cases {
+		if tc.err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		text := strings.ReplaceAll(tc.err.Error(), srv.URL, "http://API")
+		fmt.Fprintf(&b, "%s\n\t%s\n", tc.name, text)
+		switch {
+		case !strings.HasPrefix(text, "kit: "):
+			t.Errorf("%s: %q does not start with \"kit: \"", tc.name, text)
+		case strings.Count(text, "kit: ") != 1:
+			t.Errorf("%s: %q says \"kit: \" more than once", tc.name, text)
+		case strings.Contains(text, "kit.Resource") || strings.Contains(text, "kit.NewClient") || strings.Contains(text, "kit.Bearer"):
+			t.Errorf("%s: %q stutters", tc.name, text)
+		case strings.Contains(text, "\n"):
+			t.Errorf("%s: %q is not one line", tc.name, text)
+		case strings.Contains(text, "sekrit"):
+			t.Errorf("%s: %q shows the API key", tc.name, text)
+		}
+	}
+	golden := filepath.Join("testdata", "golden", "errors.golden")
+	if *updateGolden {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestErrorGrammar -update . to create it)", err)
+	}
+	if got := b.String(); got != string(want) {
+		t.Errorf("errors differ from %s (rerun with -update after a deliberate change):\n%s", golden, lineDiff(string(want), got))
+	}
+}
+
+// lineDiff lists the lines that differ between want and got.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := range max(len(w), len(g)) {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "- %s\n+ %s\n", wl, gl)
+		}
+	}
+	return b.String()
+}
