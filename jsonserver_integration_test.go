@@ -1,3 +1,10 @@
+//go:build integration
+
+// Integration test against json-server, a real third-party REST server.
+// It is built only with -tags integration, which .ci/integration passes
+// after starting json-server; the script fails if the test is skipped or
+// does not run.
+
 package kit_test
 
 import (
