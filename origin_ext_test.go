@@ -22,9 +22,8 @@ import (
 // /api/local redirects to A's own /api/land, and whose /api/bounce goes to
 // B's /bounce, which sends the client back to A's /api/land.
 func redirectServers(t *testing.T) (a, b *httptest.Server, atA, atB *recorder) {
-	atA, atB = new(recorder), new(recorder)
-	b = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		atB.add(r)
+	t.Helper()
+	atB = newRecorder(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/bounce" {
 			http.Redirect(w, r, a.URL+"/api/land?"+r.URL.RawQuery, http.StatusFound)
 			return
@@ -34,10 +33,9 @@ func redirectServers(t *testing.T) (a, b *httptest.Server, atA, atB *recorder) {
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
-	}))
-	t.Cleanup(b.Close)
-	a = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		atA.add(r)
+	})
+	b = serve(t, atB)
+	atA = newRecorder(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/api/go":
 			http.Redirect(w, r, b.URL+"/land?"+r.URL.RawQuery, http.StatusFound)
@@ -52,8 +50,8 @@ func redirectServers(t *testing.T) (a, b *httptest.Server, atA, atB *recorder) {
 		default:
 			w.WriteHeader(http.StatusNoContent)
 		}
-	}))
-	t.Cleanup(a.Close)
+	})
+	a = serve(t, atA)
 	return a, b, atA, atB
 }
 
@@ -99,19 +97,19 @@ func TestRedirectToOtherOriginDropsCredentials(t *testing.T) {
 				if _, err := redirBounce.Call(t.Context(), c, kit.NoParams{}); err != nil {
 					t.Fatal(err)
 				}
-				reqsA, reqsB := atA.all(), atB.all()
+				reqsA, reqsB := atA.requests(), atB.requests()
 				if len(reqsA) != 4 || len(reqsB) != 3 {
 					t.Fatalf("A got %d requests, B %d; want 4 and 3", len(reqsA), len(reqsB))
 				}
 				for _, r := range reqsB {
-					if where := secretIn(r); where != "" {
+					if where := secretIn(r.Request); where != "" {
 						t.Errorf("B got a credential on %s: %s", r.URL.Path, where)
 					}
 					if got := r.Header.Get("X-Trace"); got != "public" {
 						t.Errorf("B: X-Trace = %q, want the client's own header kept", got)
 					}
 				}
-				if !k.ok(reqsA[0]) {
+				if !k.ok(reqsA[0].Request) {
 					t.Errorf("A did not get the credentials: %v %v", reqsA[0].Header, reqsA[0].URL)
 				}
 				// Back from B to A: A's own credentials again (the
@@ -121,7 +119,7 @@ func TestRedirectToOtherOriginDropsCredentials(t *testing.T) {
 				if land.URL.Path != "/api/land" {
 					t.Fatalf("A's last request: %s", land.URL.Path)
 				}
-				if k.name != "APIKeyQuery" && k.name != "Custom" && !k.ok(land) {
+				if k.name != "APIKeyQuery" && k.name != "Custom" && !k.ok(land.Request) {
 					t.Errorf("back on A: credentials missing: %v", land.Header)
 				}
 			})
@@ -140,11 +138,11 @@ func TestRedirectSameOriginKeepsCredentials(t *testing.T) {
 				if _, err := redirLocal.Call(t.Context(), c, kit.NoParams{}); err != nil {
 					t.Fatal(err)
 				}
-				reqs := atA.all()
-				if len(reqs) != 2 || len(atB.all()) != 0 {
-					t.Fatalf("A got %d requests, B %d; want 2 and 0", len(reqs), len(atB.all()))
+				reqs := atA.requests()
+				if len(reqs) != 2 || len(atB.requests()) != 0 {
+					t.Fatalf("A got %d requests, B %d; want 2 and 0", len(reqs), len(atB.requests()))
 				}
-				if !k.ok(reqs[1]) {
+				if !k.ok(reqs[1].Request) {
 					t.Errorf("same-origin redirect lost the credentials: %v %v", reqs[1].Header, reqs[1].URL)
 				}
 			})
@@ -203,8 +201,8 @@ func TestWithHTTPClientIsNotModified(t *testing.T) {
 	if trips.Load() != 4 || checks.Load() != 1 {
 		t.Errorf("round trips, redirect checks = %d, %d; want 4, 1", trips.Load(), checks.Load())
 	}
-	for _, r := range atB.all() {
-		if where := secretIn(r); where != "" {
+	for _, r := range atB.requests() {
+		if where := secretIn(r.Request); where != "" {
 			t.Errorf("B got %s", where)
 		}
 	}
@@ -221,17 +219,14 @@ func TestNextLinkToOtherOriginGetsNothing(t *testing.T) {
 	for _, k := range authKinds() {
 		t.Run(k.name, func(t *testing.T) {
 			t.Parallel()
-			var atB recorder
-			b := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				atB.add(r)
+			atB := newRecorder(func(w http.ResponseWriter, r *http.Request) {
 				writeJSON(w, http.StatusOK, []int{})
-			}))
-			defer b.Close()
-			a := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			})
+			b := serve(t, atB)
+			a := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Link", `<`+b.URL+`/items?`+r.URL.RawQuery+`&page=2>; rel="next"`)
 				writeJSON(w, http.StatusOK, []int{1, 2})
 			}))
-			defer a.Close()
 			c := newAuthClient(t, a, k.auth())
 			res := kit.NewResource[int](c, "/items", kit.WithPaginator(kit.LinkHeader{}))
 			var got []int
@@ -247,7 +242,7 @@ func TestNextLinkToOtherOriginGetsNothing(t *testing.T) {
 			if !errors.Is(walkErr, kit.ErrCrossOrigin) || len(got) != 2 {
 				t.Errorf("records %v, err %v; want the first page, then ErrCrossOrigin", got, walkErr)
 			}
-			if n := len(atB.all()); n != 0 {
+			if n := len(atB.requests()); n != 0 {
 				t.Errorf("B got %d requests, want 0", n)
 			}
 			if walkErr != nil && strings.Contains(walkErr.Error(), secretMark) {
@@ -264,20 +259,15 @@ func TestAsyncClientRedirectDropsCredentials(t *testing.T) {
 			t.Run(engName+"/"+k.name, func(t *testing.T) {
 				t.Parallel()
 				a, _, atA, atB := redirectServers(t)
-				opts := append([]kit.Option{kit.WithAuth(k.auth()), kit.WithHeader("X-Trace", "public")}, engine()...)
-				ac, err := kit.NewAsyncClient(a.URL+"/api", opts...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer ac.Close(t.Context())
+				ac := newAsyncClient(t, a.URL+"/api", authOptions(k.auth(), engine()...)...)
 				if _, err := redirGo.Go(t.Context(), ac, kit.NoParams{}).Await(t.Context()); err != nil {
 					t.Fatal(err)
 				}
-				if reqs := atA.all(); len(reqs) != 1 || !k.ok(reqs[0]) {
+				if reqs := atA.requests(); len(reqs) != 1 || !k.ok(reqs[0].Request) {
 					t.Errorf("A: %d requests, want 1 with the credentials", len(reqs))
 				}
-				for _, r := range atB.all() {
-					if where := secretIn(r); where != "" {
+				for _, r := range atB.requests() {
+					if where := secretIn(r.Request); where != "" {
 						t.Errorf("B got %s", where)
 					}
 				}
