@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -143,4 +144,51 @@ func (rec *recorder) only(t *testing.T) seenReq {
 		t.Fatalf("server saw %d requests, want 1", len(reqs))
 	}
 	return reqs[0]
+}
+
+// twin is one of the two ways to make the same calls; tests that check that
+// sync and async calls behave alike have one row for each of twins.
+type twin struct {
+	name string
+	// async: Endpoint.Go(...).Await and AsyncResource, on a
+	// *kit.AsyncClient; otherwise Endpoint.Call and Resource, on a
+	// *kit.Client.
+	async bool
+}
+
+var twins = []twin{{"sync", false}, {"async", true}}
+
+// setup is setup or setupAsync.
+func (tw twin) setup(t testing.TB, h http.Handler, opts ...kit.Option) (*httptest.Server, kit.Binding) {
+	t.Helper()
+	if tw.async {
+		return setupAsync(t, h, opts...)
+	}
+	return setup(t, h, opts...)
+}
+
+// client is newClient or newAsyncClient.
+func (tw twin) client(t testing.TB, base string, opts ...kit.Option) kit.Binding {
+	t.Helper()
+	if tw.async {
+		return newAsyncClient(t, base, opts...)
+	}
+	return newClient(t, base, opts...)
+}
+
+// twinCall makes one call of ep: ep.Call, or ep.Go then Await.
+func twinCall[P, R any](ctx context.Context, tw twin, ep *kit.Endpoint[P, R], b kit.Binding, p P) (R, error) {
+	if tw.async {
+		return ep.Go(ctx, b, p).Await(ctx)
+	}
+	return ep.Call(ctx, b, p)
+}
+
+// twinAll walks the collection at path with Resource.All or
+// AsyncResource.All.
+func twinAll[T any](ctx context.Context, tw twin, b kit.Binding, path string, opts ...kit.ResourceOption) iter.Seq2[T, error] {
+	if tw.async {
+		return kit.NewAsyncResource[T](b, path, opts...).All(ctx)
+	}
+	return kit.NewResource[T](b, path, opts...).All(ctx)
 }

@@ -38,30 +38,25 @@ var (
 
 func TestWithTimeoutSlowHandler(t *testing.T) {
 	t.Parallel()
-	for _, headersFirst := range []bool{false, true} {
-		srv, n := rtSlowServer(t, headersFirst)
-		// Retrying is on: a timeout of the endpoint is not retried.
-		c := newClient(t, srv.URL, kit.WithRetry(rtFastRetry(4)))
-		_, err := rtSlowGet.Call(t.Context(), c, kit.NoParams{})
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("headersFirst=%v: err = %v, want DeadlineExceeded", headersFirst, err)
-		}
-		if err != nil && !strings.Contains(err.Error(), "GET "+srv.URL+"/slow") {
-			t.Errorf("headersFirst=%v: err = %v, want it to name the request", headersFirst, err)
-		}
-		if n.Load() != 1 {
-			t.Errorf("headersFirst=%v: server saw %d requests, want 1", headersFirst, n.Load())
-		}
-	}
-}
-
-func TestWithTimeoutAsync(t *testing.T) {
-	t.Parallel()
-	srv, _ := rtSlowServer(t, false)
-	ac := newAsyncClient(t, srv.URL)
-	_, err := rtSlowGet.Go(t.Context(), ac, kit.NoParams{}).Await(t.Context())
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("err = %v, want DeadlineExceeded", err)
+	for _, tw := range twins {
+		t.Run(tw.name, func(t *testing.T) {
+			t.Parallel()
+			for _, headersFirst := range []bool{false, true} {
+				srv, n := rtSlowServer(t, headersFirst)
+				// Retrying is on: a timeout of the endpoint is not retried.
+				c := tw.client(t, srv.URL, kit.WithRetry(rtFastRetry(4)))
+				_, err := twinCall(t.Context(), tw, rtSlowGet, c, kit.NoParams{})
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("headersFirst=%v: err = %v, want DeadlineExceeded", headersFirst, err)
+				}
+				if err != nil && !strings.Contains(err.Error(), "GET "+srv.URL+"/slow") {
+					t.Errorf("headersFirst=%v: err = %v, want it to name the request", headersFirst, err)
+				}
+				if n.Load() != 1 {
+					t.Errorf("headersFirst=%v: server saw %d requests, want 1", headersFirst, n.Load())
+				}
+			}
+		})
 	}
 }
 
