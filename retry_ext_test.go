@@ -109,17 +109,33 @@ func TestRetryOffByDefault(t *testing.T) {
 
 func TestRetry503ThenSuccess(t *testing.T) {
 	t.Parallel()
-	s := newRTServer(t, 503, 502, 504)
-	c := newClient(t, s.URL, kit.WithRetry(rtFastRetry(0))) // default: 4 attempts
-	got, err := rtGet.Call(t.Context(), c, kit.NoParams{})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name        string
+		script      []int
+		maxAttempts int // 0: the default, 4
+		want        int // the response that succeeds, and the requests made
+	}{
+		{"default attempts", []int{503, 502, 504}, 0, 4},
+		{"3 attempts", []int{503, 504}, 3, 3},
 	}
-	if got.ID != 4 {
-		t.Errorf("got %+v, want the 4th response", got)
-	}
-	if n := s.count(); n != 4 {
-		t.Errorf("server saw %d requests, want 4", n)
+	for _, tw := range twins {
+		for _, tt := range tests {
+			t.Run(tw.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				s := newRTServer(t, tt.script...)
+				c := tw.client(t, s.URL, kit.WithRetry(rtFastRetry(tt.maxAttempts)))
+				got, err := twinCall(t.Context(), tw, rtGet, c, kit.NoParams{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.ID != tt.want {
+					t.Errorf("got %+v, want response %d", got, tt.want)
+				}
+				if n := s.count(); n != tt.want {
+					t.Errorf("server saw %d requests, want %d", n, tt.want)
+				}
+			})
+		}
 	}
 }
 
@@ -636,54 +652,41 @@ func rtPagedServer(t *testing.T, total, pageSize int, failPages ...int) (*httpte
 
 func TestRetryIterationPageMidWalk(t *testing.T) {
 	t.Parallel()
-	srv, n := rtPagedServer(t, 10, 3, 2, 4)
-	c := newClient(t, srv.URL, kit.WithRetry(rtFastRetry(3)))
-	res := kit.NewResource[rtItem](c, "/items", kit.WithPaginator(kit.PageNumber{PageSize: 3}))
-	var ids []int
-	for r, err := range res.All(t.Context()) {
-		if err != nil {
-			t.Fatal(err)
+	tests := []struct {
+		name            string
+		total, pageSize int
+		failPages       []int // the first request for each gets a 503
+		wantRequests    int
+	}{
+		{"10 in pages of 3", 10, 3, []int{2, 4}, 6}, // 4 pages, 2 of them retried once
+		{"5 in pages of 2", 5, 2, []int{2}, 4},      // 3 pages, 1 retried once
+	}
+	for _, tw := range twins {
+		for _, tt := range tests {
+			t.Run(tw.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				srv, n := rtPagedServer(t, tt.total, tt.pageSize, tt.failPages...)
+				c := tw.client(t, srv.URL, kit.WithRetry(rtFastRetry(3)))
+				var ids []int
+				for r, err := range twinAll[rtItem](t.Context(), tw, c, "/items", kit.WithPaginator(kit.PageNumber{PageSize: tt.pageSize})) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					ids = append(ids, r.ID)
+				}
+				if len(ids) != tt.total {
+					t.Fatalf("ids = %v, want 1..%d", ids, tt.total)
+				}
+				for i, id := range ids {
+					if id != i+1 {
+						t.Fatalf("ids = %v, want 1..%d with no duplicate or gap", ids, tt.total)
+					}
+				}
+				if got := n.Load(); got != int32(tt.wantRequests) {
+					t.Errorf("server saw %d requests, want %d", got, tt.wantRequests)
+				}
+			})
 		}
-		ids = append(ids, r.ID)
-	}
-	if len(ids) != 10 {
-		t.Fatalf("ids = %v, want 1..10", ids)
-	}
-	for i, id := range ids {
-		if id != i+1 {
-			t.Fatalf("ids = %v, want 1..10 with no duplicate or gap", ids)
-		}
-	}
-	if got := n.Load(); got != 6 { // 4 pages, 2 of them retried once
-		t.Errorf("server saw %d requests, want 6", got)
-	}
-}
-
-func TestRetryAsyncGo(t *testing.T) {
-	t.Parallel()
-	s := newRTServer(t, 503, 504)
-	ac := newAsyncClient(t, s.URL, kit.WithRetry(rtFastRetry(3)))
-	got, err := rtGet.Go(t.Context(), ac, kit.NoParams{}).Await(t.Context())
-	if err != nil || got.ID != 3 {
-		t.Fatalf("got %+v, %v; want the 3rd response", got, err)
-	}
-	if s.count() != 3 {
-		t.Errorf("server saw %d requests, want 3", s.count())
-	}
-
-	// An async iteration retries its pages too.
-	srv, n := rtPagedServer(t, 5, 2, 2)
-	ac2 := newAsyncClient(t, srv.URL, kit.WithRetry(rtFastRetry(3)))
-	res := kit.NewAsyncResource[rtItem](ac2, "/items", kit.WithPaginator(kit.PageNumber{PageSize: 2}))
-	var ids []int
-	for r, err := range res.All(t.Context()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, r.ID)
-	}
-	if fmt.Sprint(ids) != "[1 2 3 4 5]" || n.Load() != 4 {
-		t.Errorf("ids %v after %d requests; want [1 2 3 4 5] after 4", ids, n.Load())
 	}
 }
 
