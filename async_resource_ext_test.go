@@ -60,51 +60,6 @@ func TestAsyncResourceCRUD(t *testing.T) {
 	}
 }
 
-func TestAsyncResourceIteratesEveryStyle(t *testing.T) {
-	t.Parallel()
-	_, ac := setupAsync(t, kittest.NewAPI())
-	for _, prefetch := range []int{0, 1, 3} {
-		for _, st := range styles {
-			t.Run(fmt.Sprintf("%s/prefetch=%d", st.name, prefetch), func(t *testing.T) {
-				t.Parallel()
-				r := kit.NewAsyncResource[apiUser](ac, st.path, kit.WithPaginator(st.p), kit.WithPrefetch(prefetch))
-				next := 1
-				for u, err := range r.All(t.Context()) {
-					if err != nil {
-						t.Fatal(err)
-					}
-					if u.ID != next {
-						t.Fatalf("got user %d, want %d", u.ID, next)
-					}
-					next++
-				}
-				if next-1 != seeded {
-					t.Fatalf("walked %d users, want %d", next-1, seeded)
-				}
-			})
-		}
-	}
-}
-
-func TestAsyncResourceLazyByDefault(t *testing.T) {
-	t.Parallel()
-	api := kittest.NewAPI()
-	_, ac := setupAsync(t, api)
-	r := kit.NewAsyncResource[apiUser](ac, "/paged/users", kit.WithPaginator(kit.PageNumber{PageSize: 5}))
-	n := 0
-	for _, err := range r.All(t.Context()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n++; n == 10 {
-			break
-		}
-	}
-	if got := api.Stats().ByPath["GET /paged/users"]; got != 2 {
-		t.Fatalf("taking 10 records of pages of 5 made %d requests, want 2", got)
-	}
-}
-
 // TestPrefetchFetchesAheadAndBreakCancels checks that with WithPrefetch the
 // next page is requested while the caller still holds the current one, and
 // that breaking out cancels the request in flight and leaves no goroutine.

@@ -196,23 +196,39 @@ var styles = []struct {
 
 func TestIterateEveryStyle(t *testing.T) {
 	t.Parallel()
-	_, c := setupAPI(t)
-	for _, st := range styles {
-		t.Run(st.name, func(t *testing.T) {
+	// A Resource, and AsyncResources without and with prefetching.
+	walkers := []struct {
+		name string
+		tw   twin
+		opts []kit.ResourceOption
+	}{
+		{"sync", syncTwin, nil},
+		{"async/prefetch=0", asyncTwin, []kit.ResourceOption{kit.WithPrefetch(0)}},
+		{"async/prefetch=1", asyncTwin, []kit.ResourceOption{kit.WithPrefetch(1)}},
+		{"async/prefetch=3", asyncTwin, []kit.ResourceOption{kit.WithPrefetch(3)}},
+	}
+	for _, w := range walkers {
+		t.Run(w.name, func(t *testing.T) {
 			t.Parallel()
-			r := kit.NewResource[apiUser](c, st.path, kit.WithPaginator(st.p))
-			next := 1
-			for u, err := range r.All(t.Context()) {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if u.ID != next {
-					t.Fatalf("got user %d, want %d", u.ID, next)
-				}
-				next++
-			}
-			if next-1 != seeded {
-				t.Fatalf("walked %d users, want %d", next-1, seeded)
+			_, b := w.tw.setup(t, kittest.NewAPI())
+			for _, st := range styles {
+				t.Run(st.name, func(t *testing.T) {
+					t.Parallel()
+					opts := append([]kit.ResourceOption{kit.WithPaginator(st.p)}, w.opts...)
+					next := 1
+					for u, err := range twinAll[apiUser](t.Context(), w.tw, b, st.path, opts...) {
+						if err != nil {
+							t.Fatal(err)
+						}
+						if u.ID != next {
+							t.Fatalf("got user %d, want %d", u.ID, next)
+						}
+						next++
+					}
+					if next-1 != seeded {
+						t.Fatalf("walked %d users, want %d", next-1, seeded)
+					}
+				})
 			}
 		})
 	}
@@ -245,22 +261,29 @@ func TestIterateFiltersOnEveryPage(t *testing.T) {
 	}
 }
 
+// TestIterateIsLazy: a walk fetches no page ahead of the caller, with a
+// Resource and with an AsyncResource that has no WithPrefetch.
 func TestIterateIsLazy(t *testing.T) {
 	t.Parallel()
-	api, c := setupAPI(t)
-	r := kit.NewResource[apiUser](c, "/paged/users", kit.WithPaginator(kit.PageNumber{PageSize: 5}))
-	taken := 0
-	for _, err := range r.All(t.Context()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		taken++
-		if taken == 10 {
-			break
-		}
-	}
-	if got := api.Stats().ByPath["GET /paged/users"]; got != 2 {
-		t.Fatalf("taking 10 records of pages of 5 made %d requests, want 2", got)
+	for _, tw := range twins {
+		t.Run(tw.name, func(t *testing.T) {
+			t.Parallel()
+			api := kittest.NewAPI()
+			_, b := tw.setup(t, api)
+			taken := 0
+			for _, err := range twinAll[apiUser](t.Context(), tw, b, "/paged/users", kit.WithPaginator(kit.PageNumber{PageSize: 5})) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				taken++
+				if taken == 10 {
+					break
+				}
+			}
+			if got := api.Stats().ByPath["GET /paged/users"]; got != 2 {
+				t.Fatalf("taking 10 records of pages of 5 made %d requests, want 2", got)
+			}
+		})
 	}
 }
 

@@ -156,7 +156,11 @@ type twin struct {
 	async bool
 }
 
-var twins = []twin{{"sync", false}, {"async", true}}
+var (
+	syncTwin  = twin{"sync", false}
+	asyncTwin = twin{"async", true}
+	twins     = []twin{syncTwin, asyncTwin}
+)
 
 // setup is setup or setupAsync.
 func (tw twin) setup(t testing.TB, h http.Handler, opts ...kit.Option) (*httptest.Server, kit.Binding) {
