@@ -82,47 +82,49 @@ func allowRedirects(req *http.Request, via []*http.Request) error { return nil }
 
 func TestRedirectToOtherOriginDropsCredentials(t *testing.T) {
 	t.Parallel()
-	for engName, engine := range redirectEngines() {
-		for _, k := range authKinds() {
-			t.Run(engName+"/"+k.name, func(t *testing.T) {
-				t.Parallel()
-				a, _, atA, atB := redirectServers(t)
-				c := newAuthClient(t, a, k.auth(), engine()...)
-				if _, err := redirGo.Call(t.Context(), c, kit.NoParams{}); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := redirGo307.Call(t.Context(), c, struct{ Payload authMsg }{authMsg{"hi"}}); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := redirBounce.Call(t.Context(), c, kit.NoParams{}); err != nil {
-					t.Fatal(err)
-				}
-				reqsA, reqsB := atA.requests(), atB.requests()
-				if len(reqsA) != 4 || len(reqsB) != 3 {
-					t.Fatalf("A got %d requests, B %d; want 4 and 3", len(reqsA), len(reqsB))
-				}
-				for _, r := range reqsB {
-					if where := secretIn(r.Request); where != "" {
-						t.Errorf("B got a credential on %s: %s", r.URL.Path, where)
+	for _, tw := range twins {
+		for engName, engine := range redirectEngines() {
+			for _, k := range authKinds() {
+				t.Run(tw.name+"/"+engName+"/"+k.name, func(t *testing.T) {
+					t.Parallel()
+					a, _, atA, atB := redirectServers(t)
+					c := tw.client(t, a.URL+"/api", authOptions(k.auth(), engine()...)...)
+					if _, err := twinCall(t.Context(), tw, redirGo, c, kit.NoParams{}); err != nil {
+						t.Fatal(err)
 					}
-					if got := r.Header.Get("X-Trace"); got != "public" {
-						t.Errorf("B: X-Trace = %q, want the client's own header kept", got)
+					if _, err := twinCall(t.Context(), tw, redirGo307, c, struct{ Payload authMsg }{authMsg{"hi"}}); err != nil {
+						t.Fatal(err)
 					}
-				}
-				if !k.ok(reqsA[0].Request) {
-					t.Errorf("A did not get the credentials: %v %v", reqsA[0].Header, reqsA[0].URL)
-				}
-				// Back from B to A: A's own credentials again (the
-				// redirect keeps the headers; the query came through B
-				// without the key).
-				land := reqsA[3]
-				if land.URL.Path != "/api/land" {
-					t.Fatalf("A's last request: %s", land.URL.Path)
-				}
-				if k.name != "APIKeyQuery" && k.name != "Custom" && !k.ok(land.Request) {
-					t.Errorf("back on A: credentials missing: %v", land.Header)
-				}
-			})
+					if _, err := twinCall(t.Context(), tw, redirBounce, c, kit.NoParams{}); err != nil {
+						t.Fatal(err)
+					}
+					reqsA, reqsB := atA.requests(), atB.requests()
+					if len(reqsA) != 4 || len(reqsB) != 3 {
+						t.Fatalf("A got %d requests, B %d; want 4 and 3", len(reqsA), len(reqsB))
+					}
+					for _, r := range reqsB {
+						if where := secretIn(r.Request); where != "" {
+							t.Errorf("B got a credential on %s: %s", r.URL.Path, where)
+						}
+						if got := r.Header.Get("X-Trace"); got != "public" {
+							t.Errorf("B: X-Trace = %q, want the client's own header kept", got)
+						}
+					}
+					if !k.ok(reqsA[0].Request) {
+						t.Errorf("A did not get the credentials: %v %v", reqsA[0].Header, reqsA[0].URL)
+					}
+					// Back from B to A: A's own credentials again (the
+					// redirect keeps the headers; the query came through B
+					// without the key).
+					land := reqsA[3]
+					if land.URL.Path != "/api/land" {
+						t.Fatalf("A's last request: %s", land.URL.Path)
+					}
+					if k.name != "APIKeyQuery" && k.name != "Custom" && !k.ok(land.Request) {
+						t.Errorf("back on A: credentials missing: %v", land.Header)
+					}
+				})
+			}
 		}
 	}
 }
@@ -249,29 +251,5 @@ func TestNextLinkToOtherOriginGetsNothing(t *testing.T) {
 				t.Errorf("error shows the secret: %v", walkErr)
 			}
 		})
-	}
-}
-
-func TestAsyncClientRedirectDropsCredentials(t *testing.T) {
-	t.Parallel()
-	for engName, engine := range redirectEngines() {
-		for _, k := range authKinds() {
-			t.Run(engName+"/"+k.name, func(t *testing.T) {
-				t.Parallel()
-				a, _, atA, atB := redirectServers(t)
-				ac := newAsyncClient(t, a.URL+"/api", authOptions(k.auth(), engine()...)...)
-				if _, err := redirGo.Go(t.Context(), ac, kit.NoParams{}).Await(t.Context()); err != nil {
-					t.Fatal(err)
-				}
-				if reqs := atA.requests(); len(reqs) != 1 || !k.ok(reqs[0].Request) {
-					t.Errorf("A: %d requests, want 1 with the credentials", len(reqs))
-				}
-				for _, r := range atB.requests() {
-					if where := secretIn(r.Request); where != "" {
-						t.Errorf("B got %s", where)
-					}
-				}
-			})
-		}
 	}
 }
