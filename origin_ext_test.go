@@ -3,8 +3,11 @@ package kit_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -13,9 +16,11 @@ import (
 	"github.com/kithttp/kit"
 )
 
-// Credentials stay on the base URL's origin: the tests below run two
-// loopback servers, A (the base URL) and B. Both are on 127.0.0.1, on
-// different ports, so they are different origins.
+// Tests of origin.go: credentials stay on the base URL's origin (redirects,
+// next-page links), and URLs in errors and logs are redacted.
+
+// The redirect tests run two loopback servers, A (the base URL) and B. Both
+// are on 127.0.0.1, on different ports, so they are different origins.
 
 // redirectServers starts B, which records what it receives, and A, whose
 // /api/go redirects to B (keeping the query, as some servers do), whose
@@ -251,5 +256,100 @@ func TestNextLinkToOtherOriginGetsNothing(t *testing.T) {
 				t.Errorf("error shows the secret: %v", walkErr)
 			}
 		})
+	}
+}
+
+func TestNextLinkToAnotherOriginIsRefused(t *testing.T) {
+	t.Parallel()
+	var foreignHits atomic.Int32
+	foreign := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		foreignHits.Add(1)
+		io.WriteString(w, `[]`)
+	}))
+	_, c := setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", fmt.Sprintf(`<%s/steal?page=2>; rel="next"`, foreign.URL))
+		io.WriteString(w, `[{"id":1,"name":"a","email":"a@b.c"}]`)
+	}), kit.WithHeader("X-Trace", "t"))
+	r := kit.NewResource[apiUser](c, "/users", kit.WithPaginator(kit.LinkHeader{}))
+	n := 0
+	var walkErr error
+	for _, err := range r.All(t.Context()) {
+		if err != nil {
+			walkErr = err
+			continue
+		}
+		n++
+	}
+	if n != 1 || !errors.Is(walkErr, kit.ErrCrossOrigin) {
+		t.Fatalf("got %d records and %v; want 1 and ErrCrossOrigin", n, walkErr)
+	}
+	if foreignHits.Load() != 0 {
+		t.Fatal("the foreign origin was requested")
+	}
+}
+
+func TestHTTPErrorURLRedaction(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		query   string
+		want    []string
+		notWant []string
+	}{
+		{"access_token=abc1&page=2", []string{"access_token=REDACTED", "page=2"}, []string{"abc1"}},
+		{"api_key=abc2&q=go", []string{"api_key=REDACTED", "q=go"}, []string{"abc2"}},
+		{"apikey=abc3", []string{"apikey=REDACTED"}, []string{"abc3"}},
+		{"X-Amz-Signature=abc4&X-Amz-Credential=abc5&X-Amz-Date=20240101", []string{"X-Amz-Date=20240101"}, []string{"abc4", "abc5"}},
+		{"client_secret=abc6&client_id=app", []string{"client_id=app"}, []string{"abc6"}},
+		{"password=abc7&user=bob", []string{"user=bob"}, []string{"abc7"}},
+		{"code=abc8&state=s1", []string{"state=s1"}, []string{"abc8"}},
+		{"TOKEN=abc9", []string{"TOKEN=REDACTED"}, []string{"abc9"}},
+		{"session_id=abc10", []string{"session_id=REDACTED"}, []string{"abc10"}},
+		{"refresh_token=a&refresh_token=b", []string{"refresh_token=REDACTED&refresh_token=REDACTED"}, []string{"=a", "=b"}},
+		{"q=plain", []string{"q=plain"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			t.Parallel()
+			srv := serve(t, replyJSON(http.StatusForbidden, `{}`))
+			c := newClient(t, srv.URL+"/api?"+tt.query)
+			_, err := kit.Get[kit.NoParams, any]("/x").Call(t.Context(), c, kit.NoParams{})
+			var he *kit.HTTPError
+			if !errors.As(err, &he) {
+				t.Fatalf("err = %v, want a *kit.HTTPError", err)
+			}
+			if !strings.HasPrefix(he.URL, srv.URL+"/api/x?") {
+				t.Errorf("URL = %q, want the request's URL", he.URL)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(he.URL, w) {
+					t.Errorf("URL = %q, want it to contain %q", he.URL, w)
+				}
+			}
+			for _, nw := range tt.notWant {
+				if strings.Contains(he.URL, nw) || strings.Contains(err.Error(), nw) {
+					t.Errorf("URL = %q, error %q: shows %q", he.URL, err, nw)
+				}
+			}
+		})
+	}
+}
+
+// TestAuthQueryKeyRedactedByName: an APIKeyQuery parameter whose name does
+// not look secret is still redacted from URLs in error text.
+func TestAuthQueryKeyRedactedByName(t *testing.T) {
+	t.Parallel()
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, nil)
+	}))
+	c := newAuthClient(t, srv, kit.APIKeyQuery("appid", "id-"+secretMark))
+	_, err := authData.Call(t.Context(), c, kit.NoParams{})
+	noteErr(t, err)
+	var he *kit.HTTPError
+	if !errors.As(err, &he) {
+		t.Fatalf("err = %v", err)
+	}
+	u, perr := url.Parse(he.URL)
+	if perr != nil || u.Query().Get("appid") != "REDACTED" {
+		t.Errorf("HTTPError.URL = %q, want appid redacted", he.URL)
 	}
 }

@@ -421,35 +421,6 @@ func TestWalkGuards(t *testing.T) {
 	})
 }
 
-func TestNextLinkToAnotherOriginIsRefused(t *testing.T) {
-	t.Parallel()
-	var foreignHits atomic.Int32
-	foreign := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		foreignHits.Add(1)
-		io.WriteString(w, `[]`)
-	}))
-	_, c := setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Link", fmt.Sprintf(`<%s/steal?page=2>; rel="next"`, foreign.URL))
-		io.WriteString(w, `[{"id":1,"name":"a","email":"a@b.c"}]`)
-	}), kit.WithHeader("X-Trace", "t"))
-	r := kit.NewResource[apiUser](c, "/users", kit.WithPaginator(kit.LinkHeader{}))
-	n := 0
-	var walkErr error
-	for _, err := range r.All(t.Context()) {
-		if err != nil {
-			walkErr = err
-			continue
-		}
-		n++
-	}
-	if n != 1 || !errors.Is(walkErr, kit.ErrCrossOrigin) {
-		t.Fatalf("got %d records and %v; want 1 and ErrCrossOrigin", n, walkErr)
-	}
-	if foreignHits.Load() != 0 {
-		t.Fatal("the foreign origin was requested")
-	}
-}
-
 func TestRecordsLocation(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
