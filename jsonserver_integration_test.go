@@ -46,12 +46,7 @@ func jsonServer(t *testing.T) (*kit.Client, int) {
 	if err != nil {
 		t.Fatalf("KIT_JSONSERVER_RECORDS: %v", err)
 	}
-	c, err := kit.NewClient(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c, n
+	return newClient(t, base), n
 }
 
 func TestJSONServerIterate(t *testing.T) {
