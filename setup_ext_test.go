@@ -14,11 +14,13 @@ import (
 	"github.com/kithttp/kit/kittest"
 )
 
-// The shared setup of the black-box tests. Every test server is started
-// here, with kittest.NewServer, and every client made here, so that all are
-// stopped the same way when the test ends. Helpers that belong to one
-// concern (the scripted retry server, the gate of the async tests, the
-// token server of the auth tests) stay in their files and build on these.
+// The shared setup of the black-box tests. Test servers are started here,
+// with kittest.NewServer, and clients made here, so that all are stopped
+// the same way when the test ends. (Tests of the client constructors and
+// Close themselves, and the fault suite, call kit directly.) Helpers that
+// belong to one concern (the scripted retry server, the gate of the async
+// tests, the token server of the auth tests) stay in their files and build
+// on these.
 
 // setup starts h (kittest.NewAPI() when nil) on a loopback server and
 // returns it with a *kit.Client, made with opts, whose base URL is the
