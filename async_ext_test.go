@@ -89,23 +89,10 @@ func (a *userAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// newAsync starts h on a loopback server and returns an AsyncClient for
-// it. The client is closed, then the server, when the test ends.
+// newAsync is setupAsync under the name future_test.go uses.
 func newAsync(t *testing.T, h http.Handler, opts ...kit.Option) (*httptest.Server, *kit.AsyncClient) {
 	t.Helper()
-	srv := httptest.NewServer(h)
-	ac, err := kit.NewAsyncClient(srv.URL, opts...)
-	if err != nil {
-		srv.Close()
-		t.Fatalf("NewAsyncClient: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := ac.Close(context.Background()); err != nil {
-			t.Errorf("Close at cleanup: %v", err)
-		}
-		srv.Close()
-	})
-	return srv, ac
+	return setupAsync(t, h, opts...)
 }
 
 // sameOutcome fails t unless the two results and errors are the same: equal
@@ -131,12 +118,8 @@ func sameOutcome[R any](t *testing.T, what string, callV R, callErr error, goV R
 func TestGoYieldsWhatCallWould(t *testing.T) {
 	leakcheck.Check(t)
 	api := &userAPI{}
-	srv, ac := newAsync(t, api)
-	c, err := kit.NewClient(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	srv, c := setup(t, api)
+	ac := newAsyncClient(t, srv.URL)
 	ctx := t.Context()
 
 	cases := []struct {
@@ -257,7 +240,7 @@ func TestGoRefreshesOn401(t *testing.T) {
 		io.WriteString(w, `{"pong":"yes"}`)
 	})
 	auth := &rotatingAuth{token: "stale"}
-	_, ac := newAsync(t, h, kit.WithAuth(auth))
+	_, ac := setupAsync(t, h, kit.WithAuth(auth))
 	ctx := t.Context()
 
 	got, err := asyncPing.Go(ctx, ac, kit.NoParams{}).Await(ctx)
@@ -287,12 +270,8 @@ func TestGoRefreshesOn401(t *testing.T) {
 func TestEngineProtocolErrors(t *testing.T) {
 	leakcheck.Check(t)
 	api := &userAPI{}
-	srv, ac := newAsync(t, api)
-	c, err := kit.NewClient(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	srv, c := setup(t, api)
+	ac := newAsyncClient(t, srv.URL)
 	ctx := t.Context()
 
 	check := func(what string, err error, lacks string) {
@@ -313,7 +292,7 @@ func TestEngineProtocolErrors(t *testing.T) {
 	}
 
 	// Call through an AsyncClient: its default engine lacks kit.Engine.
-	_, err = asyncGetUser.Call(ctx, ac, userID{"1"})
+	_, err := asyncGetUser.Call(ctx, ac, userID{"1"})
 	check("Call via AsyncClient", err, "kit.Engine")
 
 	// Go through a Client: its default engine lacks kit.AsyncEngine. The
@@ -389,7 +368,7 @@ func TestNewAsyncClientErrors(t *testing.T) {
 func TestCloseRejectsNewCalls(t *testing.T) {
 	leakcheck.Check(t)
 	api := &userAPI{}
-	_, ac := newAsync(t, api)
+	_, ac := setupAsync(t, api)
 	ctx := t.Context()
 
 	if _, err := asyncGetUser.Go(ctx, ac, userID{"1"}).Await(ctx); err != nil {
@@ -460,7 +439,7 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestCloseWaitsForInFlight(t *testing.T) {
 	leakcheck.Check(t)
 	g := newGate()
-	_, ac := newAsync(t, g)
+	_, ac := setupAsync(t, g)
 	ctx := t.Context()
 
 	const n = 3
@@ -518,7 +497,7 @@ func TestCloseWaitsForInFlight(t *testing.T) {
 func TestCloseWithEndingContextCancelsInFlight(t *testing.T) {
 	leakcheck.Check(t)
 	g := newGate()
-	_, ac := newAsync(t, g, kit.WithMaxInFlight(2))
+	_, ac := setupAsync(t, g, kit.WithMaxInFlight(2))
 	ctx := t.Context()
 
 	// Two calls reach the server, a third waits for a slot.
@@ -561,7 +540,7 @@ func TestCloseWithEndingContextCancelsInFlight(t *testing.T) {
 func TestCloseWithDeadline(t *testing.T) {
 	leakcheck.Check(t)
 	g := newGate()
-	_, ac := newAsync(t, g)
+	_, ac := setupAsync(t, g)
 	ctx := t.Context()
 	f := asyncGetUser.Go(ctx, ac, userID{"1"})
 	<-g.entered
@@ -581,7 +560,7 @@ func TestMaxInFlightObservedByServer(t *testing.T) {
 	leakcheck.Check(t)
 	const limit, calls = 3, 20
 	g := newGate()
-	_, ac := newAsync(t, g, kit.WithMaxInFlight(limit))
+	_, ac := setupAsync(t, g, kit.WithMaxInFlight(limit))
 	ctx := t.Context()
 
 	futures := make([]*kit.Future[asyncUser], calls)
@@ -616,7 +595,7 @@ func TestMaxInFlightObservedByServer(t *testing.T) {
 func TestContextEndsWhileWaitingForSlot(t *testing.T) {
 	leakcheck.Check(t)
 	g := newGate()
-	_, ac := newAsync(t, g, kit.WithMaxInFlight(1))
+	_, ac := setupAsync(t, g, kit.WithMaxInFlight(1))
 	ctx := t.Context()
 
 	first := asyncGetUser.Go(ctx, ac, userID{"1"})
@@ -663,7 +642,7 @@ func TestContextEndsWhileWaitingForSlot(t *testing.T) {
 func TestCallerCancelsInFlightCall(t *testing.T) {
 	leakcheck.Check(t)
 	g := newGate()
-	_, ac := newAsync(t, g)
+	_, ac := setupAsync(t, g)
 	ctx, cancel := context.WithCancel(t.Context())
 	f := asyncGetUser.Go(ctx, ac, userID{"1"})
 	<-g.entered
@@ -677,7 +656,7 @@ func TestCallerCancelsInFlightCall(t *testing.T) {
 func Test200ConcurrentGoCalls(t *testing.T) {
 	leakcheck.Check(t)
 	api := &userAPI{}
-	_, ac := newAsync(t, api)
+	_, ac := setupAsync(t, api)
 	ctx := t.Context()
 
 	const n = 200
@@ -713,7 +692,7 @@ func Test200ConcurrentGoCalls(t *testing.T) {
 func TestGoReadsParamsBeforeReturning(t *testing.T) {
 	leakcheck.Check(t)
 	g := newGate()
-	_, ac := newAsync(t, g)
+	_, ac := setupAsync(t, g)
 	ctx := t.Context()
 	p := userID{"first"}
 	f := asyncGetUser.Go(ctx, ac, p)
@@ -743,7 +722,7 @@ func TestAsyncWithHTTPClient(t *testing.T) {
 	tr := &countingTransport{base: &http.Transport{}}
 	hc := &http.Client{Transport: tr}
 	api := &userAPI{}
-	_, ac := newAsync(t, api, kit.WithHTTPClient(hc))
+	_, ac := setupAsync(t, api, kit.WithHTTPClient(hc))
 	ctx := t.Context()
 	u, err := asyncGetUser.Go(ctx, ac, userID{"4"}).Await(ctx)
 	if err != nil || u.ID != 4 {
@@ -916,7 +895,7 @@ func (s syncEngine) Do(req *http.Request) (*http.Response, error) { return s.e.D
 func TestConcurrentCloseAndGo(t *testing.T) {
 	leakcheck.Check(t)
 	api := &userAPI{}
-	_, ac := newAsync(t, api, kit.WithMaxInFlight(4))
+	_, ac := setupAsync(t, api, kit.WithMaxInFlight(4))
 	ctx := t.Context()
 
 	const n = 50

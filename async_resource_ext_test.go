@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -16,26 +15,9 @@ import (
 	"github.com/kithttp/kit/kittest"
 )
 
-func newAsyncAPI(t *testing.T) (*kittest.API, *kit.AsyncClient) {
-	t.Helper()
-	api := kittest.NewAPI()
-	srv := httptest.NewServer(api)
-	ac, err := kit.NewAsyncClient(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := ac.Close(context.Background()); err != nil {
-			t.Error(err)
-		}
-		srv.Close()
-	})
-	return api, ac
-}
-
 func TestAsyncResourceCRUD(t *testing.T) {
 	t.Parallel()
-	_, ac := newAsyncAPI(t)
+	_, ac := setupAsync(t, kittest.NewAPI())
 	users := kit.NewAsyncResource[apiUser](ac, "/users")
 	ctx := t.Context()
 
@@ -78,57 +60,13 @@ func TestAsyncResourceCRUD(t *testing.T) {
 	}
 }
 
-func TestAsyncResourceIteratesEveryStyle(t *testing.T) {
-	t.Parallel()
-	_, ac := newAsyncAPI(t)
-	for _, prefetch := range []int{0, 1, 3} {
-		for _, st := range styles {
-			t.Run(fmt.Sprintf("%s/prefetch=%d", st.name, prefetch), func(t *testing.T) {
-				t.Parallel()
-				r := kit.NewAsyncResource[apiUser](ac, st.path, kit.WithPaginator(st.p), kit.WithPrefetch(prefetch))
-				next := 1
-				for u, err := range r.All(t.Context()) {
-					if err != nil {
-						t.Fatal(err)
-					}
-					if u.ID != next {
-						t.Fatalf("got user %d, want %d", u.ID, next)
-					}
-					next++
-				}
-				if next-1 != seeded {
-					t.Fatalf("walked %d users, want %d", next-1, seeded)
-				}
-			})
-		}
-	}
-}
-
-func TestAsyncResourceLazyByDefault(t *testing.T) {
-	t.Parallel()
-	api, ac := newAsyncAPI(t)
-	r := kit.NewAsyncResource[apiUser](ac, "/paged/users", kit.WithPaginator(kit.PageNumber{PageSize: 5}))
-	n := 0
-	for _, err := range r.All(t.Context()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n++; n == 10 {
-			break
-		}
-	}
-	if got := api.Stats().ByPath["GET /paged/users"]; got != 2 {
-		t.Fatalf("taking 10 records of pages of 5 made %d requests, want 2", got)
-	}
-}
-
 // TestPrefetchFetchesAheadAndBreakCancels checks that with WithPrefetch the
 // next page is requested while the caller still holds the current one, and
 // that breaking out cancels the request in flight and leaves no goroutine.
 func TestPrefetchFetchesAheadAndBreakCancels(t *testing.T) {
 	requested := make(chan int, 10)
 	cancelled := make(chan int, 10)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	_, ac := setupAsync(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 		requested <- page
 		if page >= 3 {
@@ -138,11 +76,6 @@ func TestPrefetchFetchesAheadAndBreakCancels(t *testing.T) {
 		}
 		fmt.Fprintf(w, `{"data":[{"id":%d,"name":"a","email":"a@b.c"},{"id":%d,"name":"b","email":"b@b.c"}]}`, 2*page-1, 2*page)
 	}))
-	defer srv.Close()
-	ac, err := kit.NewAsyncClient(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
 	r := kit.NewAsyncResource[apiUser](ac, "/x", kit.WithPaginator(kit.PageNumber{PageSize: 2}), kit.WithPrefetch(2))
 	for u, err := range r.All(t.Context()) {
 		if err != nil {
@@ -171,12 +104,7 @@ func TestPrefetchFetchesAheadAndBreakCancels(t *testing.T) {
 func TestAsyncResourceAfterClose(t *testing.T) {
 	t.Parallel()
 	api := kittest.NewAPI()
-	srv := httptest.NewServer(api)
-	defer srv.Close()
-	ac, err := kit.NewAsyncClient(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, ac := setupAsync(t, api)
 	r := kit.NewAsyncResource[apiUser](ac, "/users")
 	if err := ac.Close(t.Context()); err != nil {
 		t.Fatal(err)
@@ -202,12 +130,9 @@ func TestAsyncResourceAfterClose(t *testing.T) {
 func TestAsyncResourceNeedsAsyncEngine(t *testing.T) {
 	t.Parallel()
 	eng := &kittest.RecordingEngine{}
-	c, err := kit.NewClient("http://127.0.0.1:1", kit.WithEngine(eng))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newClient(t, "http://127.0.0.1:1", kit.WithEngine(eng))
 	r := kit.NewAsyncResource[apiUser](c, "/users")
-	_, err = r.Get(t.Context(), 1).Await(t.Context())
+	_, err := r.Get(t.Context(), 1).Await(t.Context())
 	var ee *kit.EngineError
 	if !errors.As(err, &ee) || ee.Lacks != "kit.AsyncEngine" || !errors.Is(err, kit.ErrEngineProtocol) {
 		t.Fatalf("got %v, want an *EngineError lacking kit.AsyncEngine", err)
@@ -218,7 +143,7 @@ func TestAsyncResourceNeedsAsyncEngine(t *testing.T) {
 		}
 	}
 	// And the other way round: a sync resource on an async client.
-	_, ac := newAsyncAPI(t)
+	_, ac := setupAsync(t, kittest.NewAPI())
 	_, err = kit.NewResource[apiUser](ac, "/users").Get(t.Context(), 1)
 	if !errors.As(err, &ee) || ee.Lacks != "kit.Engine" {
 		t.Fatalf("got %v, want an *EngineError lacking kit.Engine", err)
@@ -230,7 +155,7 @@ func TestAsyncResourceNeedsAsyncEngine(t *testing.T) {
 
 func TestAsyncResourceNoPath(t *testing.T) {
 	t.Parallel()
-	_, ac := newAsyncAPI(t)
+	_, ac := setupAsync(t, kittest.NewAPI())
 	r := kit.NewAsyncResource[apiUser](ac, "")
 	_, err := r.Delete(t.Context(), 1).Await(t.Context())
 	if !errors.Is(err, kit.ErrNoPath) {
@@ -246,7 +171,7 @@ func TestAsyncResourceNoPath(t *testing.T) {
 func TestPrefetchErrorYieldedOnce(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	_, ac := setupAsync(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 		calls.Add(1)
 		if page == 3 {
@@ -255,12 +180,6 @@ func TestPrefetchErrorYieldedOnce(t *testing.T) {
 		}
 		fmt.Fprintf(w, `{"data":[{"id":%d,"name":"a","email":"a@b.c"}]}`, page)
 	}))
-	defer srv.Close()
-	ac, err := kit.NewAsyncClient(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ac.Close(context.Background())
 	r := kit.NewAsyncResource[apiUser](ac, "/x", kit.WithPaginator(kit.PageNumber{PageSize: 1}), kit.WithPrefetch(4))
 	var ids []int
 	var errs []error
@@ -286,9 +205,9 @@ func TestPrefetchErrorYieldedOnce(t *testing.T) {
 
 const prefetchPagesN = 50
 
-func latencyPages(b *testing.B) *httptest.Server {
-	b.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// latencyPages serves the pages.
+func latencyPages() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(2 * time.Millisecond)
 		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 		if page > prefetchPagesN {
@@ -303,9 +222,7 @@ func latencyPages(b *testing.B) *httptest.Server {
 			fmt.Fprintf(w, `{"id":%d,"name":"n","email":"e@x.io"}`, (page-1)*10+i+1)
 		}
 		fmt.Fprint(w, `]}`)
-	}))
-	b.Cleanup(srv.Close)
-	return srv
+	}
 }
 
 // consume stands for the caller's work on a page: about 2 ms.
@@ -316,8 +233,7 @@ func consume(n int) {
 }
 
 func BenchmarkWalk50PagesSync(b *testing.B) {
-	srv := latencyPages(b)
-	c, _ := kit.NewClient(srv.URL)
+	_, c := setup(b, latencyPages())
 	r := kit.NewResource[apiUser](c, "/x", kit.WithPaginator(kit.PageNumber{PageSize: 10}))
 	for b.Loop() {
 		n := 0
@@ -335,9 +251,7 @@ func BenchmarkWalk50PagesSync(b *testing.B) {
 }
 
 func BenchmarkWalk50PagesPrefetch2(b *testing.B) {
-	srv := latencyPages(b)
-	ac, _ := kit.NewAsyncClient(srv.URL)
-	b.Cleanup(func() { ac.Close(context.Background()) })
+	_, ac := setupAsync(b, latencyPages())
 	r := kit.NewAsyncResource[apiUser](ac, "/x", kit.WithPaginator(kit.PageNumber{PageSize: 10}), kit.WithPrefetch(2))
 	for b.Loop() {
 		n := 0

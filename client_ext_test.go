@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -17,9 +16,10 @@ import (
 	"github.com/kithttp/kit"
 )
 
-// Shared helpers of the core tests (client, route, endpoint, validate and
-// errors _ext_test files). Every name starts with "core" so that it does not
-// collide with the helpers of other test files of package kit_test.
+// Models and call helpers shared by the core tests (client, route,
+// endpoint, validate and errors _ext_test files). Every name starts with
+// "core" so that it does not collide with those of other test files of
+// package kit_test. Servers and clients come from setup_ext_test.go.
 
 // coreUser is a data model with struct-tag validation.
 type coreUser struct {
@@ -37,80 +37,6 @@ type coreTeam struct {
 // coreNote is a data model without validation tags.
 type coreNote struct {
 	Text string `json:"text"`
-}
-
-// coreReq is what the test server saw of one request.
-type coreReq struct {
-	Method     string
-	RequestURI string
-	Header     http.Header
-	Body       []byte
-}
-
-// line is the request line without the protocol: "GET /api/users?x=1".
-func (r coreReq) line() string { return r.Method + " " + r.RequestURI }
-
-// coreServer is an httptest server on 127.0.0.1 that records every request
-// before handing it to its handler.
-type coreServer struct {
-	*httptest.Server
-	mu   sync.Mutex
-	reqs []coreReq
-}
-
-// newCoreServer starts a recording server; h answers (nil: 200 with "{}").
-func newCoreServer(t *testing.T, h http.HandlerFunc) *coreServer {
-	t.Helper()
-	if h == nil {
-		h = coreJSON(http.StatusOK, `{}`)
-	}
-	s := &coreServer{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		s.mu.Lock()
-		s.reqs = append(s.reqs, coreReq{Method: r.Method, RequestURI: r.RequestURI, Header: r.Header.Clone(), Body: body})
-		s.mu.Unlock()
-		h(w, r)
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-// requests returns a copy of the requests seen so far.
-func (s *coreServer) requests() []coreReq {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]coreReq(nil), s.reqs...)
-}
-
-// only returns the one request the server saw, failing otherwise.
-func (s *coreServer) only(t *testing.T) coreReq {
-	t.Helper()
-	reqs := s.requests()
-	if len(reqs) != 1 {
-		t.Fatalf("server saw %d requests, want 1", len(reqs))
-	}
-	return reqs[0]
-}
-
-// coreJSON answers with status and body as application/json.
-func coreJSON(status int, body string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		io.WriteString(w, body)
-	}
-}
-
-// newCoreClient returns a client for base, failing the test on error.
-func newCoreClient(t *testing.T, base string, opts ...kit.Option) *kit.Client {
-	t.Helper()
-	c, err := kit.NewClient(base, opts...)
-	if err != nil {
-		t.Fatalf("NewClient(%q): %v", base, err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
 }
 
 // coreCaller is one call, made later against some binding.
@@ -166,7 +92,7 @@ func TestNewClientAcceptsHTTPAndHTTPS(t *testing.T) {
 		{"http://127.0.0.1:1/api?v=2", "http", "127.0.0.1:1", "/api"},
 	}
 	for _, tt := range tests {
-		c := newCoreClient(t, tt.base)
+		c := newClient(t, tt.base)
 		u := c.BaseURL()
 		if u.Scheme != tt.wantScheme || u.Host != tt.wantHost || u.Path != tt.wantPath {
 			t.Errorf("NewClient(%q).BaseURL() = scheme %q host %q path %q; want %q %q %q",
@@ -193,8 +119,8 @@ func TestBaseURLJoinedExactlyOnce(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.basePath+"+"+tt.path, func(t *testing.T) {
 			t.Parallel()
-			srv := newCoreServer(t, nil)
-			c := newCoreClient(t, srv.URL+tt.basePath)
+			rec := newRecorder(nil)
+			c := newClient(t, serve(t, rec).URL+tt.basePath)
 			params := map[string]any{}
 			if strings.Contains(tt.path, "{id}") {
 				params["id"] = 7
@@ -203,7 +129,7 @@ func TestBaseURLJoinedExactlyOnce(t *testing.T) {
 			if _, err := ep.Call(t.Context(), c, params); err != nil {
 				t.Fatal(err)
 			}
-			if got := srv.only(t).RequestURI; got != tt.want {
+			if got := rec.only(t).RequestURI; got != tt.want {
 				t.Errorf("base %q + %q sent %q, want %q", tt.basePath, tt.path, got, tt.want)
 			}
 		})
@@ -212,8 +138,8 @@ func TestBaseURLJoinedExactlyOnce(t *testing.T) {
 
 func TestBaseQuerySentOnEveryRequest(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, nil)
-	c := newCoreClient(t, srv.URL+"/api?version=2&lang=en")
+	rec := newRecorder(nil)
+	c := newClient(t, serve(t, rec).URL+"/api?version=2&lang=en")
 	calls := []coreCaller{
 		coreCall(kit.Get[kit.NoParams, *kit.Response]("/a"), kit.NoParams{}),
 		coreCall(kit.Get[struct{ Q string }, *kit.Response]("/b"), struct{ Q string }{"go"}),
@@ -231,7 +157,7 @@ func TestBaseQuerySentOnEveryRequest(t *testing.T) {
 		"GET /api/c?kind=x&lang=en&version=2",
 		"POST /api/d?lang=en&version=2",
 	}
-	reqs := srv.requests()
+	reqs := rec.requests()
 	if len(reqs) != len(want) {
 		t.Fatalf("server saw %d requests, want %d", len(reqs), len(want))
 	}
@@ -244,7 +170,7 @@ func TestBaseQuerySentOnEveryRequest(t *testing.T) {
 
 func TestBaseURLReturnsCopy(t *testing.T) {
 	t.Parallel()
-	c := newCoreClient(t, "https://example.com/api?v=1")
+	c := newClient(t, "https://example.com/api?v=1")
 	u := c.BaseURL()
 	u.Host = "evil.example"
 	u.Path = "/other"
@@ -260,8 +186,8 @@ func TestBaseURLReturnsCopy(t *testing.T) {
 
 func TestWithHeaderSentOnEveryRequest(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, nil)
-	c := newCoreClient(t, srv.URL,
+	rec := newRecorder(nil)
+	_, c := setup(t, rec,
 		kit.WithHeader("X-Trace", "a"),
 		kit.WithHeader("x-trace", "b"),
 		kit.WithHeader("X-Tenant", "acme"),
@@ -274,7 +200,7 @@ func TestWithHeaderSentOnEveryRequest(t *testing.T) {
 	if _, err := post.Call(t.Context(), c, struct{ N coreNote }{}); err != nil {
 		t.Fatal(err)
 	}
-	for i, r := range srv.requests() {
+	for i, r := range rec.requests() {
 		if got, want := r.Header.Values("X-Trace"), []string{"a", "b"}; !slices.Equal(got, want) {
 			t.Errorf("request %d: X-Trace = %q, want %q", i, got, want)
 		}
@@ -286,12 +212,12 @@ func TestWithHeaderSentOnEveryRequest(t *testing.T) {
 
 func TestWithHeaderOverridesUserAgent(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, nil)
-	c := newCoreClient(t, srv.URL, kit.WithHeader("User-Agent", "my-app/1.0"))
+	rec := newRecorder(nil)
+	_, c := setup(t, rec, kit.WithHeader("User-Agent", "my-app/1.0"))
 	if err := coreCall(kit.Get[kit.NoParams, *kit.Response]("/"), kit.NoParams{})(t.Context(), c); err != nil {
 		t.Fatal(err)
 	}
-	if got := srv.only(t).Header.Values("User-Agent"); !slices.Equal(got, []string{"my-app/1.0"}) {
+	if got := rec.only(t).Header.Values("User-Agent"); !slices.Equal(got, []string{"my-app/1.0"}) {
 		t.Errorf("User-Agent = %q, want only the client's own", got)
 	}
 }
@@ -401,8 +327,8 @@ func TestOptionStringNeverPrintsHeaderValue(t *testing.T) {
 
 func TestClientCloseKeepsClientUsable(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, nil)
-	c := newCoreClient(t, srv.URL)
+	rec := newRecorder(nil)
+	_, c := setup(t, rec)
 	call := coreCall(kit.Get[kit.NoParams, any]("/x"), kit.NoParams{})
 	for i := range 2 {
 		if err := call(t.Context(), c); err != nil {
@@ -412,7 +338,7 @@ func TestClientCloseKeepsClientUsable(t *testing.T) {
 			t.Fatalf("Close: %v", err)
 		}
 	}
-	if got := len(srv.requests()); got != 2 {
+	if got := len(rec.requests()); got != 2 {
 		t.Errorf("server saw %d requests, want 2", got)
 	}
 }
@@ -431,8 +357,7 @@ func TestNilBinding(t *testing.T) {
 
 func TestContextCanceledBeforeCall(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, nil)
-	c := newCoreClient(t, srv.URL)
+	_, c := setup(t, replyJSON(http.StatusOK, `{}`))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	_, err := kit.Get[kit.NoParams, coreTeam]("/x").Call(ctx, c, kit.NoParams{})
@@ -447,11 +372,10 @@ func TestContextCanceledBeforeCall(t *testing.T) {
 func TestContextCanceledDuringCall(t *testing.T) {
 	t.Parallel()
 	arrived := make(chan struct{})
-	srv := newCoreServer(t, func(w http.ResponseWriter, r *http.Request) {
+	_, c := setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(arrived)
 		<-r.Context().Done()
-	})
-	c := newCoreClient(t, srv.URL)
+	}))
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
 		<-arrived
@@ -465,10 +389,9 @@ func TestContextCanceledDuringCall(t *testing.T) {
 
 func TestContextDeadline(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, func(w http.ResponseWriter, r *http.Request) {
+	_, c := setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done() // slower than any deadline
-	})
-	c := newCoreClient(t, srv.URL)
+	}))
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
 	_, err := kit.Get[kit.NoParams, *kit.Response]("/slow").Call(ctx, c, kit.NoParams{})
@@ -479,12 +402,12 @@ func TestContextDeadline(t *testing.T) {
 
 func TestConcurrentCalls(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, func(w http.ResponseWriter, r *http.Request) {
+	rec := newRecorder(func(w http.ResponseWriter, r *http.Request) {
 		id := strings.TrimPrefix(r.URL.Path, "/api/teams/")
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"id":%s,"name":%q}`, id, r.URL.Query().Get("name"))
 	})
-	c := newCoreClient(t, srv.URL+"/api/")
+	c := newClient(t, serve(t, rec).URL+"/api/")
 	type params struct {
 		ID   int
 		Name string
@@ -513,7 +436,7 @@ func TestConcurrentCalls(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if got := len(srv.requests()); got != n {
+	if got := len(rec.requests()); got != n {
 		t.Errorf("server saw %d requests, want %d", got, n)
 	}
 }
@@ -551,14 +474,13 @@ func TestContextEndsWhileReadingBody(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			flushed := make(chan struct{})
-			srv := newCoreServer(t, func(w http.ResponseWriter, r *http.Request) {
+			_, c := setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
 				io.WriteString(w, `{"text":"`)
 				w.(http.Flusher).Flush()
 				close(flushed)
 				<-r.Context().Done() // the rest of the body never comes
-			})
-			c := newCoreClient(t, srv.URL)
+			}))
 			ctx, cancel := tt.ctx(t.Context(), flushed)
 			defer cancel()
 			_, err := kit.Get[kit.NoParams, coreNote]("/x").Call(ctx, c, kit.NoParams{})

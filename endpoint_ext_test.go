@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"strings"
@@ -216,9 +217,9 @@ func TestEndpointString(t *testing.T) {
 type CoreEmbedded struct{ Page int }
 
 // fetch calls GET /x through a new client of srv and returns the result.
-func fetch[R any](t *testing.T, srv *coreServer, opts ...kit.EndpointOption) (R, error) {
+func fetch[R any](t *testing.T, srv *httptest.Server, opts ...kit.EndpointOption) (R, error) {
 	t.Helper()
-	c := newCoreClient(t, srv.URL+"/api")
+	c := newClient(t, srv.URL+"/api")
 	return kit.Get[kit.NoParams, R]("/x", opts...).Call(t.Context(), c, kit.NoParams{})
 }
 
@@ -226,8 +227,8 @@ func TestResultTyped(t *testing.T) {
 	t.Parallel()
 	const user = `{"id":1,"name":"Ada","email":"ada@example.com","extra":true}`
 	want := coreUser{ID: 1, Name: "Ada", Email: "ada@example.com"}
-	srv := newCoreServer(t, coreJSON(http.StatusOK, user))
-	list := newCoreServer(t, coreJSON(http.StatusOK, "["+user+","+user+"]"))
+	srv := serve(t, replyJSON(http.StatusOK, user))
+	list := serve(t, replyJSON(http.StatusOK, "["+user+","+user+"]"))
 
 	got, err := fetch[coreUser](t, srv)
 	if err != nil || got != want {
@@ -245,15 +246,15 @@ func TestResultTyped(t *testing.T) {
 	if err != nil || gotMap["name"] != "Ada" || gotMap["extra"] != true {
 		t.Errorf("R = map[string]any: %v, %v", gotMap, err)
 	}
-	gotCI, err := fetch[coreTeam](t, newCoreServer(t, coreJSON(http.StatusOK, `{"ID":3,"NAME":"x"}`)))
+	gotCI, err := fetch[coreTeam](t, serve(t, replyJSON(http.StatusOK, `{"ID":3,"NAME":"x"}`)))
 	if err != nil || gotCI != (coreTeam{ID: 3, Name: "x"}) {
 		t.Errorf("case-insensitive field names (encoding/json semantics): %+v, %v", gotCI, err)
 	}
-	gotInt, err := fetch[int](t, newCoreServer(t, coreJSON(http.StatusOK, `42`)))
+	gotInt, err := fetch[int](t, serve(t, replyJSON(http.StatusOK, `42`)))
 	if err != nil || gotInt != 42 {
 		t.Errorf("R = int: %v, %v; want 42", gotInt, err)
 	}
-	gotNull, err := fetch[*coreUser](t, newCoreServer(t, coreJSON(http.StatusOK, `null`)))
+	gotNull, err := fetch[*coreUser](t, serve(t, replyJSON(http.StatusOK, `null`)))
 	if err != nil || gotNull != nil {
 		t.Errorf("R = *coreUser, body null: %v, %v; want nil, nil", gotNull, err)
 	}
@@ -261,7 +262,7 @@ func TestResultTyped(t *testing.T) {
 
 func TestResultAny(t *testing.T) {
 	t.Parallel()
-	obj, err := fetch[any](t, newCoreServer(t, coreJSON(http.StatusOK, `{"id":1,"tags":["a"],"n":null}`)))
+	obj, err := fetch[any](t, serve(t, replyJSON(http.StatusOK, `{"id":1,"tags":["a"],"n":null}`)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,11 +273,11 @@ func TestResultAny(t *testing.T) {
 	if m["id"] != 1.0 || fmt.Sprint(m["tags"]) != "[a]" || m["n"] != nil {
 		t.Errorf("R = any: got %#v", m)
 	}
-	arr, err := fetch[any](t, newCoreServer(t, coreJSON(http.StatusOK, `[1,"two"]`)))
+	arr, err := fetch[any](t, serve(t, replyJSON(http.StatusOK, `[1,"two"]`)))
 	if got, ok := arr.([]any); err != nil || !ok || len(got) != 2 || got[1] != "two" {
 		t.Errorf("R = any, array body: %#v, %v; want []any{1, \"two\"}", arr, err)
 	}
-	str, err := fetch[any](t, newCoreServer(t, coreJSON(http.StatusOK, `"s"`)))
+	str, err := fetch[any](t, serve(t, replyJSON(http.StatusOK, `"s"`)))
 	if err != nil || str != "s" {
 		t.Errorf("R = any, string body: %#v, %v", str, err)
 	}
@@ -285,10 +286,10 @@ func TestResultAny(t *testing.T) {
 func TestResultResponse(t *testing.T) {
 	t.Parallel()
 	const body = `{"id":1,"name":"raw"}`
-	srv := newCoreServer(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Total", "42")
-		coreJSON(http.StatusAccepted, body)(w, r)
-	})
+		replyJSON(http.StatusAccepted, body)(w, r)
+	}))
 	resp, err := fetch[*kit.Response](t, srv)
 	if err != nil {
 		t.Fatal(err)
@@ -311,10 +312,10 @@ func TestResultResponse(t *testing.T) {
 	}
 
 	// Not JSON: *Response takes it as is; JSON() reports a DecodeError.
-	html := newCoreServer(t, func(w http.ResponseWriter, r *http.Request) {
+	html := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, "<p>hi</p>")
-	})
+	}))
 	resp, err = fetch[*kit.Response](t, html)
 	if err != nil || string(resp.Bytes()) != "<p>hi</p>" {
 		t.Fatalf("R = *Response, HTML body: %v, %v", resp, err)
@@ -333,11 +334,11 @@ func checkHTTPError[R any](t *testing.T, status int) {
 		keySecret   = "key-SECRET-2"
 	)
 	body := fmt.Sprintf(`{"error":"status %d"}`, status)
-	srv := newCoreServer(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Request-Id", "rid-9")
-		coreJSON(status, body)(w, r)
-	})
-	c := newCoreClient(t, srv.URL+"/api")
+		replyJSON(status, body)(w, r)
+	}))
+	c := newClient(t, srv.URL+"/api")
 	type P struct {
 		ID          int
 		AccessToken string
@@ -407,7 +408,7 @@ func TestHTTPErrorBodyCapped(t *testing.T) {
 	for _, chunked := range []bool{false, true} {
 		t.Run(fmt.Sprintf("chunked=%v", chunked), func(t *testing.T) {
 			t.Parallel()
-			srv := newCoreServer(t, func(w http.ResponseWriter, r *http.Request) {
+			srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if !chunked {
 					w.Header().Set("Content-Length", fmt.Sprint(len(big)))
 				}
@@ -415,7 +416,7 @@ func TestHTTPErrorBodyCapped(t *testing.T) {
 				w.Write(big[:1000])
 				w.(http.Flusher).Flush()
 				w.Write(big[1000:])
-			})
+			}))
 			_, err := fetch[*kit.Response](t, srv)
 			var he *kit.HTTPError
 			if !errors.As(err, &he) {
@@ -436,10 +437,10 @@ func TestEmpty2xxGivesZeroResult(t *testing.T) {
 	for _, status := range []int{http.StatusOK, http.StatusCreated, http.StatusNoContent} {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
 			t.Parallel()
-			srv := newCoreServer(t, func(w http.ResponseWriter, r *http.Request) {
+			srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("X-Kind", "empty")
 				w.WriteHeader(status)
-			})
+			}))
 			u, err := fetch[coreUser](t, srv)
 			if err != nil || u != (coreUser{}) {
 				t.Errorf("R = coreUser: %+v, %v; want the zero value (not validated)", u, err)
@@ -476,10 +477,10 @@ func TestEmpty2xxGivesZeroResult(t *testing.T) {
 // *DecodeError with a plausible offset.
 func checkDecodeError[R any](t *testing.T, ct, body, want string, minOff, maxOff int64) {
 	t.Helper()
-	srv := newCoreServer(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", ct)
 		io.WriteString(w, body)
-	})
+	}))
 	got, err := fetch[R](t, srv)
 	if !reflect.ValueOf(&got).Elem().IsZero() {
 		t.Errorf("R = %s, body %q: result %v, want the zero value", want, body, got)
@@ -541,22 +542,22 @@ func TestMaxBodySize(t *testing.T) {
 		fits = `{"text":"abcde"}`  // 16 bytes
 		over = `{"text":"abcdef"}` // 17 bytes
 	)
-	type call func(t *testing.T, srv *coreServer) (coreNote, error)
+	type call func(t *testing.T, srv *httptest.Server) (coreNote, error)
 	withClientLimit := func(n int64) call {
-		return func(t *testing.T, srv *coreServer) (coreNote, error) {
-			c := newCoreClient(t, srv.URL, kit.WithMaxBodySize(n))
+		return func(t *testing.T, srv *httptest.Server) (coreNote, error) {
+			c := newClient(t, srv.URL, kit.WithMaxBodySize(n))
 			return kit.Get[kit.NoParams, coreNote]("/x").Call(t.Context(), c, kit.NoParams{})
 		}
 	}
 	withEndpointLimit := func(client, endpoint int64) call {
-		return func(t *testing.T, srv *coreServer) (coreNote, error) {
-			c := newCoreClient(t, srv.URL, kit.WithMaxBodySize(client))
+		return func(t *testing.T, srv *httptest.Server) (coreNote, error) {
+			c := newClient(t, srv.URL, kit.WithMaxBodySize(client))
 			return kit.Get[kit.NoParams, coreNote]("/x", kit.WithMaxBodySize(endpoint)).Call(t.Context(), c, kit.NoParams{})
 		}
 	}
 	withDefaultClient := func(endpoint int64) call {
-		return func(t *testing.T, srv *coreServer) (coreNote, error) {
-			c := newCoreClient(t, srv.URL)
+		return func(t *testing.T, srv *httptest.Server) (coreNote, error) {
+			c := newClient(t, srv.URL)
 			return kit.Get[kit.NoParams, coreNote]("/x", kit.WithMaxBodySize(endpoint)).Call(t.Context(), c, kit.NoParams{})
 		}
 	}
@@ -580,7 +581,7 @@ func TestMaxBodySize(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newCoreServer(t, sized(tt.body, tt.chunked))
+			srv := serve(t, sized(tt.body, tt.chunked))
 			got, err := tt.call(t, srv)
 			if !tt.tooBig {
 				if err != nil || got.Text == "" {
@@ -600,8 +601,7 @@ func TestMaxBodySize(t *testing.T) {
 
 func TestMaxBodySizeForRawResults(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, sized(strings.Repeat("x", 100), true))
-	c := newCoreClient(t, srv.URL, kit.WithMaxBodySize(50))
+	_, c := setup(t, sized(strings.Repeat("x", 100), true), kit.WithMaxBodySize(50))
 	_, err := kit.Get[kit.NoParams, *kit.Response]("/x").Call(t.Context(), c, kit.NoParams{})
 	if !errors.Is(err, kit.ErrBodyTooLarge) {
 		t.Errorf("R = *Response: err = %v, want ErrBodyTooLarge", err)
@@ -614,13 +614,12 @@ func TestMaxBodySizeForRawResults(t *testing.T) {
 
 func TestHeadIgnoresContentLength(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, func(w http.ResponseWriter, r *http.Request) {
+	_, c := setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "1000")
 		if r.Method != http.MethodHead {
 			io.WriteString(w, strings.Repeat("x", 1000))
 		}
-	})
-	c := newCoreClient(t, srv.URL, kit.WithMaxBodySize(10))
+	}), kit.WithMaxBodySize(10))
 	head, err := kit.NewEndpoint[kit.NoParams, *kit.Response]("HEAD", "/file")
 	if err != nil {
 		t.Fatal(err)
@@ -652,12 +651,12 @@ func (e coreLyingEngine) Do(req *http.Request) (*http.Response, error) {
 
 func TestEngineResponseWithoutContentLength(t *testing.T) {
 	t.Parallel()
-	c := newCoreClient(t, "https://example.com", kit.WithEngine(coreLyingEngine{`{"text":"read anyway"}`}))
+	c := newClient(t, "https://example.com", kit.WithEngine(coreLyingEngine{`{"text":"read anyway"}`}))
 	got, err := kit.Get[kit.NoParams, coreNote]("/x").Call(t.Context(), c, kit.NoParams{})
 	if err != nil || got.Text != "read anyway" {
 		t.Errorf("got %+v, %v; want the body read although ContentLength is 0", got, err)
 	}
-	c = newCoreClient(t, "https://example.com", kit.WithEngine(coreLyingEngine{"<html>"}))
+	c = newClient(t, "https://example.com", kit.WithEngine(coreLyingEngine{"<html>"}))
 	_, err = kit.Get[kit.NoParams, coreNote]("/x").Call(t.Context(), c, kit.NoParams{})
 	var de *kit.DecodeError
 	if !errors.As(err, &de) {

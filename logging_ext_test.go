@@ -65,7 +65,7 @@ func TestLoggerOneRecordPerAttempt(t *testing.T) {
 	t.Parallel()
 	s := newRTServer(t, 503, 429)
 	log, buf := rtLogger()
-	c := rtClient(t, s.URL, kit.WithAuth(kit.Bearer("tok-SECRET")), kit.WithLogger(log), kit.WithRetry(rtFastRetry(4)))
+	c := newClient(t, s.URL, kit.WithAuth(kit.Bearer("tok-SECRET")), kit.WithLogger(log), kit.WithRetry(rtFastRetry(4)))
 	if _, err := rtGetKeyed.Call(t.Context(), c, rtKeyed{APIKey: "key-SECRET", Page: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestLoggerConnectionError(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	log, buf := rtLogger()
-	c := rtClient(t, "http://"+addr, kit.WithAuth(kit.Bearer("tok-SECRET")), kit.WithLogger(log), kit.WithRetry(rtFastRetry(2)))
+	c := newClient(t, "http://"+addr, kit.WithAuth(kit.Bearer("tok-SECRET")), kit.WithLogger(log), kit.WithRetry(rtFastRetry(2)))
 	if _, err := rtGet.Call(t.Context(), c, kit.NoParams{}); err == nil {
 		t.Fatal("want an error")
 	}
@@ -133,7 +133,7 @@ func TestLoggerResourcesAndRefresh(t *testing.T) {
 	s := newRTServer(t, 401, 404)
 	log, buf := rtLogger()
 	auth := kit.TokenAuth(func(ctx context.Context) (kit.Token, error) { return kit.Token{Value: "tok-SECRET"}, nil })
-	c := rtClient(t, s.URL, kit.WithAuth(auth), kit.WithLogger(log))
+	c := newClient(t, s.URL, kit.WithAuth(auth), kit.WithLogger(log))
 	res := kit.NewResource[rtItem](c, "/items")
 	_, err := res.Get(t.Context(), 1)
 	var he *kit.HTTPError
@@ -153,14 +153,14 @@ func TestLoggerResourcesAndRefresh(t *testing.T) {
 func TestLoggerNilAndLevels(t *testing.T) {
 	t.Parallel()
 	s := newRTServer(t)
-	c := rtClient(t, s.URL, kit.WithLogger(nil))
+	c := newClient(t, s.URL, kit.WithLogger(nil))
 	if _, err := rtGet.Call(t.Context(), c, kit.NoParams{}); err != nil {
 		t.Fatal(err)
 	}
 	// A logger at Warn drops the Info record of a success.
 	buf := &rtLogBuffer{}
 	log := slog.New(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	c2 := rtClient(t, s.URL, kit.WithLogger(log))
+	c2 := newClient(t, s.URL, kit.WithLogger(log))
 	if _, err := rtGet.Call(t.Context(), c2, kit.NoParams{}); err != nil {
 		t.Fatal(err)
 	}

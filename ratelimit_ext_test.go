@@ -34,7 +34,7 @@ func TestRateLimitOptionErrors(t *testing.T) {
 func TestRateLimitSharedByResourcesAndEndpoints(t *testing.T) {
 	t.Parallel()
 	s := newRTServer(t)
-	c := rtClient(t, s.URL, kit.WithRateLimit(1.0/86400, 1))
+	c := newClient(t, s.URL, kit.WithRateLimit(1.0/86400, 1))
 	a := kit.NewResource[rtItem](c, "/a")
 	b := kit.NewResource[rtItem](c, "/b")
 
@@ -71,7 +71,7 @@ func TestRateLimitSharedByResourcesAndEndpoints(t *testing.T) {
 func TestRateLimitCancelledWhileWaiting(t *testing.T) {
 	t.Parallel()
 	s := newRTServer(t)
-	c := rtClient(t, s.URL, kit.WithRateLimit(1.0/86400, 1))
+	c := newClient(t, s.URL, kit.WithRateLimit(1.0/86400, 1))
 	if _, err := rtGet.Call(t.Context(), c, kit.NoParams{}); err != nil {
 		t.Fatal(err)
 	}
@@ -89,11 +89,7 @@ func TestRateLimitCancelledWhileWaiting(t *testing.T) {
 func TestRateLimitSharedByAsyncCalls(t *testing.T) {
 	t.Parallel()
 	s := newRTServer(t)
-	ac, err := kit.NewAsyncClient(s.URL, kit.WithRateLimit(1.0/86400, 2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ac.Close(context.Background()) })
+	ac := newAsyncClient(t, s.URL, kit.WithRateLimit(1.0/86400, 2))
 	res := kit.NewAsyncResource[rtItem](ac, "/items")
 	if _, err := rtGet.Go(t.Context(), ac, kit.NoParams{}).Await(t.Context()); err != nil {
 		t.Fatal(err)
@@ -103,7 +99,7 @@ func TestRateLimitSharedByAsyncCalls(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	_, err = rtGet.Go(ctx, ac, kit.NoParams{}).Await(t.Context())
+	_, err := rtGet.Go(ctx, ac, kit.NoParams{}).Await(t.Context())
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("third call: err = %v, want DeadlineExceeded", err)
 	}
@@ -121,7 +117,7 @@ func TestRateLimitSharedByAsyncCalls(t *testing.T) {
 func TestRateLimitCountsRetryAttempts(t *testing.T) {
 	t.Parallel()
 	s := newRTServer(t, 503, 503, 503)
-	c := rtClient(t, s.URL, kit.WithRateLimit(1.0/86400, 2), kit.WithRetry(rtFastRetry(4)))
+	c := newClient(t, s.URL, kit.WithRateLimit(1.0/86400, 2), kit.WithRetry(rtFastRetry(4)))
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	_, err := rtGet.Call(ctx, c, kit.NoParams{})

@@ -43,7 +43,7 @@ type rtServer struct {
 func newRTServer(t *testing.T, script ...int) *rtServer {
 	t.Helper()
 	s := &rtServer{script: script, header: http.Header{}}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.Server = serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		s.mu.Lock()
 		i := s.n
@@ -66,7 +66,6 @@ func newRTServer(t *testing.T, script ...int) *rtServer {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"id":%d,"name":"ok"}`, i+1)
 	}))
-	t.Cleanup(s.Close)
 	return s
 }
 
@@ -82,16 +81,6 @@ func (s *rtServer) seenBodies() []string {
 	return append([]string(nil), s.bodies...)
 }
 
-func rtClient(t *testing.T, base string, opts ...kit.Option) *kit.Client {
-	t.Helper()
-	c, err := kit.NewClient(base, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
 var (
 	rtGet       = kit.Get[kit.NoParams, rtItem]("/item")
 	rtPost      = kit.Post[struct{ Item rtItem }, rtItem]("/item")
@@ -104,7 +93,7 @@ var (
 func TestRetryOffByDefault(t *testing.T) {
 	t.Parallel()
 	s := newRTServer(t, 503)
-	c := rtClient(t, s.URL)
+	c := newClient(t, s.URL)
 	_, err := rtGet.Call(t.Context(), c, kit.NoParams{})
 	var he *kit.HTTPError
 	if !errors.As(err, &he) || he.StatusCode != 503 {
@@ -120,17 +109,33 @@ func TestRetryOffByDefault(t *testing.T) {
 
 func TestRetry503ThenSuccess(t *testing.T) {
 	t.Parallel()
-	s := newRTServer(t, 503, 502, 504)
-	c := rtClient(t, s.URL, kit.WithRetry(rtFastRetry(0))) // default: 4 attempts
-	got, err := rtGet.Call(t.Context(), c, kit.NoParams{})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name        string
+		script      []int
+		maxAttempts int // 0: the default, 4
+		want        int // the response that succeeds, and the requests made
+	}{
+		{"default attempts", []int{503, 502, 504}, 0, 4},
+		{"3 attempts", []int{503, 504}, 3, 3},
 	}
-	if got.ID != 4 {
-		t.Errorf("got %+v, want the 4th response", got)
-	}
-	if n := s.count(); n != 4 {
-		t.Errorf("server saw %d requests, want 4", n)
+	for _, tw := range twins {
+		for _, tt := range tests {
+			t.Run(tw.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				s := newRTServer(t, tt.script...)
+				c := tw.client(t, s.URL, kit.WithRetry(rtFastRetry(tt.maxAttempts)))
+				got, err := twinCall(t.Context(), tw, rtGet, c, kit.NoParams{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.ID != tt.want {
+					t.Errorf("got %+v, want response %d", got, tt.want)
+				}
+				if n := s.count(); n != tt.want {
+					t.Errorf("server saw %d requests, want %d", n, tt.want)
+				}
+			})
+		}
 	}
 }
 
@@ -147,7 +152,7 @@ func TestRetry429RetryAfter(t *testing.T) {
 			// A long backoff: only Retry-After (0 or in the past) keeps the
 			// test quick, so it is what was used.
 			p := kit.RetryPolicy{BaseDelay: time.Hour, MaxDelay: time.Hour, MaxElapsed: 2 * time.Hour}
-			c := rtClient(t, s.URL, kit.WithRetry(p))
+			c := newClient(t, s.URL, kit.WithRetry(p))
 			if _, err := rtGet.Call(t.Context(), c, kit.NoParams{}); err != nil {
 				t.Fatal(err)
 			}
@@ -170,7 +175,7 @@ func TestRetryAfterBeyondMaxReturnsAtOnce(t *testing.T) {
 			s.header.Set("Retry-After", value)
 			p := rtFastRetry(4)
 			p.MaxRetryAfter = time.Minute
-			c := rtClient(t, s.URL, kit.WithRetry(p))
+			c := newClient(t, s.URL, kit.WithRetry(p))
 			_, err := rtGet.Call(t.Context(), c, kit.NoParams{})
 			var he *kit.HTTPError
 			if !errors.As(err, &he) || he.StatusCode != 429 {
@@ -195,7 +200,7 @@ func TestRetryAfterBeyondMaxAfterRetries(t *testing.T) {
 			w.Header().Set("Retry-After", "3600")
 		}
 	})
-	c := rtClient(t, s.URL, kit.WithRetry(rtFastRetry(4)))
+	c := newClient(t, s.URL, kit.WithRetry(rtFastRetry(4)))
 	_, err := rtGet.Call(t.Context(), c, kit.NoParams{})
 	var he *kit.HTTPError
 	if !errors.As(err, &he) || he.StatusCode != 503 {
@@ -218,7 +223,7 @@ func TestRetryPostOnlyWhenIdempotent(t *testing.T) {
 	item := struct{ Item rtItem }{rtItem{Name: "a"}}
 
 	s := newRTServer(t, 503, 503)
-	c := rtClient(t, s.URL, kit.WithRetry(rtFastRetry(4)))
+	c := newClient(t, s.URL, kit.WithRetry(rtFastRetry(4)))
 	_, err := rtPost.Call(t.Context(), c, item)
 	var he *kit.HTTPError
 	if !errors.As(err, &he) || he.StatusCode != 503 {
@@ -229,7 +234,7 @@ func TestRetryPostOnlyWhenIdempotent(t *testing.T) {
 	}
 
 	s2 := newRTServer(t, 503, 503)
-	c2 := rtClient(t, s2.URL, kit.WithRetry(rtFastRetry(4)))
+	c2 := newClient(t, s2.URL, kit.WithRetry(rtFastRetry(4)))
 	if _, err := rtPostIdem.Call(t.Context(), c2, item); err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +246,7 @@ func TestRetryPostOnlyWhenIdempotent(t *testing.T) {
 func TestIdempotentAloneDoesNotRetry(t *testing.T) {
 	t.Parallel()
 	s := newRTServer(t, 503)
-	c := rtClient(t, s.URL)
+	c := newClient(t, s.URL)
 	if _, err := rtPostIdem.Call(t.Context(), c, struct{ Item rtItem }{}); err == nil {
 		t.Fatal("want the 503")
 	}
@@ -253,7 +258,7 @@ func TestIdempotentAloneDoesNotRetry(t *testing.T) {
 func TestNoRetryEndpoint(t *testing.T) {
 	t.Parallel()
 	s := newRTServer(t, 503, 503)
-	c := rtClient(t, s.URL, kit.WithRetry(rtFastRetry(4)))
+	c := newClient(t, s.URL, kit.WithRetry(rtFastRetry(4)))
 	if _, err := rtGetNo.Call(t.Context(), c, kit.NoParams{}); err == nil {
 		t.Fatal("want the 503")
 	}
@@ -268,7 +273,7 @@ func TestEndpointPolicyWinsOverClient(t *testing.T) {
 	// attempts. Without a client policy the endpoint still retries.
 	for _, opts := range [][]kit.Option{{kit.WithRetry(rtFastRetry(4))}, nil} {
 		s := newRTServer(t, 503, 503, 503)
-		c := rtClient(t, s.URL, opts...)
+		c := newClient(t, s.URL, opts...)
 		_, err := rtGetOwn.Call(t.Context(), c, kit.NoParams{})
 		if err == nil || !strings.Contains(err.Error(), "giving up after 2 attempts") {
 			t.Errorf("err = %v, want giving up after 2 attempts", err)
@@ -282,7 +287,7 @@ func TestEndpointPolicyWinsOverClient(t *testing.T) {
 func TestRetryMaxAttemptsError(t *testing.T) {
 	t.Parallel()
 	s := newRTServer(t, 503, 503, 503, 503, 503)
-	c := rtClient(t, s.URL, kit.WithRetry(rtFastRetry(3)))
+	c := newClient(t, s.URL, kit.WithRetry(rtFastRetry(3)))
 	_, err := rtGet.Call(t.Context(), c, kit.NoParams{})
 	if err == nil {
 		t.Fatal("want an error")
@@ -303,7 +308,7 @@ func TestRetryMaxAttemptsError(t *testing.T) {
 func TestRetryStopsOnOtherStatus(t *testing.T) {
 	t.Parallel()
 	s := newRTServer(t, 503, 404)
-	c := rtClient(t, s.URL, kit.WithRetry(rtFastRetry(4)))
+	c := newClient(t, s.URL, kit.WithRetry(rtFastRetry(4)))
 	_, err := rtGet.Call(t.Context(), c, kit.NoParams{})
 	var he *kit.HTTPError
 	if !errors.As(err, &he) || he.StatusCode != 404 {
@@ -322,7 +327,7 @@ func TestRetryCustomStatuses(t *testing.T) {
 	s := newRTServer(t, 500, 503)
 	p := rtFastRetry(4)
 	p.Statuses = []int{500}
-	c := rtClient(t, s.URL, kit.WithRetry(p))
+	c := newClient(t, s.URL, kit.WithRetry(p))
 	_, err := rtGet.Call(t.Context(), c, kit.NoParams{})
 	var he *kit.HTTPError
 	if !errors.As(err, &he) || he.StatusCode != 503 {
@@ -354,7 +359,7 @@ func TestRetryConnectionRefused(t *testing.T) {
 	ln.Close() // nothing listens there now: connection refused
 
 	tr := &rtCountingTransport{next: &http.Transport{}}
-	c := rtClient(t, "http://"+addr, kit.WithHTTPClient(&http.Client{Transport: tr}), kit.WithRetry(rtFastRetry(3)))
+	c := newClient(t, "http://"+addr, kit.WithHTTPClient(&http.Client{Transport: tr}), kit.WithRetry(rtFastRetry(3)))
 	_, err = rtGet.Call(t.Context(), c, kit.NoParams{})
 	if err == nil {
 		t.Fatal("want an error")
@@ -377,7 +382,7 @@ func TestRetryUnsupportedSchemeNotRetried(t *testing.T) {
 	tr := &rtCountingTransport{next: rtRoundTripFunc(func(r *http.Request) (*http.Response, error) {
 		return nil, errors.New(`unsupported protocol scheme "ftp"`)
 	})}
-	c := rtClient(t, "http://127.0.0.1:1", kit.WithHTTPClient(&http.Client{Transport: tr}), kit.WithRetry(rtFastRetry(3)))
+	c := newClient(t, "http://127.0.0.1:1", kit.WithHTTPClient(&http.Client{Transport: tr}), kit.WithRetry(rtFastRetry(3)))
 	if _, err := rtGet.Call(t.Context(), c, kit.NoParams{}); err == nil {
 		t.Fatal("want an error")
 	}
@@ -393,7 +398,7 @@ func (f rtRoundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { re
 func TestRetryResetMidBody(t *testing.T) {
 	t.Parallel()
 	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	_, c := setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1) == 1 {
 			// Announce 100 bytes, send 10, drop the connection.
 			conn, buf, err := w.(http.Hijacker).Hijack()
@@ -407,9 +412,7 @@ func TestRetryResetMidBody(t *testing.T) {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"id":2,"name":"whole"}`)
-	}))
-	t.Cleanup(srv.Close)
-	c := rtClient(t, srv.URL, kit.WithRetry(rtFastRetry(3)))
+	}), kit.WithRetry(rtFastRetry(3)))
 	got, err := rtGet.Call(t.Context(), c, kit.NoParams{})
 	if err != nil || got.ID != 2 {
 		t.Fatalf("got %+v, %v; want the second response", got, err)
@@ -422,13 +425,11 @@ func TestRetryResetMidBody(t *testing.T) {
 func TestRetryBodyTooLargeNotRetried(t *testing.T) {
 	t.Parallel()
 	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	_, c := setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.Add(1)
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"id":1,"name":%q}`, strings.Repeat("x", 500))
-	}))
-	t.Cleanup(srv.Close)
-	c := rtClient(t, srv.URL, kit.WithRetry(rtFastRetry(3)), kit.WithMaxBodySize(100))
+	}), kit.WithRetry(rtFastRetry(3)), kit.WithMaxBodySize(100))
 	_, err := rtGet.Call(t.Context(), c, kit.NoParams{})
 	if !errors.Is(err, kit.ErrBodyTooLarge) {
 		t.Fatalf("err = %v, want ErrBodyTooLarge", err)
@@ -440,11 +441,10 @@ func TestRetryBodyTooLargeNotRetried(t *testing.T) {
 
 func TestRetryContextCancelledDuringBackoff(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "3600") // a wait only cancellation ends
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}))
-	t.Cleanup(srv.Close)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var n atomic.Int32
@@ -458,7 +458,7 @@ func TestRetryContextCancelledDuringBackoff(t *testing.T) {
 		return resp, err
 	})
 	p := kit.RetryPolicy{MaxRetryAfter: 2 * time.Hour, MaxElapsed: 2 * time.Hour}
-	c := rtClient(t, srv.URL, kit.WithHTTPClient(&http.Client{Transport: tr}), kit.WithRetry(p))
+	c := newClient(t, srv.URL, kit.WithHTTPClient(&http.Client{Transport: tr}), kit.WithRetry(p))
 	_, err := rtGet.Call(ctx, c, kit.NoParams{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
@@ -476,7 +476,7 @@ func TestRetryWaitPastDeadlineNotTaken(t *testing.T) {
 	s := newRTServer(t, 503, 503)
 	s.header.Set("Retry-After", "3600")
 	p := kit.RetryPolicy{MaxRetryAfter: 2 * time.Hour, MaxElapsed: 2 * time.Hour}
-	c := rtClient(t, s.URL, kit.WithRetry(p))
+	c := newClient(t, s.URL, kit.WithRetry(p))
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	_, err := rtGet.Call(ctx, c, kit.NoParams{})
@@ -494,7 +494,7 @@ func TestRetryMaxElapsed(t *testing.T) {
 	s := newRTServer(t, 503, 503)
 	s.header.Set("Retry-After", "3600")
 	p := kit.RetryPolicy{MaxRetryAfter: 2 * time.Hour, MaxElapsed: time.Minute}
-	c := rtClient(t, s.URL, kit.WithRetry(p))
+	c := newClient(t, s.URL, kit.WithRetry(p))
 	_, err := rtGet.Call(t.Context(), c, kit.NoParams{})
 	var he *kit.HTTPError
 	if !errors.As(err, &he) || he.StatusCode != 503 {
@@ -508,7 +508,7 @@ func TestRetryMaxElapsed(t *testing.T) {
 func TestRetryReplaysBody(t *testing.T) {
 	t.Parallel()
 	s := newRTServer(t, 503, 429, 502)
-	c := rtClient(t, s.URL, kit.WithRetry(rtFastRetry(4)))
+	c := newClient(t, s.URL, kit.WithRetry(rtFastRetry(4)))
 	item := struct{ Item rtItem }{rtItem{ID: 7, Name: strings.Repeat("é", 300)}}
 	if _, err := rtPostIdem.Call(t.Context(), c, item); err != nil {
 		t.Fatal(err)
@@ -530,7 +530,7 @@ func TestRetryReplaysBody(t *testing.T) {
 func TestRetryDeleteAndDrainedBodies(t *testing.T) {
 	t.Parallel()
 	s := newRTServer(t, 503, 503)
-	c := rtClient(t, s.URL, kit.WithRetry(rtFastRetry(4)))
+	c := newClient(t, s.URL, kit.WithRetry(rtFastRetry(4)))
 	resp, err := rtDeleteRaw.Call(t.Context(), c, kit.NoParams{})
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("got %v, %v", resp, err)
@@ -549,7 +549,7 @@ func TestRetryRefreshNotCounted(t *testing.T) {
 	// 401 (refresh), 503 (retry), then success: 3 requests under
 	// MaxAttempts 2, since the refresh is not a retry attempt.
 	s := newRTServer(t, 401, 503)
-	c := rtClient(t, s.URL, kit.WithAuth(auth), kit.WithRetry(rtFastRetry(2)))
+	c := newClient(t, s.URL, kit.WithAuth(auth), kit.WithRetry(rtFastRetry(2)))
 	if _, err := rtGet.Call(t.Context(), c, kit.NoParams{}); err != nil {
 		t.Fatal(err)
 	}
@@ -559,7 +559,7 @@ func TestRetryRefreshNotCounted(t *testing.T) {
 
 	// Only one refresh per call: a second 401 is returned.
 	s2 := newRTServer(t, 401, 503, 401)
-	c2 := rtClient(t, s2.URL, kit.WithAuth(auth), kit.WithRetry(rtFastRetry(4)))
+	c2 := newClient(t, s2.URL, kit.WithAuth(auth), kit.WithRetry(rtFastRetry(4)))
 	_, err := rtGet.Call(t.Context(), c2, kit.NoParams{})
 	var he *kit.HTTPError
 	if !errors.As(err, &he) || he.StatusCode != 401 {
@@ -573,7 +573,7 @@ func TestRetryRefreshNotCounted(t *testing.T) {
 func TestRetryResourceCRUD(t *testing.T) {
 	t.Parallel()
 	s := newRTServer(t, 503)
-	c := rtClient(t, s.URL, kit.WithRetry(rtFastRetry(3)))
+	c := newClient(t, s.URL, kit.WithRetry(rtFastRetry(3)))
 	res := kit.NewResource[rtItem](c, "/items")
 	if _, err := res.Get(t.Context(), 1); err != nil {
 		t.Fatal(err)
@@ -587,7 +587,7 @@ func TestRetryResourceCRUD(t *testing.T) {
 		"Patch":  func(r *kit.Resource[rtItem]) error { _, err := r.Patch(t.Context(), 1, rtItem{Name: "n"}); return err },
 	} {
 		s := newRTServer(t, 503)
-		r := kit.NewResource[rtItem](rtClient(t, s.URL, kit.WithRetry(rtFastRetry(3))), "/items")
+		r := kit.NewResource[rtItem](newClient(t, s.URL, kit.WithRetry(rtFastRetry(3))), "/items")
 		if err := op(r); err == nil {
 			t.Errorf("%s: want the 503", name)
 		}
@@ -600,7 +600,7 @@ func TestRetryResourceCRUD(t *testing.T) {
 		"Delete": func(r *kit.Resource[rtItem]) error { _, err := r.Delete(t.Context(), 1); return err },
 	} {
 		s := newRTServer(t, 503)
-		r := kit.NewResource[rtItem](rtClient(t, s.URL, kit.WithRetry(rtFastRetry(3))), "/items")
+		r := kit.NewResource[rtItem](newClient(t, s.URL, kit.WithRetry(rtFastRetry(3))), "/items")
 		if err := op(r); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -617,7 +617,7 @@ func rtPagedServer(t *testing.T, total, pageSize int, failPages ...int) (*httpte
 	var mu sync.Mutex
 	failed := map[int]bool{}
 	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.Add(1)
 		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 		if page == 0 {
@@ -647,68 +647,46 @@ func rtPagedServer(t *testing.T, total, pageSize int, failPages ...int) (*httpte
 		b.WriteString("]")
 		fmt.Fprint(w, b.String())
 	}))
-	t.Cleanup(srv.Close)
 	return srv, &n
 }
 
 func TestRetryIterationPageMidWalk(t *testing.T) {
 	t.Parallel()
-	srv, n := rtPagedServer(t, 10, 3, 2, 4)
-	c := rtClient(t, srv.URL, kit.WithRetry(rtFastRetry(3)))
-	res := kit.NewResource[rtItem](c, "/items", kit.WithPaginator(kit.PageNumber{PageSize: 3}))
-	var ids []int
-	for r, err := range res.All(t.Context()) {
-		if err != nil {
-			t.Fatal(err)
+	tests := []struct {
+		name            string
+		total, pageSize int
+		failPages       []int // the first request for each gets a 503
+		wantRequests    int
+	}{
+		{"10 in pages of 3", 10, 3, []int{2, 4}, 6}, // 4 pages, 2 of them retried once
+		{"5 in pages of 2", 5, 2, []int{2}, 4},      // 3 pages, 1 retried once
+	}
+	for _, tw := range twins {
+		for _, tt := range tests {
+			t.Run(tw.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				srv, n := rtPagedServer(t, tt.total, tt.pageSize, tt.failPages...)
+				c := tw.client(t, srv.URL, kit.WithRetry(rtFastRetry(3)))
+				var ids []int
+				for r, err := range twinAll[rtItem](t.Context(), tw, c, "/items", kit.WithPaginator(kit.PageNumber{PageSize: tt.pageSize})) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					ids = append(ids, r.ID)
+				}
+				if len(ids) != tt.total {
+					t.Fatalf("ids = %v, want 1..%d", ids, tt.total)
+				}
+				for i, id := range ids {
+					if id != i+1 {
+						t.Fatalf("ids = %v, want 1..%d with no duplicate or gap", ids, tt.total)
+					}
+				}
+				if got := n.Load(); got != int32(tt.wantRequests) {
+					t.Errorf("server saw %d requests, want %d", got, tt.wantRequests)
+				}
+			})
 		}
-		ids = append(ids, r.ID)
-	}
-	if len(ids) != 10 {
-		t.Fatalf("ids = %v, want 1..10", ids)
-	}
-	for i, id := range ids {
-		if id != i+1 {
-			t.Fatalf("ids = %v, want 1..10 with no duplicate or gap", ids)
-		}
-	}
-	if got := n.Load(); got != 6 { // 4 pages, 2 of them retried once
-		t.Errorf("server saw %d requests, want 6", got)
-	}
-}
-
-func TestRetryAsyncGo(t *testing.T) {
-	t.Parallel()
-	s := newRTServer(t, 503, 504)
-	ac, err := kit.NewAsyncClient(s.URL, kit.WithRetry(rtFastRetry(3)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ac.Close(context.Background()) })
-	got, err := rtGet.Go(t.Context(), ac, kit.NoParams{}).Await(t.Context())
-	if err != nil || got.ID != 3 {
-		t.Fatalf("got %+v, %v; want the 3rd response", got, err)
-	}
-	if s.count() != 3 {
-		t.Errorf("server saw %d requests, want 3", s.count())
-	}
-
-	// An async iteration retries its pages too.
-	srv, n := rtPagedServer(t, 5, 2, 2)
-	ac2, err := kit.NewAsyncClient(srv.URL, kit.WithRetry(rtFastRetry(3)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ac2.Close(context.Background()) })
-	res := kit.NewAsyncResource[rtItem](ac2, "/items", kit.WithPaginator(kit.PageNumber{PageSize: 2}))
-	var ids []int
-	for r, err := range res.All(t.Context()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, r.ID)
-	}
-	if fmt.Sprint(ids) != "[1 2 3 4 5]" || n.Load() != 4 {
-		t.Errorf("ids %v after %d requests; want [1 2 3 4 5] after 4", ids, n.Load())
 	}
 }
 
@@ -745,7 +723,7 @@ func TestRetryPolicyCopied(t *testing.T) {
 	opt := kit.WithRetry(p)
 	p.Statuses[0] = 404 // must not change opt
 	s := newRTServer(t, 503)
-	c := rtClient(t, s.URL, opt)
+	c := newClient(t, s.URL, opt)
 	if _, err := rtGet.Call(t.Context(), c, kit.NoParams{}); err != nil {
 		t.Fatal(err)
 	}
@@ -759,7 +737,7 @@ func TestRetryHeadersReplayed(t *testing.T) {
 	var mu sync.Mutex
 	var seen []string
 	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		seen = append(seen, r.Header.Get("Idempotency-Key")+"|"+r.Header.Get("Authorization"))
 		mu.Unlock()
@@ -769,12 +747,11 @@ func TestRetryHeadersReplayed(t *testing.T) {
 		}
 		fmt.Fprint(w, `{"id":1}`)
 	}))
-	t.Cleanup(srv.Close)
 	ep := kit.Post[struct {
 		Key  string `kit:"Idempotency-Key,header"`
 		Item rtItem
 	}, rtItem]("/charges", kit.Idempotent())
-	c := rtClient(t, srv.URL, kit.WithAuth(kit.Bearer("tok")), kit.WithRetry(rtFastRetry(3)))
+	c := newClient(t, srv.URL, kit.WithAuth(kit.Bearer("tok")), kit.WithRetry(rtFastRetry(3)))
 	if _, err := ep.Call(t.Context(), c, struct {
 		Key  string `kit:"Idempotency-Key,header"`
 		Item rtItem

@@ -30,12 +30,12 @@ func runRouteCases(t *testing.T, tests []routeCase) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newCoreServer(t, nil)
-			c := newCoreClient(t, srv.URL+"/api")
+			rec := newRecorder(nil)
+			c := newClient(t, serve(t, rec).URL+"/api")
 			if err := tt.call(t.Context(), c); err != nil {
 				t.Fatalf("Call: %v", err)
 			}
-			r := srv.only(t)
+			r := rec.only(t)
 			if got := r.line(); got != tt.wantLine {
 				t.Errorf("request line = %q, want %q", got, tt.wantLine)
 			}
@@ -56,7 +56,7 @@ func runRouteCases(t *testing.T, tests []routeCase) {
 
 // checkBody checks a request's body against want (JSON; "" for none) and the
 // Content-Type that goes with it.
-func checkBody(t *testing.T, r coreReq, want string) {
+func checkBody(t *testing.T, r seenReq, want string) {
 	t.Helper()
 	if want == "" {
 		if len(r.Body) != 0 {
@@ -145,13 +145,13 @@ func TestRoutePathValueRejected(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newCoreServer(t, nil)
-			c := newCoreClient(t, srv.URL)
+			rec := newRecorder(nil)
+			_, c := setup(t, rec)
 			err := tt.call(t.Context(), c)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want one containing %q", err, tt.want)
 			}
-			if n := len(srv.requests()); n != 0 {
+			if n := len(rec.requests()); n != 0 {
 				t.Errorf("server saw %d requests, want none", n)
 			}
 		})
@@ -168,8 +168,8 @@ type teamUsers struct {
 
 func TestRouteSpecExample(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, coreJSON(http.StatusCreated, `{"id":7,"name":"core"}`))
-	c := newCoreClient(t, srv.URL+"/api/v1/")
+	rec := newRecorder(replyJSON(http.StatusCreated, `{"id":7,"name":"core"}`))
+	c := newClient(t, serve(t, rec).URL+"/api/v1/")
 	ep := kit.Post[teamUsers, coreTeam]("/teams/{id}/users")
 	team := "core team"
 	got, err := ep.Call(t.Context(), c, teamUsers{
@@ -183,7 +183,7 @@ func TestRouteSpecExample(t *testing.T) {
 	if want := (coreTeam{ID: 7, Name: "core"}); got != want {
 		t.Errorf("result = %+v, want %+v", got, want)
 	}
-	r := srv.only(t)
+	r := rec.only(t)
 	if got, want := r.line(), "POST /api/v1/teams/7/users?team=core+team"; got != want {
 		t.Errorf("request line = %q, want %q", got, want)
 	}
@@ -198,7 +198,7 @@ func TestRouteSpecExample(t *testing.T) {
 	if _, err := ep.Call(t.Context(), c, teamUsers{ID: 8, Payload: []coreUser{}}); err != nil {
 		t.Fatal(err)
 	}
-	r = srv.requests()[1]
+	r = rec.requests()[1]
 	if got, want := r.line(), "POST /api/v1/teams/8/users"; got != want {
 		t.Errorf("without team: request line = %q, want %q", got, want)
 	}
@@ -480,14 +480,14 @@ func TestRouteMaps(t *testing.T) {
 
 func TestRouteMapPlaceholderNeedsOneValue(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, nil)
-	c := newCoreClient(t, srv.URL)
+	rec := newRecorder(nil)
+	_, c := setup(t, rec)
 	ep := kit.Get[url.Values, *kit.Response]("/users/{id}")
 	_, err := ep.Call(t.Context(), c, url.Values{"id": {"1", "2"}})
 	if err == nil || !strings.Contains(err.Error(), "id") {
 		t.Errorf("two values for {id}: err = %v, want an error naming id", err)
 	}
-	if n := len(srv.requests()); n != 0 {
+	if n := len(rec.requests()); n != 0 {
 		t.Errorf("server saw %d requests, want none", n)
 	}
 }
@@ -591,13 +591,13 @@ func TestRouteNaNIsAnError(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newCoreServer(t, nil)
-			c := newCoreClient(t, srv.URL)
+			rec := newRecorder(nil)
+			_, c := setup(t, rec)
 			err := tt.call(t.Context(), c)
 			if err == nil || (!strings.Contains(err.Error(), "NaN") && !strings.Contains(err.Error(), "Inf")) {
 				t.Errorf("err = %v, want one naming the value", err)
 			}
-			if n := len(srv.requests()); n != 0 {
+			if n := len(rec.requests()); n != 0 {
 				t.Errorf("server saw %d requests, want none", n)
 			}
 		})
@@ -648,8 +648,8 @@ func TestRouteInterfaceFieldErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newCoreServer(t, nil)
-			c := newCoreClient(t, srv.URL)
+			rec := newRecorder(nil)
+			_, c := setup(t, rec)
 			_, err := ep.Call(t.Context(), c, tt.p)
 			if err == nil {
 				t.Fatal("err = nil, want an error")
@@ -657,7 +657,7 @@ func TestRouteInterfaceFieldErrors(t *testing.T) {
 			if !strings.Contains(err.Error(), "POST /x/{id}") {
 				t.Errorf("err = %q, want it to name the endpoint", err)
 			}
-			if n := len(srv.requests()); n != 0 {
+			if n := len(rec.requests()); n != 0 {
 				t.Errorf("server saw %d requests, want none", n)
 			}
 		})
@@ -725,8 +725,8 @@ func TestRouteStaticQueryInTemplate(t *testing.T) {
 
 func TestRouteStandardHeaders(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, nil)
-	c := newCoreClient(t, srv.URL)
+	rec := newRecorder(nil)
+	_, c := setup(t, rec)
 	calls := []coreCaller{
 		coreCall(kit.Get[kit.NoParams, *kit.Response]("/a"), kit.NoParams{}),
 		coreCall(kit.Get[kit.NoParams, any]("/a", kit.NoAuth()), kit.NoParams{}),
@@ -740,7 +740,7 @@ func TestRouteStandardHeaders(t *testing.T) {
 		}
 	}
 	wantCT := []string{"", "", "application/json", "", ""}
-	for i, r := range srv.requests() {
+	for i, r := range rec.requests() {
 		if got := r.Header.Values("Accept"); len(got) != 1 || got[0] != "application/json" {
 			t.Errorf("request %d (%s): Accept = %q, want application/json", i, r.line(), got)
 		}
@@ -755,8 +755,7 @@ func TestRouteStandardHeaders(t *testing.T) {
 
 func TestRouteQueryParamErrorsNameTheField(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, nil)
-	c := newCoreClient(t, srv.URL)
+	_, c := setup(t, replyJSON(http.StatusOK, `{}`))
 	_, err := kit.Get[struct{ Ratio float64 }, any]("/x").Call(t.Context(), c, struct{ Ratio float64 }{math.NaN()})
 	if err == nil || !strings.Contains(err.Error(), "Ratio") {
 		t.Errorf("err = %v, want it to name the field", err)
@@ -772,13 +771,13 @@ func TestRouteBodyThatDoesNotEncode(t *testing.T) {
 	type measure struct {
 		Value float64 `json:"value"`
 	}
-	srv := newCoreServer(t, nil)
-	c := newCoreClient(t, srv.URL)
+	rec := newRecorder(nil)
+	_, c := setup(t, rec)
 	_, err := kit.Post[struct{ M measure }, any]("/m").Call(t.Context(), c, struct{ M measure }{measure{math.NaN()}})
 	if err == nil || !strings.Contains(err.Error(), "POST /m") {
 		t.Errorf("err = %v, want an encoding error naming the endpoint", err)
 	}
-	if n := len(srv.requests()); n != 0 {
+	if n := len(rec.requests()); n != 0 {
 		t.Errorf("server saw %d requests, want none", n)
 	}
 }

@@ -19,7 +19,7 @@ import (
 func rtSlowServer(t *testing.T, headersFirst bool) (*httptest.Server, *atomic.Int32) {
 	t.Helper()
 	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.Add(1)
 		if headersFirst {
 			w.Header().Set("Content-Type", "application/json")
@@ -29,7 +29,6 @@ func rtSlowServer(t *testing.T, headersFirst bool) (*httptest.Server, *atomic.In
 		}
 		<-r.Context().Done()
 	}))
-	t.Cleanup(srv.Close)
 	return srv, &n
 }
 
@@ -39,41 +38,32 @@ var (
 
 func TestWithTimeoutSlowHandler(t *testing.T) {
 	t.Parallel()
-	for _, headersFirst := range []bool{false, true} {
-		srv, n := rtSlowServer(t, headersFirst)
-		// Retrying is on: a timeout of the endpoint is not retried.
-		c := rtClient(t, srv.URL, kit.WithRetry(rtFastRetry(4)))
-		_, err := rtSlowGet.Call(t.Context(), c, kit.NoParams{})
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("headersFirst=%v: err = %v, want DeadlineExceeded", headersFirst, err)
-		}
-		if err != nil && !strings.Contains(err.Error(), "GET "+srv.URL+"/slow") {
-			t.Errorf("headersFirst=%v: err = %v, want it to name the request", headersFirst, err)
-		}
-		if n.Load() != 1 {
-			t.Errorf("headersFirst=%v: server saw %d requests, want 1", headersFirst, n.Load())
-		}
-	}
-}
-
-func TestWithTimeoutAsync(t *testing.T) {
-	t.Parallel()
-	srv, _ := rtSlowServer(t, false)
-	ac, err := kit.NewAsyncClient(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ac.Close(context.Background()) })
-	_, err = rtSlowGet.Go(t.Context(), ac, kit.NoParams{}).Await(t.Context())
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("err = %v, want DeadlineExceeded", err)
+	for _, tw := range twins {
+		t.Run(tw.name, func(t *testing.T) {
+			t.Parallel()
+			for _, headersFirst := range []bool{false, true} {
+				srv, n := rtSlowServer(t, headersFirst)
+				// Retrying is on: a timeout of the endpoint is not retried.
+				c := tw.client(t, srv.URL, kit.WithRetry(rtFastRetry(4)))
+				_, err := twinCall(t.Context(), tw, rtSlowGet, c, kit.NoParams{})
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("headersFirst=%v: err = %v, want DeadlineExceeded", headersFirst, err)
+				}
+				if err != nil && !strings.Contains(err.Error(), "GET "+srv.URL+"/slow") {
+					t.Errorf("headersFirst=%v: err = %v, want it to name the request", headersFirst, err)
+				}
+				if n.Load() != 1 {
+					t.Errorf("headersFirst=%v: server saw %d requests, want 1", headersFirst, n.Load())
+				}
+			}
+		})
 	}
 }
 
 func TestWithTimeoutCallerContextStillWins(t *testing.T) {
 	t.Parallel()
 	srv, _ := rtSlowServer(t, false)
-	c := rtClient(t, srv.URL)
+	c := newClient(t, srv.URL)
 	ep := kit.Get[kit.NoParams, rtItem]("/slow", kit.WithTimeout(time.Hour))
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(20*time.Millisecond, cancel)
@@ -86,7 +76,7 @@ func TestWithTimeoutCallerContextStillWins(t *testing.T) {
 func TestWithTimeoutFastCallUnaffected(t *testing.T) {
 	t.Parallel()
 	s := newRTServer(t)
-	c := rtClient(t, s.URL)
+	c := newClient(t, s.URL)
 	ep := kit.Get[kit.NoParams, rtItem]("/item", kit.WithTimeout(time.Minute))
 	if got, err := ep.Call(t.Context(), c, kit.NoParams{}); err != nil || got.ID != 1 {
 		t.Fatalf("got %+v, %v", got, err)

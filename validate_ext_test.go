@@ -193,11 +193,11 @@ func TestValidationOfRequestBodyBeforeSending(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newCoreServer(t, nil)
-			c := newCoreClient(t, srv.URL)
+			rec := newRecorder(nil)
+			_, c := setup(t, rec)
 			err := tt.call(t.Context(), c)
 			checkValidationError(t, tt, err)
-			if n := len(srv.requests()); n != 0 {
+			if n := len(rec.requests()); n != 0 {
 				t.Errorf("server saw %d requests, want none: a request body is validated before sending", n)
 			}
 		})
@@ -206,8 +206,8 @@ func TestValidationOfRequestBodyBeforeSending(t *testing.T) {
 
 func TestValidBodiesAreSent(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, nil)
-	c := newCoreClient(t, srv.URL)
+	rec := newRecorder(nil)
+	_, c := setup(t, rec)
 	calls := []coreCaller{
 		coreCall(kit.Post[struct{ B coreUser }, *kit.Response]("/x"), struct{ B coreUser }{coreUser{Name: "a", Email: "a@example.com"}}),
 		coreCall(kit.Post[struct{ B []coreRange }, *kit.Response]("/x"), struct{ B []coreRange }{[]coreRange{{1, 1}}}),
@@ -219,7 +219,7 @@ func TestValidBodiesAreSent(t *testing.T) {
 			t.Errorf("call %d: %v", i, err)
 		}
 	}
-	if n := len(srv.requests()); n != len(calls) {
+	if n := len(rec.requests()); n != len(calls) {
 		t.Errorf("server saw %d requests, want %d", n, len(calls))
 	}
 }
@@ -255,8 +255,7 @@ func TestValidationOfResponse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newCoreServer(t, coreJSON(http.StatusOK, tt.body))
-			c := newCoreClient(t, srv.URL+"/api?api_key=SECRET-K")
+			c := newClient(t, serve(t, replyJSON(http.StatusOK, tt.body)).URL+"/api?api_key=SECRET-K")
 			err := tt.call(t.Context(), c)
 			checkValidationError(t, tt.validationCase, err)
 			if msg := err.Error(); !strings.Contains(msg, "GET") || !strings.Contains(msg, "/api/x") || strings.Contains(msg, "SECRET-K") {
@@ -268,8 +267,7 @@ func TestValidationOfResponse(t *testing.T) {
 
 func TestValidationFailureGivesZeroResult(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, coreJSON(http.StatusOK, `[{"name":"a","email":"bad"}]`))
-	c := newCoreClient(t, srv.URL)
+	_, c := setup(t, replyJSON(http.StatusOK, `[{"name":"a","email":"bad"}]`))
 	got, err := kit.Get[kit.NoParams, []coreUser]("/x").Call(t.Context(), c, kit.NoParams{})
 	if err == nil || got != nil {
 		t.Errorf("got %v, %v; want nil and a validation error", got, err)
@@ -278,8 +276,8 @@ func TestValidationFailureGivesZeroResult(t *testing.T) {
 
 func TestWithValidatorNilTurnsValidationOff(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, coreJSON(http.StatusOK, `{"id":1,"email":"not-an-email"}`))
-	c := newCoreClient(t, srv.URL, kit.WithValidator(nil))
+	rec := newRecorder(replyJSON(http.StatusOK, `{"id":1,"email":"not-an-email"}`))
+	_, c := setup(t, rec, kit.WithValidator(nil))
 	ep := kit.Post[struct{ B coreUser }, coreUser]("/x")
 	got, err := ep.Call(t.Context(), c, struct{ B coreUser }{coreUser{Email: "nope"}})
 	if err != nil {
@@ -288,11 +286,11 @@ func TestWithValidatorNilTurnsValidationOff(t *testing.T) {
 	if want := (coreUser{ID: 1, Email: "not-an-email"}); got != want {
 		t.Errorf("got %+v, want the invalid model as decoded, %+v", got, want)
 	}
-	if r := srv.only(t); string(r.Body) != `{"id":0,"name":"","email":"nope"}` {
+	if r := rec.only(t); string(r.Body) != `{"id":0,"name":"","email":"nope"}` {
 		t.Errorf("sent %s, want the invalid body", r.Body)
 	}
 	rng, err := kit.Get[kit.NoParams, coreRange]("/x").Call(t.Context(),
-		newCoreClient(t, newCoreServer(t, coreJSON(http.StatusOK, `{"min":2,"max":1}`)).URL, kit.WithValidator(nil)), kit.NoParams{})
+		newClient(t, serve(t, replyJSON(http.StatusOK, `{"min":2,"max":1}`)).URL, kit.WithValidator(nil)), kit.NoParams{})
 	if err != nil || rng != (coreRange{2, 1}) {
 		t.Errorf("with validation off, Validate() failing: %+v, %v; want the model", rng, err)
 	}
@@ -392,15 +390,15 @@ func TestCustomValidator(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newCoreServer(t, coreJSON(http.StatusOK, tt.response))
+			rec := newRecorder(replyJSON(http.StatusOK, tt.response))
 			v := &coreValidator{}
-			c := newCoreClient(t, srv.URL, kit.WithValidator(v))
+			_, c := setup(t, rec, kit.WithValidator(v))
 			err := tt.call(t.Context(), c)
 			tt.check(t, err)
 			if got := v.calls(); !reflect.DeepEqual(got, tt.seen) {
 				t.Errorf("validator saw %q, want %q", got, tt.seen)
 			}
-			if n := len(srv.requests()); n != tt.sent {
+			if n := len(rec.requests()); n != tt.sent {
 				t.Errorf("server saw %d requests, want %d", n, tt.sent)
 			}
 		})
@@ -414,8 +412,8 @@ type coreBadTag struct {
 
 func TestMalformedValidateTagIsAnErrorNotAPanic(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, coreJSON(http.StatusOK, `{"name":"x"}`))
-	c := newCoreClient(t, srv.URL)
+	rec := newRecorder(replyJSON(http.StatusOK, `{"name":"x"}`))
+	_, c := setup(t, rec)
 	calls := []coreCaller{
 		coreCall(kit.Post[struct{ B coreBadTag }, *kit.Response]("/x"), struct{ B coreBadTag }{}),
 		respond[coreBadTag](),
@@ -426,7 +424,7 @@ func TestMalformedValidateTagIsAnErrorNotAPanic(t *testing.T) {
 			t.Errorf("call %d: err = %v, want an error naming the bad rule", i, err)
 		}
 	}
-	if n := len(srv.requests()); n != 1 {
+	if n := len(rec.requests()); n != 1 {
 		t.Errorf("server saw %d requests, want 1 (the request body is checked before sending)", n)
 	}
 }
@@ -440,8 +438,7 @@ type coreEnvelope[T any] struct {
 
 func TestValidationPathsOfGenericModel(t *testing.T) {
 	t.Parallel()
-	srv := newCoreServer(t, coreJSON(http.StatusOK, `{"data":{"name":"a","email":"bad"},"items":[{"email":"a@example.com"}]}`))
-	c := newCoreClient(t, srv.URL)
+	_, c := setup(t, replyJSON(http.StatusOK, `{"data":{"name":"a","email":"bad"},"items":[{"email":"a@example.com"}]}`))
 	err := respond[coreEnvelope[coreUser]]()(t.Context(), c)
 	checkValidationError(t, validationCase{
 		model:  "kit_test.coreEnvelope[github.com/kithttp/kit_test.coreUser]",

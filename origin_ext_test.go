@@ -3,8 +3,11 @@ package kit_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -13,18 +16,19 @@ import (
 	"github.com/kithttp/kit"
 )
 
-// Credentials stay on the base URL's origin: the tests below run two
-// loopback servers, A (the base URL) and B. Both are on 127.0.0.1, on
-// different ports, so they are different origins.
+// Tests of origin.go: credentials stay on the base URL's origin (redirects,
+// next-page links), and URLs in errors and logs are redacted.
+
+// The redirect tests run two loopback servers, A (the base URL) and B. Both
+// are on 127.0.0.1, on different ports, so they are different origins.
 
 // redirectServers starts B, which records what it receives, and A, whose
 // /api/go redirects to B (keeping the query, as some servers do), whose
 // /api/local redirects to A's own /api/land, and whose /api/bounce goes to
 // B's /bounce, which sends the client back to A's /api/land.
 func redirectServers(t *testing.T) (a, b *httptest.Server, atA, atB *recorder) {
-	atA, atB = new(recorder), new(recorder)
-	b = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		atB.add(r)
+	t.Helper()
+	atB = newRecorder(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/bounce" {
 			http.Redirect(w, r, a.URL+"/api/land?"+r.URL.RawQuery, http.StatusFound)
 			return
@@ -34,10 +38,9 @@ func redirectServers(t *testing.T) (a, b *httptest.Server, atA, atB *recorder) {
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
-	}))
-	t.Cleanup(b.Close)
-	a = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		atA.add(r)
+	})
+	b = serve(t, atB)
+	atA = newRecorder(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/api/go":
 			http.Redirect(w, r, b.URL+"/land?"+r.URL.RawQuery, http.StatusFound)
@@ -52,8 +55,8 @@ func redirectServers(t *testing.T) (a, b *httptest.Server, atA, atB *recorder) {
 		default:
 			w.WriteHeader(http.StatusNoContent)
 		}
-	}))
-	t.Cleanup(a.Close)
+	})
+	a = serve(t, atA)
 	return a, b, atA, atB
 }
 
@@ -84,47 +87,49 @@ func allowRedirects(req *http.Request, via []*http.Request) error { return nil }
 
 func TestRedirectToOtherOriginDropsCredentials(t *testing.T) {
 	t.Parallel()
-	for engName, engine := range redirectEngines() {
-		for _, k := range authKinds() {
-			t.Run(engName+"/"+k.name, func(t *testing.T) {
-				t.Parallel()
-				a, _, atA, atB := redirectServers(t)
-				c := newAuthClient(t, a, k.auth(), engine()...)
-				if _, err := redirGo.Call(t.Context(), c, kit.NoParams{}); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := redirGo307.Call(t.Context(), c, struct{ Payload authMsg }{authMsg{"hi"}}); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := redirBounce.Call(t.Context(), c, kit.NoParams{}); err != nil {
-					t.Fatal(err)
-				}
-				reqsA, reqsB := atA.all(), atB.all()
-				if len(reqsA) != 4 || len(reqsB) != 3 {
-					t.Fatalf("A got %d requests, B %d; want 4 and 3", len(reqsA), len(reqsB))
-				}
-				for _, r := range reqsB {
-					if where := secretIn(r); where != "" {
-						t.Errorf("B got a credential on %s: %s", r.URL.Path, where)
+	for _, tw := range twins {
+		for engName, engine := range redirectEngines() {
+			for _, k := range authKinds() {
+				t.Run(tw.name+"/"+engName+"/"+k.name, func(t *testing.T) {
+					t.Parallel()
+					a, _, atA, atB := redirectServers(t)
+					c := tw.client(t, a.URL+"/api", authOptions(k.auth(), engine()...)...)
+					if _, err := twinCall(t.Context(), tw, redirGo, c, kit.NoParams{}); err != nil {
+						t.Fatal(err)
 					}
-					if got := r.Header.Get("X-Trace"); got != "public" {
-						t.Errorf("B: X-Trace = %q, want the client's own header kept", got)
+					if _, err := twinCall(t.Context(), tw, redirGo307, c, struct{ Payload authMsg }{authMsg{"hi"}}); err != nil {
+						t.Fatal(err)
 					}
-				}
-				if !k.ok(reqsA[0]) {
-					t.Errorf("A did not get the credentials: %v %v", reqsA[0].Header, reqsA[0].URL)
-				}
-				// Back from B to A: A's own credentials again (the
-				// redirect keeps the headers; the query came through B
-				// without the key).
-				land := reqsA[3]
-				if land.URL.Path != "/api/land" {
-					t.Fatalf("A's last request: %s", land.URL.Path)
-				}
-				if k.name != "APIKeyQuery" && k.name != "Custom" && !k.ok(land) {
-					t.Errorf("back on A: credentials missing: %v", land.Header)
-				}
-			})
+					if _, err := twinCall(t.Context(), tw, redirBounce, c, kit.NoParams{}); err != nil {
+						t.Fatal(err)
+					}
+					reqsA, reqsB := atA.requests(), atB.requests()
+					if len(reqsA) != 4 || len(reqsB) != 3 {
+						t.Fatalf("A got %d requests, B %d; want 4 and 3", len(reqsA), len(reqsB))
+					}
+					for _, r := range reqsB {
+						if where := secretIn(r.Request); where != "" {
+							t.Errorf("B got a credential on %s: %s", r.URL.Path, where)
+						}
+						if got := r.Header.Get("X-Trace"); got != "public" {
+							t.Errorf("B: X-Trace = %q, want the client's own header kept", got)
+						}
+					}
+					if !k.ok(reqsA[0].Request) {
+						t.Errorf("A did not get the credentials: %v %v", reqsA[0].Header, reqsA[0].URL)
+					}
+					// Back from B to A: A's own credentials again (the
+					// redirect keeps the headers; the query came through B
+					// without the key).
+					land := reqsA[3]
+					if land.URL.Path != "/api/land" {
+						t.Fatalf("A's last request: %s", land.URL.Path)
+					}
+					if k.name != "APIKeyQuery" && k.name != "Custom" && !k.ok(land.Request) {
+						t.Errorf("back on A: credentials missing: %v", land.Header)
+					}
+				})
+			}
 		}
 	}
 }
@@ -140,11 +145,11 @@ func TestRedirectSameOriginKeepsCredentials(t *testing.T) {
 				if _, err := redirLocal.Call(t.Context(), c, kit.NoParams{}); err != nil {
 					t.Fatal(err)
 				}
-				reqs := atA.all()
-				if len(reqs) != 2 || len(atB.all()) != 0 {
-					t.Fatalf("A got %d requests, B %d; want 2 and 0", len(reqs), len(atB.all()))
+				reqs := atA.requests()
+				if len(reqs) != 2 || len(atB.requests()) != 0 {
+					t.Fatalf("A got %d requests, B %d; want 2 and 0", len(reqs), len(atB.requests()))
 				}
-				if !k.ok(reqs[1]) {
+				if !k.ok(reqs[1].Request) {
 					t.Errorf("same-origin redirect lost the credentials: %v %v", reqs[1].Header, reqs[1].URL)
 				}
 			})
@@ -203,8 +208,8 @@ func TestWithHTTPClientIsNotModified(t *testing.T) {
 	if trips.Load() != 4 || checks.Load() != 1 {
 		t.Errorf("round trips, redirect checks = %d, %d; want 4, 1", trips.Load(), checks.Load())
 	}
-	for _, r := range atB.all() {
-		if where := secretIn(r); where != "" {
+	for _, r := range atB.requests() {
+		if where := secretIn(r.Request); where != "" {
 			t.Errorf("B got %s", where)
 		}
 	}
@@ -221,17 +226,14 @@ func TestNextLinkToOtherOriginGetsNothing(t *testing.T) {
 	for _, k := range authKinds() {
 		t.Run(k.name, func(t *testing.T) {
 			t.Parallel()
-			var atB recorder
-			b := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				atB.add(r)
+			atB := newRecorder(func(w http.ResponseWriter, r *http.Request) {
 				writeJSON(w, http.StatusOK, []int{})
-			}))
-			defer b.Close()
-			a := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			})
+			b := serve(t, atB)
+			a := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Link", `<`+b.URL+`/items?`+r.URL.RawQuery+`&page=2>; rel="next"`)
 				writeJSON(w, http.StatusOK, []int{1, 2})
 			}))
-			defer a.Close()
 			c := newAuthClient(t, a, k.auth())
 			res := kit.NewResource[int](c, "/items", kit.WithPaginator(kit.LinkHeader{}))
 			var got []int
@@ -247,7 +249,7 @@ func TestNextLinkToOtherOriginGetsNothing(t *testing.T) {
 			if !errors.Is(walkErr, kit.ErrCrossOrigin) || len(got) != 2 {
 				t.Errorf("records %v, err %v; want the first page, then ErrCrossOrigin", got, walkErr)
 			}
-			if n := len(atB.all()); n != 0 {
+			if n := len(atB.requests()); n != 0 {
 				t.Errorf("B got %d requests, want 0", n)
 			}
 			if walkErr != nil && strings.Contains(walkErr.Error(), secretMark) {
@@ -257,31 +259,97 @@ func TestNextLinkToOtherOriginGetsNothing(t *testing.T) {
 	}
 }
 
-func TestAsyncClientRedirectDropsCredentials(t *testing.T) {
+func TestNextLinkToAnotherOriginIsRefused(t *testing.T) {
 	t.Parallel()
-	for engName, engine := range redirectEngines() {
-		for _, k := range authKinds() {
-			t.Run(engName+"/"+k.name, func(t *testing.T) {
-				t.Parallel()
-				a, _, atA, atB := redirectServers(t)
-				opts := append([]kit.Option{kit.WithAuth(k.auth()), kit.WithHeader("X-Trace", "public")}, engine()...)
-				ac, err := kit.NewAsyncClient(a.URL+"/api", opts...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer ac.Close(t.Context())
-				if _, err := redirGo.Go(t.Context(), ac, kit.NoParams{}).Await(t.Context()); err != nil {
-					t.Fatal(err)
-				}
-				if reqs := atA.all(); len(reqs) != 1 || !k.ok(reqs[0]) {
-					t.Errorf("A: %d requests, want 1 with the credentials", len(reqs))
-				}
-				for _, r := range atB.all() {
-					if where := secretIn(r); where != "" {
-						t.Errorf("B got %s", where)
-					}
-				}
-			})
+	var foreignHits atomic.Int32
+	foreign := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		foreignHits.Add(1)
+		io.WriteString(w, `[]`)
+	}))
+	_, c := setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", fmt.Sprintf(`<%s/steal?page=2>; rel="next"`, foreign.URL))
+		io.WriteString(w, `[{"id":1,"name":"a","email":"a@b.c"}]`)
+	}), kit.WithHeader("X-Trace", "t"))
+	r := kit.NewResource[apiUser](c, "/users", kit.WithPaginator(kit.LinkHeader{}))
+	n := 0
+	var walkErr error
+	for _, err := range r.All(t.Context()) {
+		if err != nil {
+			walkErr = err
+			continue
 		}
+		n++
+	}
+	if n != 1 || !errors.Is(walkErr, kit.ErrCrossOrigin) {
+		t.Fatalf("got %d records and %v; want 1 and ErrCrossOrigin", n, walkErr)
+	}
+	if foreignHits.Load() != 0 {
+		t.Fatal("the foreign origin was requested")
+	}
+}
+
+func TestHTTPErrorURLRedaction(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		query   string
+		want    []string
+		notWant []string
+	}{
+		{"access_token=abc1&page=2", []string{"access_token=REDACTED", "page=2"}, []string{"abc1"}},
+		{"api_key=abc2&q=go", []string{"api_key=REDACTED", "q=go"}, []string{"abc2"}},
+		{"apikey=abc3", []string{"apikey=REDACTED"}, []string{"abc3"}},
+		{"X-Amz-Signature=abc4&X-Amz-Credential=abc5&X-Amz-Date=20240101", []string{"X-Amz-Date=20240101"}, []string{"abc4", "abc5"}},
+		{"client_secret=abc6&client_id=app", []string{"client_id=app"}, []string{"abc6"}},
+		{"password=abc7&user=bob", []string{"user=bob"}, []string{"abc7"}},
+		{"code=abc8&state=s1", []string{"state=s1"}, []string{"abc8"}},
+		{"TOKEN=abc9", []string{"TOKEN=REDACTED"}, []string{"abc9"}},
+		{"session_id=abc10", []string{"session_id=REDACTED"}, []string{"abc10"}},
+		{"refresh_token=a&refresh_token=b", []string{"refresh_token=REDACTED&refresh_token=REDACTED"}, []string{"=a", "=b"}},
+		{"q=plain", []string{"q=plain"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			t.Parallel()
+			srv := serve(t, replyJSON(http.StatusForbidden, `{}`))
+			c := newClient(t, srv.URL+"/api?"+tt.query)
+			_, err := kit.Get[kit.NoParams, any]("/x").Call(t.Context(), c, kit.NoParams{})
+			var he *kit.HTTPError
+			if !errors.As(err, &he) {
+				t.Fatalf("err = %v, want a *kit.HTTPError", err)
+			}
+			if !strings.HasPrefix(he.URL, srv.URL+"/api/x?") {
+				t.Errorf("URL = %q, want the request's URL", he.URL)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(he.URL, w) {
+					t.Errorf("URL = %q, want it to contain %q", he.URL, w)
+				}
+			}
+			for _, nw := range tt.notWant {
+				if strings.Contains(he.URL, nw) || strings.Contains(err.Error(), nw) {
+					t.Errorf("URL = %q, error %q: shows %q", he.URL, err, nw)
+				}
+			}
+		})
+	}
+}
+
+// TestAuthQueryKeyRedactedByName: an APIKeyQuery parameter whose name does
+// not look secret is still redacted from URLs in error text.
+func TestAuthQueryKeyRedactedByName(t *testing.T) {
+	t.Parallel()
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, nil)
+	}))
+	c := newAuthClient(t, srv, kit.APIKeyQuery("appid", "id-"+secretMark))
+	_, err := authData.Call(t.Context(), c, kit.NoParams{})
+	noteErr(t, err)
+	var he *kit.HTTPError
+	if !errors.As(err, &he) {
+		t.Fatalf("err = %v", err)
+	}
+	u, perr := url.Parse(he.URL)
+	if perr != nil || u.Query().Get("appid") != "REDACTED" {
+		t.Errorf("HTTPError.URL = %q, want appid redacted", he.URL)
 	}
 }

@@ -1,3 +1,10 @@
+//go:build integration
+
+// Integration test against json-server, a real third-party REST server.
+// It is built only with -tags integration, which .ci/integration passes
+// after starting json-server; the script fails if the test is skipped or
+// does not run.
+
 package kit_test
 
 import (
@@ -39,12 +46,7 @@ func jsonServer(t *testing.T) (*kit.Client, int) {
 	if err != nil {
 		t.Fatalf("KIT_JSONSERVER_RECORDS: %v", err)
 	}
-	c, err := kit.NewClient(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c, n
+	return newClient(t, base), n
 }
 
 func TestJSONServerIterate(t *testing.T) {
