@@ -89,12 +89,6 @@ func (a *userAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// newAsync is setupAsync under the name future_test.go uses.
-func newAsync(t *testing.T, h http.Handler, opts ...kit.Option) (*httptest.Server, *kit.AsyncClient) {
-	t.Helper()
-	return setupAsync(t, h, opts...)
-}
-
 // sameOutcome fails t unless the two results and errors are the same: equal
 // values, or errors with the same text and the same concrete type.
 func sameOutcome[R any](t *testing.T, what string, callV R, callErr error, goV R, goErr error) {

@@ -3,7 +3,10 @@ package kittest
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -1726,4 +1729,345 @@ func apiTUserCount(api *API) int {
 	api.mu.Lock()
 	defer api.mu.Unlock()
 	return len(api.users)
+}
+
+// apiTETag returns the ETag the API should send for body.
+func apiTETag(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:8]) + `"`
+}
+
+// apiTConditional is a GET of path with the given If-None-Match lines.
+func apiTConditional(t *testing.T, srv *httptest.Server, path string, inm ...string) apiTResp {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range inm {
+		req.Header.Add("If-None-Match", v)
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return apiTResp{status: resp.StatusCode, header: resp.Header, body: b, url: resp.Request.URL}
+}
+
+// wantNotModified checks a 304 with the given ETag and no body.
+func (r apiTResp) wantNotModified(t *testing.T, etag string) {
+	t.Helper()
+	r.wantStatus(t, http.StatusNotModified)
+	if got := r.header.Get("ETag"); got != etag {
+		t.Fatalf("304 with ETag %q, want %q", got, etag)
+	}
+	if len(r.body) != 0 {
+		t.Fatalf("304 with body %q", r.body)
+	}
+}
+
+func TestAPI_ETag(t *testing.T) {
+	api, srv := apiTStart(t)
+	r := apiTGet(t, srv, "/users/1")
+	r.wantStatus(t, http.StatusOK)
+	etag := r.header.Get("ETag")
+	if etag != apiTETag(r.body) || len(etag) != 18 || strings.Trim(etag[1:17], "0123456789abcdef") != "" {
+		t.Fatalf("ETag %q for body %s, want %q", etag, r.body, apiTETag(r.body))
+	}
+	// Stable across requests and APIs; different for another user.
+	if r2 := apiTGet(t, srv, "/users/1"); r2.header.Get("ETag") != etag || !bytes.Equal(r2.body, r.body) {
+		t.Fatalf("second GET: ETag %q, body %s", r2.header.Get("ETag"), r2.body)
+	}
+	_, srv2 := apiTStart(t)
+	if got := apiTGet(t, srv2, "/users/1").header.Get("ETag"); got != etag {
+		t.Fatalf("another API's ETag %q, want %q", got, etag)
+	}
+	if got := apiTGet(t, srv, "/users/2").header.Get("ETag"); got == etag || got == "" {
+		t.Fatalf("user 2's ETag %q (user 1's %q)", got, etag)
+	}
+
+	// Matching If-None-Match fields get a 304.
+	weak := "W/" + etag
+	for _, inm := range [][]string{
+		{etag},
+		{`"0000000000000000", ` + etag},
+		{etag + `,"0000000000000000"`},
+		{` "a,b" ,, ` + etag + ` `},
+		{"*"},
+		{weak},
+		{`"x", ` + weak},
+		{`"x"`, etag}, // on two header lines
+	} {
+		apiTConditional(t, srv, "/users/1", inm...).wantNotModified(t, etag)
+	}
+	// Others get the full response.
+	for _, inm := range [][]string{
+		{`"0000000000000000"`},
+		{`W/"0000000000000000", "x"`},
+		{strings.Trim(etag, `"`)},                 // unquoted
+		{`"` + strings.ToUpper(etag[1:17]) + `"`}, // tags are case-sensitive
+		{"w/" + etag},                             // the prefix is case-sensitive
+		{`x, ` + etag},                            // malformed: ignored
+		{etag + ` x`},                             // malformed: ignored
+		{""},
+	} {
+		r := apiTConditional(t, srv, "/users/1", inm...)
+		r.wantStatus(t, http.StatusOK)
+		if r.header.Get("ETag") != etag || !bytes.Equal(r.body, apiTGet(t, srv, "/users/1").body) {
+			t.Fatalf("If-None-Match %q: ETag %q, body %s", inm, r.header.Get("ETag"), r.body)
+		}
+	}
+	if st := api.Stats(); st.NotModified != 8 {
+		t.Fatalf("NotModified %d, want 8", st.NotModified)
+	}
+
+	// A PATCH that changes the user changes the ETag.
+	apiTDo(t, srv, apiTReq{method: "PATCH", path: "/users/1", ctype: "application/json", body: `{"name":"Ada King"}`}).
+		wantStatus(t, http.StatusOK)
+	r = apiTConditional(t, srv, "/users/1", etag)
+	r.wantStatus(t, http.StatusOK)
+	var u apiTUser
+	r.decode(t, &u)
+	etag2 := r.header.Get("ETag")
+	if u.Name != "Ada King" || etag2 == etag || etag2 != apiTETag(r.body) {
+		t.Fatalf("after PATCH: ETag %q (before %q), body %s", etag2, etag, r.body)
+	}
+	apiTConditional(t, srv, "/users/1", etag2).wantNotModified(t, etag2)
+	// A PATCH that changes nothing keeps it; a PUT that changes the user
+	// does not.
+	apiTDo(t, srv, apiTReq{method: "PATCH", path: "/users/1", ctype: "application/json", body: `{"name":"Ada King"}`}).
+		wantStatus(t, http.StatusOK)
+	apiTConditional(t, srv, "/users/1", etag2).wantNotModified(t, etag2)
+	apiTDo(t, srv, apiTReq{method: "PUT", path: "/users/1", ctype: "application/json", body: `{"name":"Ada King","email":"ada@example.com"}`}).
+		wantStatus(t, http.StatusOK)
+	r = apiTConditional(t, srv, "/users/1", etag2, etag)
+	r.wantStatus(t, http.StatusOK)
+	if etag3 := r.header.Get("ETag"); etag3 == etag2 || etag3 == etag || etag3 != apiTETag(r.body) {
+		t.Fatalf("after PUT: ETag %q", etag3)
+	}
+
+	// Teams too; a new member changes the team's ETag.
+	r = apiTGet(t, srv, "/teams/2")
+	r.wantStatus(t, http.StatusOK)
+	tag := r.header.Get("ETag")
+	if tag != apiTETag(r.body) {
+		t.Fatalf("team ETag %q, want %q", tag, apiTETag(r.body))
+	}
+	apiTConditional(t, srv, "/teams/2", "W/"+tag).wantNotModified(t, tag)
+	apiTDo(t, srv, apiTReq{method: "POST", path: "/users", ctype: "application/json", body: `{"name":"n","email":"n@x","team_id":2}`}).
+		wantStatus(t, http.StatusCreated)
+	r = apiTConditional(t, srv, "/teams/2", tag)
+	r.wantStatus(t, http.StatusOK)
+	var tm apiTTeam
+	r.decode(t, &tm)
+	if r.header.Get("ETag") == tag || tm.MemberIDs[len(tm.MemberIDs)-1] != 251 {
+		t.Fatalf("after a new member: ETag %q, team %+v", r.header.Get("ETag"), tm)
+	}
+
+	// No ETag and no 304 for what does not exist.
+	for _, path := range []string{"/users/999", "/teams/9"} {
+		r := apiTConditional(t, srv, path, "*")
+		r.wantError(t, http.StatusNotFound, "not_found")
+		if r.header.Get("ETag") != "" {
+			t.Fatalf("%s: ETag %q on a 404", path, r.header.Get("ETag"))
+		}
+	}
+	if st := api.Stats(); st.NotModified != 12 {
+		t.Fatalf("NotModified %d, want 12", st.NotModified)
+	}
+	api.Reset()
+	if st := api.Stats(); st.NotModified != 0 {
+		t.Fatalf("NotModified %d after Reset", st.NotModified)
+	}
+}
+
+// apiTSign returns the X-Signature of a request.
+func apiTSign(key []byte, method, path, ts, body string) string {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(method + "\n" + path + "\n" + ts + "\n" + body))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// apiTSigned returns rq signed with key at Unix time ts, over the path of
+// rq.path without its query.
+func apiTSigned(key []byte, rq apiTReq, ts int64) apiTReq {
+	method := rq.method
+	if method == "" {
+		method = http.MethodGet
+	}
+	path, _, _ := strings.Cut(rq.path, "?")
+	h := map[string]string{}
+	for k, v := range rq.header {
+		h[k] = v
+	}
+	h["X-Timestamp"] = strconv.FormatInt(ts, 10)
+	h["X-Signature"] = apiTSign(key, method, path, h["X-Timestamp"], rq.body)
+	rq.header = h
+	return rq
+}
+
+func TestAPI_SigningKey(t *testing.T) {
+	key := []byte("k3y-for-tests")
+	api, srv, clock := apiTStartClock(t, WithSigningKey(key))
+	orig := bytes.Clone(key)
+	key[0] = 'X' // the option copied the key
+	key = orig
+	now := clock.Now().Unix()
+	sign := func(rq apiTReq) apiTReq { return apiTSigned(key, rq, now) }
+
+	// /health is open; unmatched requests get their 404 and 405.
+	apiTGet(t, srv, "/health").wantStatus(t, http.StatusOK)
+	apiTGet(t, srv, "/nope").wantError(t, http.StatusNotFound, "not_found")
+	apiTDo(t, srv, apiTReq{method: "PUT", path: "/teams"}).wantError(t, http.StatusMethodNotAllowed, "method_not_allowed")
+
+	// Signed GETs work, with or without a query.
+	var u apiTUser
+	r := apiTDo(t, srv, sign(apiTReq{path: "/users/7"}))
+	r.decode(t, &u)
+	if r.status != http.StatusOK || u.ID != 7 {
+		t.Fatalf("signed GET: %d %s", r.status, r.body)
+	}
+	apiTDo(t, srv, sign(apiTReq{path: "/users?page=2&page_size=5"})).wantStatus(t, http.StatusOK)
+
+	// A signed POST creates the user, and the route reads the whole body.
+	body := `{"name":"Signed Sam","email":"sam@example.com","team_id":3}`
+	n := apiTUserCount(api)
+	r = apiTDo(t, srv, sign(apiTReq{method: "POST", path: "/users", ctype: "application/json", body: body}))
+	r.wantStatus(t, http.StatusCreated)
+	var created apiTUser
+	r.decode(t, &created)
+	if apiTUserCount(api) != n+1 || created.Name != "Signed Sam" || created.TeamID != 3 {
+		t.Fatalf("created %+v, %d users (was %d)", created, apiTUserCount(api), n)
+	}
+	var got apiTUser
+	apiTDo(t, srv, sign(apiTReq{path: "/users/" + strconv.Itoa(created.ID)})).decode(t, &got)
+	if !got.same(created) {
+		t.Fatalf("GET after signed POST: %+v, want %+v", got, created)
+	}
+	var echo struct {
+		Body json.RawMessage `json:"body"`
+	}
+	apiTDo(t, srv, sign(apiTReq{method: "POST", path: "/echo/a%2Fb", ctype: "application/json", body: `{"a": [1, 2]}`})).decode(t, &echo)
+	if string(echo.Body) != `{"a":[1,2]}` {
+		t.Fatalf("echoed body %s", echo.Body)
+	}
+	// The timestamp may be up to 5 minutes either way.
+	for _, ts := range []int64{now - 300, now + 300} {
+		apiTDo(t, srv, apiTSigned(key, apiTReq{path: "/teams"}, ts)).wantStatus(t, http.StatusOK)
+	}
+	unauthorized := api.Stats().Unauthorized
+	if unauthorized != 0 {
+		t.Fatalf("Unauthorized %d after good requests", unauthorized)
+	}
+
+	// Rejections.
+	good := sign(apiTReq{method: "POST", path: "/users", ctype: "application/json", body: body})
+	with := func(rq apiTReq, k, v string) apiTReq {
+		h := map[string]string{}
+		for hk, hv := range rq.header {
+			h[hk] = hv
+		}
+		h[k] = v
+		rq.header = h
+		return rq
+	}
+	altered := good
+	altered.body = strings.Replace(body, "Sam", "Sal", 1)
+	otherPath := good
+	otherPath.path = "/users?x=1" // the query is not signed, but a different method or path is
+	wrongMethod := sign(apiTReq{path: "/users/1"})
+	wrongMethod.method = "DELETE"
+	n = apiTUserCount(api)
+	for name, rq := range map[string]apiTReq{
+		"unsigned":          {method: "POST", path: "/users", ctype: "application/json", body: body},
+		"no signature":      with(good, "X-Signature", ""),
+		"no timestamp":      with(good, "X-Timestamp", ""),
+		"body altered":      altered,
+		"body dropped":      with(apiTReq{method: "POST", path: "/users", ctype: "application/json", header: good.header}, "X", "1"),
+		"wrong key":         apiTSigned([]byte("other"), good, now),
+		"mangled signature": with(good, "X-Signature", good.header["X-Signature"][:63]+"0"),
+		"not hex":           with(good, "X-Signature", "zz"+good.header["X-Signature"][2:]),
+		"timestamp changed": with(good, "X-Timestamp", strconv.FormatInt(now+1, 10)),
+		"stale":             apiTSigned(key, good, now-301),
+		"future":            apiTSigned(key, good, now+301),
+		"signed number":     with(apiTSigned(key, good, now), "X-Timestamp", "+"+strconv.FormatInt(now, 10)),
+		"wrong method":      wrongMethod,
+		"wrong path":        with(sign(apiTReq{method: "POST", path: "/users/1", body: body}), "Content-Type", "application/json"),
+		"login":             {method: "POST", path: "/login", ctype: "application/json", body: `{"username":"demo","password":"s3cret"}`},
+		"status":            {path: "/status/200"},
+	} {
+		if name == "wrong path" {
+			rq.path = "/users"
+		}
+		r := apiTDo(t, srv, rq)
+		if r.status != http.StatusUnauthorized {
+			t.Errorf("%s: status %d, want 401; body %s", name, r.status, r.body)
+			continue
+		}
+		r.wantError(t, http.StatusUnauthorized, "invalid_signature")
+	}
+	if apiTUserCount(api) != n {
+		t.Fatalf("rejected requests created users: %d, want %d", apiTUserCount(api), n)
+	}
+	if st := api.Stats(); st.Unauthorized != 16 {
+		t.Fatalf("Unauthorized %d, want 16", st.Unauthorized)
+	}
+	// The query is not part of the signature.
+	apiTDo(t, srv, otherPath).wantStatus(t, http.StatusCreated)
+	// The clock moves: a signature made 6 minutes ago no longer passes.
+	old := sign(apiTReq{path: "/users/1"})
+	apiTDo(t, srv, old).wantStatus(t, http.StatusOK)
+	clock.Advance(6 * time.Minute)
+	apiTDo(t, srv, old).wantError(t, http.StatusUnauthorized, "invalid_signature")
+	// An oversized body is a 413 once the headers pass.
+	big := `{"name":"` + strings.Repeat("a", apiMaxBody) + `"}`
+	apiTDo(t, srv, apiTSigned(key, apiTReq{method: "POST", path: "/users", ctype: "application/json", body: big}, clock.Now().Unix())).
+		wantError(t, http.StatusRequestEntityTooLarge, "payload_too_large")
+}
+
+func TestAPI_SigningKeyAuth(t *testing.T) {
+	key := []byte{0, 1, 2, 3}
+	api, srv := apiTStart(t, WithSigningKey(key), WithRequireAuth(true), WithTokenUses(2))
+	sign := func(rq apiTReq) apiTReq { return apiTSigned(key, rq, time.Now().Unix()) }
+	r := apiTDo(t, srv, sign(apiTReq{method: "POST", path: "/login", ctype: "application/json", body: `{"username":"demo","password":"s3cret"}`}))
+	r.wantStatus(t, http.StatusOK)
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	r.decode(t, &tok)
+	// The signature is checked first, and a rejected request does not use
+	// the token.
+	for range 3 {
+		apiTDo(t, srv, apiTReq{path: "/users/1", token: tok.AccessToken}).wantError(t, 401, "invalid_signature")
+	}
+	apiTDo(t, srv, sign(apiTReq{path: "/users/1"})).wantError(t, 401, "unauthorized")
+	apiTDo(t, srv, sign(apiTReq{path: "/users/1", token: tok.AccessToken})).wantStatus(t, 200)
+	apiTDo(t, srv, sign(apiTReq{path: "/me", token: tok.AccessToken})).wantStatus(t, 200)
+	apiTDo(t, srv, sign(apiTReq{path: "/me", token: tok.AccessToken})).wantError(t, 401, "unauthorized")
+	if st := api.Stats(); st.Unauthorized != 5 || st.Logins != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	apiTGet(t, srv, "/health").wantStatus(t, 200)
+
+	// Under http.StripPrefix the path signed is the one the API sees.
+	mux := http.NewServeMux()
+	mux.Handle("/api/", http.StripPrefix("/api", NewAPI(WithSigningKey(key))))
+	psrv := httptest.NewServer(mux)
+	defer psrv.Close()
+	rq := apiTSigned(key, apiTReq{path: "/users/3"}, time.Now().Unix())
+	rq.path = "/api/users/3"
+	apiTDo(t, psrv, rq).wantStatus(t, 200)
+	rq = apiTSigned(key, apiTReq{path: "/api/users/3"}, time.Now().Unix())
+	apiTDo(t, psrv, rq).wantError(t, 401, "invalid_signature")
+
+	// An empty key turns signing off, also after a key was given.
+	for _, opts := range [][]APIOption{{WithSigningKey(nil)}, {WithSigningKey(key), WithSigningKey([]byte{})}} {
+		_, srv := apiTStart(t, opts...)
+		apiTGet(t, srv, "/users/1").wantStatus(t, 200)
+	}
 }

@@ -88,7 +88,7 @@ func TestFutureManyAwaiters(t *testing.T) {
 func TestFutureOfGoIsDoneAfterAwait(t *testing.T) {
 	leakcheck.Check(t)
 	api := &userAPI{}
-	_, ac := newAsync(t, api)
+	_, ac := setupAsync(t, api)
 	ctx := t.Context()
 	f := asyncGetUser.Go(ctx, ac, userID{"11"})
 	<-f.Done()
