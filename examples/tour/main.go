@@ -242,6 +242,9 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := authTour(ctx, t, api, srv.URL, hc); err != nil {
 		return err
 	}
+	if err := interceptorTour(ctx, t, hc); err != nil {
+		return err
+	}
 	if err := asyncTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
