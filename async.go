@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -293,7 +292,8 @@ func (st *clientState) closeAsync(ctx context.Context) error {
 type tracker struct {
 	mu         sync.Mutex
 	closed     bool
-	cancelling atomic.Bool // set by cancelAll before it cancels anything
+	cancelling atomic.Bool   // set by cancelAll before it cancels anything
+	closingCh  chan struct{} // closed by close; made on first use
 	n          int
 	idle       chan struct{}           // closed when n drops to 0; nil while n == 0
 	life       context.Context         // made on first begin; cancelled by cancelAll
@@ -340,6 +340,10 @@ func (t *tracker) close() (first bool, finished chan struct{}) {
 		return false, t.finished
 	}
 	t.closed = true
+	if t.closingCh == nil {
+		t.closingCh = make(chan struct{})
+	}
+	close(t.closingCh)
 	t.finished = make(chan struct{})
 	return true, t.finished
 }
@@ -378,6 +382,20 @@ func (st *clientState) closedError(what string) error {
 	return nil
 }
 
+// closingChan returns a channel closed when Close starts: work that would
+// otherwise wait for a consumer (a prefetching walk) stops on it.
+func (t *tracker) closingChan() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closingCh == nil {
+		t.closingCh = make(chan struct{})
+		if t.closed {
+			close(t.closingCh)
+		}
+	}
+	return t.closingCh
+}
+
 // isCancelling reports whether Close has given up waiting and cancels the
 // work in flight. The work's contexts learn it a moment later (their
 // cancellation runs on goroutines of its own); the transport asks this
@@ -396,11 +414,12 @@ func (t *tracker) cancelAll(cause error) {
 }
 
 // recovered turns a panic value from user code run on one of kit's
-// goroutines into an error carrying the value and the stack, for the
-// caller who awaits the work.
+// goroutines into a *PanicError carrying the value and the stack, for the
+// caller who awaits the work. Call it from the deferred function that
+// recovered r.
 func recovered(what string, r any) error {
 	if r == nil {
 		return errorf(what, "the call's goroutine exited without returning (runtime.Goexit)")
 	}
-	return errorf(what, "panic: %v\n%s", r, debug.Stack())
+	return errorf(what, "%w", newPanicError(r))
 }

@@ -27,8 +27,10 @@ func NewAsyncResource[T any](b Binding, path string, opts ...ResourceOption) *As
 }
 
 // WithPrefetch makes walks of an AsyncResource fetch up to n pages ahead of
-// the caller. Default 0: a page is requested only when the records before
-// it are used up. Breaking out of the loop cancels what is in flight.
+// the caller (at most 64 pages are held: a larger n acts as 64). Default 0:
+// a page is requested only when the records before it are used up.
+// Breaking out of the loop cancels what is in flight; AsyncClient.Close
+// stops the walk (its loop ends with an error matching ErrClosed).
 func WithPrefetch(n int) ResourceOption { return prefetchOption{n} }
 
 // List starts GET path?query and returns a Future of the page's records.
@@ -156,6 +158,39 @@ func asyncCRUD[R any](ctx context.Context, rc *resourceCore, op int, id any, bod
 	})
 }
 
+// maxPrefetchBuffer bounds the pages a prefetching walk holds ahead of its
+// consumer, whatever WithPrefetch says: memory follows what is fetched,
+// never the option's value.
+const maxPrefetchBuffer = 64
+
+// safeStep is step, with a panic in user code (a validator, an
+// interceptor) turned into the walk's error: it runs on kit's goroutine.
+func safeStep[T any](ctx context.Context, w *walk, fetch pageFetcher[T]) (page *Page[T], err error) {
+	returned := false
+	defer func() {
+		if !returned {
+			page, err = nil, errorf(w.rc.walkOp(), "%w", newPanicOrExit(recover()))
+		}
+	}()
+	page, err = step(ctx, w, fetch)
+	returned = true
+	return page, err
+}
+
+// safeAdvance is advance, with a panic in the paginator turned into the
+// walk's error.
+func (w *walk) safeAdvance(resp *Response) (err error) {
+	returned := false
+	defer func() {
+		if !returned {
+			err = errorf(w.rc.walkOp(), "paginator %T: %w", w.rc.paginator, newPanicOrExit(recover()))
+		}
+	}()
+	err = w.advance(resp)
+	returned = true
+	return err
+}
+
 // prefetched is one page (or the error that ends the walk) handed from the
 // prefetching goroutine to the caller.
 type prefetched[T any] struct {
@@ -174,33 +209,48 @@ func prefetchPages[T any](ctx context.Context, rc *resourceCore, chain Sender, q
 			yield(nil, err)
 			return
 		}
+		if ctx == nil {
+			yield(nil, errorf(rc.walkOp(), "nil Context"))
+			return
+		}
+		// The producer is tracked async work: Close waits for it, cancels
+		// it, and stops it at once (closing) so that a consumer that calls
+		// Close from its loop body does not wait for itself.
+		task, err := rc.st.beginAsync(ctx)
+		if err != nil {
+			yield(nil, errorf(rc.walkOp(), "%w", err))
+			return
+		}
 		parent := ctx
-		ctx, cancel := context.WithCancel(ctx)
-		pages := make(chan prefetched[T], rc.prefetch-1)
+		ctx, cancel := context.WithCancel(task.ctx)
+		closing := rc.st.work.closingChan()
+		pages := make(chan prefetched[T], min(rc.prefetch, maxPrefetchBuffer)-1)
 		done := make(chan struct{})
 		complete := false // set by the producer when the walk ended normally
 		go func() {
+			defer task.end()
 			defer close(done)
 			defer close(pages)
+			hand := func(p prefetched[T]) bool {
+				select {
+				case pages <- p:
+					return true
+				case <-ctx.Done():
+				case <-closing:
+				}
+				return false
+			}
 			for {
-				page, err := step(ctx, w, fetch)
+				page, err := safeStep(ctx, w, fetch)
 				if err == nil && page == nil {
 					complete = true
 					return
 				}
-				select {
-				case pages <- prefetched[T]{page, err}:
-				case <-ctx.Done():
+				if !hand(prefetched[T]{page, err}) || err != nil {
 					return
 				}
-				if err != nil {
-					return
-				}
-				if err := w.advance(page.Response); err != nil {
-					select {
-					case pages <- prefetched[T]{nil, err}:
-					case <-ctx.Done():
-					}
+				if err := w.safeAdvance(page.Response); err != nil {
+					hand(prefetched[T]{nil, err})
 					return
 				}
 			}
@@ -221,7 +271,10 @@ func prefetchPages[T any](ctx context.Context, rc *resourceCore, chain Sender, q
 			// the walk must not look finished.
 			err := parent.Err()
 			if err == nil {
-				err = context.Canceled
+				err = context.Cause(task.ctx)
+			}
+			if err == nil {
+				err = ErrClosed
 			}
 			yield(nil, errorf(rc.walkOp(), "%w", err))
 		}

@@ -77,7 +77,6 @@ func APIKey(header, value string) Auth {
 // parameter does not follow a redirect to another origin. An empty param is
 // an error from NewClient (and from Authenticate).
 func APIKeyQuery(param, value string) Auth {
-	registerSecretParam(param)
 	return &apiKeyQueryAuth{param: param, value: value}
 }
 
@@ -247,7 +246,7 @@ func (st *clientState) authLayer(next Sender) Sender {
 			req.call.refreshed = true
 		}
 		if err := refreshAfter401(ctx, ref, gen); err != nil {
-			return nil, finalError{errorf(req.Method+" "+redactURL(req.URL), "got 401, refreshing credentials: %w", err)}
+			return nil, finalError{errorf(st.opOf(req.Method, req.URL), "got 401, refreshing credentials: %w", err)}
 		}
 		a, actx, _, err = st.authenticate(ctx, req)
 		if err != nil {
@@ -270,7 +269,7 @@ func (st *clientState) authenticate(ctx context.Context, req *Request) (*Request
 			gen, err = ts.authenticate(hr)
 			if err == nil {
 				a.URL, a.Header = hr.URL, hr.Header
-				return a, context.WithValue(ctx, authRecordKey{}, record(st.base, req.Header, req.URL.RawQuery, hr)), gen, nil
+				return a, context.WithValue(ctx, authRecordKey{}, st.record(req.Header, req.URL.RawQuery, hr)), gen, nil
 			}
 		} else {
 			err = st.auth.Authenticate(hr)
@@ -279,10 +278,10 @@ func (st *clientState) authenticate(ctx context.Context, req *Request) (*Request
 	if err != nil {
 		// The request's URL stays out of the text: the Auth may have put
 		// a credential in it already.
-		return nil, nil, 0, finalError{errorf(req.Method+" "+redactURL(req.URL), "adding credentials: %w", err)}
+		return nil, nil, 0, finalError{errorf(st.opOf(req.Method, req.URL), "adding credentials: %w", err)}
 	}
 	a.URL, a.Header = hr.URL, hr.Header
-	return a, context.WithValue(ctx, authRecordKey{}, record(st.base, req.Header, req.URL.RawQuery, hr)), 0, nil
+	return a, context.WithValue(ctx, authRecordKey{}, st.record(req.Header, req.URL.RawQuery, hr)), 0, nil
 }
 
 // is401 reports whether err is a 401 from the base URL's origin (not from

@@ -401,7 +401,7 @@ func TestTokenAuthFetchPanicIsAnError(t *testing.T) {
 		return Token{Value: "tok"}, nil
 	})
 	_, err := a.Token(t.Context())
-	if err == nil || !strings.Contains(err.Error(), "panicked: boom") {
+	if err == nil || !strings.Contains(err.Error(), "the fetch function: panic: boom") {
 		t.Fatalf("err = %v, want the panic as an error", err)
 	}
 	if tok, err := a.Token(t.Context()); err != nil || tok.Value != "tok" {

@@ -147,6 +147,9 @@ func (a *TokenSourceAuth) Authenticate(req *http.Request) error {
 // Token returns the current token, fetching one first if there is none yet
 // or it is within the expiry margin of its Expiry.
 func (a *TokenSourceAuth) Token(ctx context.Context) (Token, error) {
+	if ctx == nil {
+		return Token{}, errors.New("kit: TokenAuth.Token: nil Context")
+	}
 	tok, _, err := a.current(ctx)
 	return tok, err
 }
@@ -155,6 +158,9 @@ func (a *TokenSourceAuth) Token(ctx context.Context) (Token, error) {
 // for that one. It returns the fetch's error, wrapped, or ctx's error if ctx
 // ends first (the fetch goes on).
 func (a *TokenSourceAuth) Refresh(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("kit: TokenAuth.Refresh: nil Context")
+	}
 	if err := a.checkAuth(); err != nil {
 		return err
 	}
@@ -217,7 +223,9 @@ func (o fetchTimeoutOption) String() string {
 // waits for it. tok, gen and err are written before done is closed.
 type tokenFetch struct {
 	done    chan struct{}
-	waiters int // calls that started or joined it (under a.mu; for tests)
+	waiters int                // calls that started or joined it (under a.mu; for tests)
+	active  int                // calls still waiting for it (under a.mu)
+	cancel  context.CancelFunc // ends the fetch's context: when no call waits any more
 	tok     Token
 	gen     uint64
 	err     error
@@ -315,12 +323,14 @@ func (a *TokenSourceAuth) startLocked(ctx context.Context) (*tokenFetch, error) 
 	}
 	if a.flight != nil {
 		a.flight.waiters++
+		a.flight.active++
 		return a.flight, nil
 	}
-	f := &tokenFetch{done: make(chan struct{}), waiters: 1}
+	f := &tokenFetch{done: make(chan struct{}), waiters: 1, active: 1}
 	a.flight = f
 	chain, _ := ctx.Value(fetchChainKey{}).(*fetchChain)
 	fctx := context.WithValue(context.WithoutCancel(ctx), fetchChainKey{}, &fetchChain{a: a, parent: chain})
+	fctx, f.cancel = context.WithCancel(fctx)
 	go a.run(withoutAuthRecord(fctx), f)
 	return f, nil
 }
@@ -333,6 +343,7 @@ func (a *TokenSourceAuth) wait(ctx context.Context, f *tokenFetch) (Token, uint6
 		select {
 		case <-f.done:
 		case <-ctx.Done():
+			a.leave(f)
 			return Token{}, 0, fmt.Errorf("kit: TokenAuth: waiting for a token: %w", ctx.Err())
 		}
 	}
@@ -342,11 +353,25 @@ func (a *TokenSourceAuth) wait(ctx context.Context, f *tokenFetch) (Token, uint6
 	return f.tok, f.gen, nil
 }
 
+// leave records that a call stopped waiting for f before it was done. When
+// the last one leaves, f's context is cancelled: nobody is left to use the
+// token, and the fetch's goroutine should not outlive the calls (an
+// AsyncClient's Close cancels them all).
+func (a *TokenSourceAuth) leave(f *tokenFetch) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	f.active--
+	if f.active == 0 {
+		f.cancel()
+	}
+}
+
 // run calls the fetch function on its own goroutine, installs the token and
 // wakes the waiters of f.
 func (a *TokenSourceAuth) run(ctx context.Context, f *tokenFetch) {
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.timeout)
 	defer cancel()
+	defer f.cancel()
 	var (
 		tok      Token
 		err      error
@@ -355,7 +380,7 @@ func (a *TokenSourceAuth) run(ctx context.Context, f *tokenFetch) {
 	defer func() {
 		if !returned {
 			if r := recover(); r != nil {
-				err = fmt.Errorf("the fetch function panicked: %v", r)
+				err = fmt.Errorf("the fetch function: %w", newPanicError(r))
 			} else {
 				err = errors.New("the fetch function did not return (runtime.Goexit)")
 			}

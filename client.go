@@ -113,6 +113,7 @@ type clientState struct {
 	slots      *semaphore // the async chain's in-flight limit
 
 	apiKeyHeader string  // the header of an APIKey auth: a credential on redirects
+	secrets      secrets // query parameter names this client redacts
 	work         tracker // async work in flight, for AsyncClient.Close (see async.go)
 }
 
@@ -145,8 +146,11 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 	// A copy whose CheckRedirect strips credentials on a redirect to another
 	// origin; a caller's client is left as it is.
 	st.httpClient = st.guardHTTPClient(st.httpClient)
-	if ak, ok := st.auth.(*apiKeyAuth); ok {
-		st.apiKeyHeader = ak.header
+	switch a := st.auth.(type) {
+	case *apiKeyAuth:
+		st.apiKeyHeader = a.header
+	case *apiKeyQueryAuth:
+		st.secrets.add(a.param)
 	}
 	st.prefix = strings.TrimRight(base.Scheme+"://"+base.Host+base.EscapedPath(), "/")
 	if base.RawQuery != "" {

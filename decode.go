@@ -36,7 +36,7 @@ func decodeResult[R any](kind resultKind, st *clientState, resp *Response) (R, e
 	}
 	if err := validateValue(st.validator, reflect.ValueOf(&out).Elem()); err != nil {
 		var zero R
-		return zero, fmt.Errorf("kit: %s %s: response: %w", resp.Request.Method, redactURL(resp.Request.URL), err)
+		return zero, errorf(st.opOf(resp.Request.Method, resp.Request.URL), "response: %w", err)
 	}
 	return out, nil
 }
@@ -63,7 +63,7 @@ func decodeBody(resp *Response, v any) error {
 		de.Want = t.Elem().String()
 	}
 	if resp.Request != nil {
-		de.Method, de.URL = resp.Request.Method, redactURL(resp.Request.URL)
+		de.Method, de.URL = resp.Request.Method, resp.secrets.redact(resp.Request.URL)
 	}
 	if mt, _, perr := mime.ParseMediaType(de.ContentType); perr == nil && !isJSONMediaType(mt) && de.ContentType != "" {
 		de.Err = fmt.Errorf("content type is not JSON: %w", err)

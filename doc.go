@@ -163,6 +163,10 @@
 //	ErrPageLoop          a walk asked for a page it had already requested
 //	ErrCrossOrigin       a next-page link pointed to another origin
 //
+// A panic in user code that kit runs on a goroutine of its own (an async
+// call's validator, interceptor, auth or decoder; a walk's paginator; a
+// token fetch) is returned as a *PanicError, whose %+v prints the stack.
+//
 // Error text reads "kit: <what was attempted>: <what went wrong>", says the
 // method and URL, and never contains credentials: secret-looking query
 // values are redacted.

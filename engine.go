@@ -47,6 +47,9 @@ func newDefaultHTTPClient() *http.Client {
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: 1 * time.Second,
+		// A server's headers are read into memory: 1 MiB is far more
+		// than any API sends, and a tenth of net/http's default.
+		MaxResponseHeaderBytes: 1 << 20,
 	}
 	// newClientState wraps CheckRedirect in the client's redirect guard,
 	// which takes credentials off a request redirected to another origin.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"strings"
 )
 
@@ -177,7 +178,44 @@ func (e *ValidationError) Error() string {
 // Unwrap returns the error of the model's Validate method, if any.
 func (e *ValidationError) Unwrap() error { return e.Err }
 
+// PanicError is returned for a panic in code that kit ran on a goroutine of
+// its own: a validator, an interceptor, an auth, a paginator or a decoder
+// of an async call, a walk's prefetching, a token fetch. Without it such a
+// panic would end the process; with it the caller gets an error. Error is
+// one line; %+v also prints the stack.
+type PanicError struct {
+	Value any    // what was passed to panic
+	Stack []byte // the stack of the goroutine that panicked
+}
+
+// Error reports the panic's value.
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// Format prints Error, and with %+v the stack too.
+func (e *PanicError) Format(f fmt.State, verb rune) { formatError(f, verb, e.Error(), e) }
+
+// Unwrap returns the panic's value when it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
 // Private implementation past this point.
+
+// newPanicOrExit is newPanicError, or an error for a goroutine that ended
+// with runtime.Goexit (r == nil).
+func newPanicOrExit(r any) error {
+	if r == nil {
+		return errors.New("the goroutine exited without returning (runtime.Goexit)")
+	}
+	return newPanicError(r)
+}
+
+// newPanicError is the error of a panic with value r, recovered in a
+// deferred function (so that the stack is the panicking goroutine's).
+func newPanicError(r any) *PanicError {
+	return &PanicError{Value: r, Stack: debug.Stack()}
+}
 
 // bodySnippet renders the first part of an error body on one line.
 func bodySnippet(body []byte) string {
@@ -199,6 +237,21 @@ type opError struct {
 }
 
 func (e *opError) Error() string { return "kit: " + e.op + ": " + detail(e.op, e.err) }
+
+// Format prints Error, and with %+v the stack of a panic it wraps.
+func (e *opError) Format(f fmt.State, verb rune) {
+	formatError(f, verb, e.Error(), e.err)
+}
+
+// formatError writes text with the verb's own formatting (%q quotes it),
+// and with %+v the stack of a *PanicError in err's chain.
+func formatError(f fmt.State, verb rune, text string, err error) {
+	_, _ = fmt.Fprintf(f, fmt.FormatString(f, verb), text)
+	var pe *PanicError
+	if verb == 'v' && f.Flag('+') && errors.As(err, &pe) {
+		_, _ = fmt.Fprintf(f, "\n%s", pe.Stack)
+	}
+}
 func (e *opError) Unwrap() error { return e.err }
 
 // errorf returns "kit: <op>: <format>". Errors among args are written
@@ -235,4 +288,7 @@ func detail(op string, err error) string {
 type finalError struct{ err error }
 
 func (e finalError) Error() string { return e.err.Error() }
-func (e finalError) Unwrap() error { return e.err }
+
+// Format formats the wrapped error (so %+v shows a panic's stack).
+func (e finalError) Format(f fmt.State, verb rune) { formatError(f, verb, e.Error(), e.err) }
+func (e finalError) Unwrap() error                 { return e.err }

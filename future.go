@@ -3,6 +3,7 @@ package kit
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // Future is the result of work running on its own goroutine, such as a
@@ -19,12 +20,21 @@ type Future[T any] struct {
 
 // NewFuture runs fn on a new goroutine and returns a Future of its result.
 // Custom AsyncEngine implementations build their futures with it. A panic
-// in fn is not recovered.
+// in fn completes the Future with a *PanicError (and the zero T) instead of
+// ending the process.
 func NewFuture[T any](fn func() (T, error)) *Future[T] {
 	f := &Future[T]{done: make(chan struct{})}
 	go func() {
-		defer close(f.done)
+		returned := false
+		defer func() {
+			if !returned {
+				var zero T
+				f.val, f.err = zero, fmt.Errorf("kit: NewFuture: %w", newPanicOrExit(recover()))
+			}
+			close(f.done)
+		}()
 		f.val, f.err = fn()
+		returned = true
 	}()
 	return f
 }

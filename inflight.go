@@ -41,7 +41,7 @@ func (o maxFlightOption) String() string { return fmt.Sprintf("kit.WithMaxInFlig
 func (st *clientState) inflightLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		if err := st.slots.acquire(ctx); err != nil {
-			return nil, errorf(req.Method+" "+redactURL(req.URL), "waiting for one of %d request slots: %w", st.slots.max, err)
+			return nil, errorf(st.opOf(req.Method, req.URL), "waiting for one of %d request slots: %w", st.slots.max, err)
 		}
 		defer st.slots.release()
 		return next(ctx, req)

@@ -2,6 +2,7 @@ package kit
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 )
 
@@ -131,6 +132,13 @@ func (o headerOption) String() string { return fmt.Sprintf("kit.WithHeader(%q, .
 
 // GoString keeps the value out of %#v too.
 func (o headerOption) GoString() string { return o.String() }
+
+// Format prints String whatever the verb (%d, %x, ...), so that no verb
+// shows the value.
+func (o headerOption) Format(f fmt.State, _ rune) { formatRedacted(f, o.String()) }
+
+// LogValue is the option for log/slog, without the value.
+func (o headerOption) LogValue() slog.Value { return slog.StringValue(o.String()) }
 
 type validatorOption struct{ v Validator }
 

@@ -86,8 +86,8 @@ func withoutAuthRecord(ctx context.Context) context.Context {
 
 // record returns what the Auth changed between before (the request as kit
 // built it) and after (the request the Auth was given).
-func record(base *url.URL, before http.Header, beforeQuery string, after *http.Request) *authRecord {
-	rec := &authRecord{origin: base}
+func (st *clientState) record(before http.Header, beforeQuery string, after *http.Request) *authRecord {
+	rec := &authRecord{origin: st.base}
 	for k, vs := range after.Header {
 		if old, ok := before[k]; !ok || !slices.Equal(old, vs) {
 			rec.header = append(rec.header, headerWas{k, old})
@@ -96,7 +96,7 @@ func record(base *url.URL, before http.Header, beforeQuery string, after *http.R
 	if after.URL.RawQuery != beforeQuery {
 		rec.query = addedParams(beforeQuery, after.URL.RawQuery)
 		for _, p := range rec.query {
-			registerSecretParam(p[0])
+			st.secrets.add(p[0])
 		}
 	}
 	return rec
@@ -153,6 +153,9 @@ func (st *clientState) stripCredentials(req *http.Request, via []*http.Request) 
 		for _, k := range credentialHeaders {
 			delete(req.Header, k)
 		}
+		// The Referer net/http adds is the URL redirected from, query and
+		// all: it would carry a key given as a query parameter.
+		delete(req.Header, "Referer")
 		if st.apiKeyHeader != "" {
 			delete(req.Header, st.apiKeyHeader)
 		}
@@ -236,34 +239,46 @@ func removeParams(rawQuery string, pairs [][2]string) (string, bool) {
 // one of them (x_api_key, client_secret, ...), case-insensitively.
 var secretWords = []string{"token", "key", "secret", "password", "passwd", "pwd", "pass", "auth", "jwt", "bearer", "signature", "sig", "credential", "session", "code"}
 
-const maxSecretParams = 256
-
-var (
-	secretParams     sync.Map // lower-case name → struct{}
-	secretParamCount atomic.Int32
-)
-
-// registerSecretParam adds name to the set of secret parameter names.
-func registerSecretParam(name string) {
-	n := strings.ToLower(name)
-	if n == "" || isRegisteredSecretParam(n) || secretParamCount.Load() >= maxSecretParams {
-		return
-	}
-	if _, loaded := secretParams.LoadOrStore(n, struct{}{}); !loaded {
-		secretParamCount.Add(1)
-	}
+// secrets is what one client keeps out of the URLs it reports: the names
+// of the query parameters its Auth adds (APIKeyQuery's, and any a custom
+// Auth is seen adding), beside the secret-looking names every client
+// redacts. A client that has seen more than maxSecretNames such names
+// redacts every query value from then on, so the bound never lets a secret
+// through. The zero value and a nil *secrets redact by name only. Safe for
+// concurrent use.
+type secrets struct {
+	names sync.Map // lower-case name → struct{}
+	count atomic.Int32
+	all   atomic.Bool
 }
 
-// isRegisteredSecretParam reports whether the lower-case name was
-// registered by registerSecretParam.
-func isRegisteredSecretParam(lowerName string) bool {
-	_, ok := secretParams.Load(lowerName)
+// maxSecretNames bounds the names one client remembers.
+const maxSecretNames = 1024
+
+// add records name as secret.
+func (s *secrets) add(name string) {
+	n := strings.ToLower(name)
+	if n == "" || s.has(n) {
+		return
+	}
+	if s.count.Add(1) > maxSecretNames {
+		s.all.Store(true)
+		return
+	}
+	s.names.Store(n, struct{}{})
+}
+
+// has reports whether the lower-case name was added.
+func (s *secrets) has(lowerName string) bool {
+	_, ok := s.names.Load(lowerName)
 	return ok
 }
 
-func isSecretName(name string) bool {
+// isSecret reports whether the values of the query parameter name are
+// redacted.
+func (s *secrets) isSecret(name string) bool {
 	n := strings.ToLower(name)
-	if isRegisteredSecretParam(n) {
+	if s != nil && (s.all.Load() || s.has(n)) {
 		return true
 	}
 	for _, w := range secretWords {
@@ -275,8 +290,16 @@ func isSecretName(name string) bool {
 }
 
 // redactURL returns u as text with userinfo and secret query values
-// replaced by "REDACTED".
-func redactURL(u *url.URL) string {
+// replaced by "REDACTED", by name only (for URLs that belong to no client
+// yet, such as a base URL being checked).
+func redactURL(u *url.URL) string { return (*secrets)(nil).redact(u) }
+
+// redactString redacts a URL given as text, by name only.
+func redactString(s string) string { return (*secrets)(nil).redactString(s) }
+
+// redact returns u as text with userinfo and secret query values replaced
+// by "REDACTED".
+func (s *secrets) redact(u *url.URL) string {
 	if u == nil {
 		return ""
 	}
@@ -294,7 +317,7 @@ func redactURL(u *url.URL) string {
 		} else {
 			changed := false
 			for k, vs := range q {
-				if isSecretName(k) {
+				if s.isSecret(k) {
 					for i := range vs {
 						vs[i] = "REDACTED"
 					}
@@ -310,10 +333,19 @@ func redactURL(u *url.URL) string {
 }
 
 // redactString redacts a URL given as text.
-func redactString(s string) string {
-	u, err := url.Parse(s)
+func (s *secrets) redactString(raw string) string {
+	u, err := url.Parse(raw)
 	if err != nil {
 		return strconv.Quote("<unparsable URL>")
 	}
-	return redactURL(u)
+	return s.redact(u)
+}
+
+// redact is st's secrets' redact.
+func (st *clientState) redact(u *url.URL) string { return st.secrets.redact(u) }
+
+// opOf is what a request to u with method attempts, for error text:
+// "GET https://h/users?api_key=REDACTED".
+func (st *clientState) opOf(method string, u *url.URL) string {
+	return method + " " + st.secrets.redact(u)
 }

@@ -2,6 +2,7 @@ package kit
 
 import (
 	"net/url"
+	"strconv"
 	"testing"
 )
 
@@ -23,14 +24,31 @@ func TestRemoveParams(t *testing.T) {
 	}
 }
 
-func TestRegisteredSecretParamIsRedacted(t *testing.T) {
-	APIKeyQuery("Zorp", "v")
+func TestAPIKeyQueryParamIsRedacted(t *testing.T) {
+	st, err := newTestState("https://h", WithAuth(APIKeyQuery("Zorp", "v")))
+	if err != nil {
+		t.Fatal(err)
+	}
 	u, err := url.Parse("https://h/p?zorp=v&other=1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := redactURL(u); got != "https://h/p?other=1&zorp=REDACTED" {
-		t.Errorf("redactURL = %s", got)
+	if got := st.redact(u); got != "https://h/p?other=1&zorp=REDACTED" {
+		t.Errorf("redact = %s", got)
+	}
+	if got := redactURL(u); got != "https://h/p?zorp=v&other=1" {
+		t.Errorf("another client's name is redacted by every client: %s", got)
+	}
+}
+
+func TestSecretsPastTheBoundRedactEverything(t *testing.T) {
+	var s secrets
+	for i := range maxSecretNames + 1 {
+		s.add("n" + strconv.Itoa(i))
+	}
+	u, _ := url.Parse("https://h/p?anything=v")
+	if got := s.redact(u); got != "https://h/p?anything=REDACTED" {
+		t.Errorf("past the bound: %s", got)
 	}
 }
 

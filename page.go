@@ -234,7 +234,7 @@ func pageDecodeError(resp *Response, recs any, err error) error {
 		Err:         err,
 	}
 	if resp.Request != nil {
-		de.Method, de.URL = resp.Request.Method, redactURL(resp.Request.URL)
+		de.Method, de.URL = resp.Request.Method, resp.secrets.redact(resp.Request.URL)
 	}
 	return de
 }

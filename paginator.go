@@ -217,8 +217,12 @@ func nextNumbered(resp *Response, prev PageRequest, itemsKey, param, sizeParam s
 	if err != nil {
 		return nil, fmt.Errorf("kit: paginator: parameter %s=%q is not a number", param, prev.Params.Get(param))
 	}
+	nxt := next(cur, size)
+	if nxt <= cur {
+		return nil, fmt.Errorf("kit: paginator: parameter %s=%d cannot advance (it would overflow)", param, cur)
+	}
 	req := prev.Clone()
-	req.Params.Set(param, strconv.Itoa(next(cur, size)))
+	req.Params.Set(param, strconv.Itoa(nxt))
 	return &req, nil
 }
 

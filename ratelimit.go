@@ -64,7 +64,7 @@ func (st *clientState) rateLimitLayer(next Sender) Sender {
 				// pass.
 				err = fmt.Errorf("%w: the next token would come after the deadline", context.DeadlineExceeded)
 			}
-			return nil, errorf(req.Method+" "+redactURL(req.URL), "waiting for the rate limit: %w", err)
+			return nil, errorf(st.opOf(req.Method, req.URL), "waiting for the rate limit: %w", err)
 		}
 		return next(ctx, req)
 	}

@@ -397,7 +397,7 @@ func getPage[T any](ctx context.Context, rc *resourceCore, chain Sender, req *Re
 	}
 	if resultKindOf(reflect.TypeFor[T]()) == resultTyped {
 		if err := validateValue(rc.st.validator, reflect.ValueOf(page.Records)); err != nil {
-			return nil, errorf(req.Method+" "+redactURL(req.URL), "page records: %w", err)
+			return nil, errorf(rc.st.opOf(req.Method, req.URL), "page records: %w", err)
 		}
 	}
 	return page, nil

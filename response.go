@@ -14,6 +14,7 @@ type Response struct {
 	Request    *http.Request
 	body       []byte
 	page       *pageInfo // what the single pass over a page found
+	secrets    *secrets  // the client's, for redacting URLs in errors
 }
 
 // JSON decodes the body into v, which must be a pointer. An empty body or

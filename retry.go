@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -222,7 +223,7 @@ func (st *clientState) retryLayer(next Sender) Sender {
 			if err == nil {
 				return resp, nil
 			}
-			op := req.Method + " " + redactURL(req.URL)
+			op := st.opOf(req.Method, req.URL)
 			var header http.Header
 			var he *HTTPError
 			var final finalError
@@ -303,7 +304,7 @@ func (r *retrier) backoff(n int) time.Duration {
 	if bound <= 0 {
 		return 0
 	}
-	return time.Duration(rand.Int64N(int64(bound) + 1))
+	return time.Duration(rand.Int64N(int64(min(bound, math.MaxInt64-1)) + 1))
 }
 
 // next decides whether attempt n (1-based), which failed, is followed by
@@ -336,12 +337,12 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	if v == "" {
 		return 0, false
 	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs < 0 {
-			return 0, false
-		}
-		if secs > int64((1<<63-1)/time.Second) {
-			return time.Duration(1<<63 - 1), true
+	if allDigits(v) {
+		// delay-seconds (RFC 9110 section 10.2.3): digits only. A value
+		// too large for int64, or for a Duration, is as long as can be.
+		secs, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || secs > int64(math.MaxInt64/time.Second) {
+			return time.Duration(math.MaxInt64), true
 		}
 		return time.Duration(secs) * time.Second, true
 	}
@@ -349,6 +350,15 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return max(t.Sub(now), 0), true
 	}
 	return 0, false
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // sleepCtx waits d or until ctx ends, returning ctx's error in that case.
@@ -402,6 +412,17 @@ func retryableError(ctx context.Context, err error) bool {
 	if errors.As(err, &dnsErr) {
 		return dnsErr.IsTemporary || dnsErr.IsTimeout
 	}
+	// An HTTP/2 stream reset, before the headers or in the middle of the
+	// body, is the same abort as a reset connection over HTTP/1.1.
+	// net/http's stream error fills any struct of its shape through its
+	// As method, so kit need not import x/net.
+	var h2 h2StreamError
+	if errors.As(err, &h2) {
+		return true
+	}
+	if msg := err.Error(); strings.Contains(msg, "http2: server sent GOAWAY") || strings.Contains(msg, "http2: client connection lost") {
+		return true
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) {
@@ -409,6 +430,18 @@ func retryableError(ctx context.Context, err error) bool {
 	}
 	var ne net.Error
 	return errors.As(err, &ne)
+}
+
+// h2StreamError has the shape of net/http's HTTP/2 stream error (a
+// RST_STREAM from the peer), which errors.As fills field by field.
+type h2StreamError struct {
+	StreamID uint32
+	Code     uint32
+	Cause    error
+}
+
+func (e h2StreamError) Error() string {
+	return fmt.Sprintf("HTTP/2 stream %d reset (code %d)", e.StreamID, e.Code)
 }
 
 func attemptsText(n int) string {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -30,7 +31,8 @@ func TestRetryAfterParsing(t *testing.T) {
 		{"soon", 0, false},
 		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second, true},
 		{now.Add(-time.Hour).Format(http.TimeFormat), 0, true},
-		{"99999999999999999999", 0, false}, // overflows int64: not a number
+		{"99999999999999999999", time.Duration(math.MaxInt64), true}, // overflows int64: as long as can be
+		{"+5", 0, false}, // delay-seconds is digits only
 		{"9999999999999", time.Duration(1<<63 - 1), true},
 	} {
 		h := http.Header{}

@@ -71,20 +71,21 @@ func (st *clientState) chain(transport Sender) (Sender, error) {
 // and a non-2xx one becomes an *HTTPError, as the transport's would.
 func (st *clientState) send(ctx context.Context, chain Sender, req *Request) (*Response, error) {
 	if ctx == nil {
-		return nil, errorf(req.Method+" "+redactURL(req.URL), "nil Context")
+		return nil, errorf(st.opOf(req.Method, req.URL), "nil Context")
 	}
 	resp, err := chain(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	if resp == nil {
-		return nil, errorf(req.Method+" "+redactURL(req.URL), "an interceptor returned neither a response nor an error")
+		return nil, errorf(st.opOf(req.Method, req.URL), "an interceptor returned neither a response nor an error")
 	}
 	if resp.Request == nil {
 		// Made with NewResponse. Copied, as an interceptor may hand the
 		// same Response to several calls.
 		c := *resp
 		c.Request = &http.Request{Method: req.Method, URL: req.URL, Header: req.Header, Host: req.URL.Host}
+		c.secrets = &st.secrets
 		resp = &c
 	}
 	if !is2xx(resp.StatusCode) {

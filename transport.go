@@ -38,7 +38,7 @@ func (st *clientState) syncTransport(ctx context.Context, req *Request) (*Respon
 // reached it yet.
 func (st *clientState) asyncTransport(ctx context.Context, req *Request) (*Response, error) {
 	if st.work.isCancelling() {
-		return nil, errorf(req.Method+" "+redactURL(req.URL), "%w (%w)", context.Canceled, errCloseCancelled)
+		return nil, errorf(st.opOf(req.Method, req.URL), "%w (%w)", context.Canceled, errCloseCancelled)
 	}
 	hreq, err := st.httpRequest(ctx, req)
 	if err != nil {
@@ -60,7 +60,7 @@ func (st *clientState) asyncTransport(ctx context.Context, req *Request) (*Respo
 func (st *clientState) httpRequest(ctx context.Context, req *Request) (*http.Request, error) {
 	hreq, err := http.NewRequestWithContext(ctx, req.Method, "", nil)
 	if err != nil {
-		return nil, errorf(req.Method+" "+redactURL(req.URL), "building the request: %w", err)
+		return nil, errorf(st.opOf(req.Method, req.URL), "building the request: %w", err)
 	}
 	hreq.URL = req.URL
 	hreq.Host = ""
@@ -68,7 +68,7 @@ func (st *clientState) httpRequest(ctx context.Context, req *Request) (*http.Req
 	if req.GetBody != nil {
 		body, err := req.GetBody()
 		if err != nil {
-			return nil, finalError{errorf(req.Method+" "+redactURL(req.URL), "opening the request body: %w", err)}
+			return nil, finalError{errorf(st.opOf(req.Method, req.URL), "opening the request body: %w", err)}
 		}
 		hreq.Body = body
 		hreq.GetBody = req.GetBody
@@ -81,10 +81,10 @@ func (st *clientState) httpRequest(ctx context.Context, req *Request) (*http.Req
 // response with its body read within the limit, or an error.
 func (st *clientState) receive(ctx context.Context, req *Request, hreq *http.Request, hresp *http.Response, err error) (*Response, error) {
 	if err != nil {
-		return nil, transportError(ctx, hreq, err)
+		return nil, st.transportError(ctx, hreq, err)
 	}
 	if hresp == nil {
-		return nil, errorf(hreq.Method+" "+redactURL(hreq.URL), "the engine returned neither a response nor an error")
+		return nil, errorf(st.opOf(hreq.Method, hreq.URL), "the engine returned neither a response nor an error")
 	}
 	defer hresp.Body.Close()
 	if !is2xx(hresp.StatusCode) {
@@ -98,19 +98,19 @@ func (st *clientState) receive(ctx context.Context, req *Request, hreq *http.Req
 		size = 0 // a HEAD response has no body, whatever its Content-Length says
 	}
 	if size > limit {
-		return nil, errorf(hreq.Method+" "+redactURL(hreq.URL), "%w: Content-Length %d exceeds the limit of %d bytes", ErrBodyTooLarge, size, limit)
+		return nil, errorf(st.opOf(hreq.Method, hreq.URL), "%w: Content-Length %d exceeds the limit of %d bytes", ErrBodyTooLarge, size, limit)
 	}
 	body, err := readLimited(hresp.Body, limit, size, false)
 	if err != nil {
 		if errors.Is(err, ErrBodyTooLarge) {
-			return nil, errorf(hreq.Method+" "+redactURL(hreq.URL), "%w: more than %d bytes", ErrBodyTooLarge, limit)
+			return nil, errorf(st.opOf(hreq.Method, hreq.URL), "%w: more than %d bytes", ErrBodyTooLarge, limit)
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
-		return nil, errorf(hreq.Method+" "+redactURL(hreq.URL), "reading the %d response body: %w", hresp.StatusCode, err)
+		return nil, errorf(st.opOf(hreq.Method, hreq.URL), "reading the %d response body: %w", hresp.StatusCode, err)
 	}
-	return &Response{StatusCode: hresp.StatusCode, Header: hresp.Header, Request: hreq, body: body}, nil
+	return &Response{StatusCode: hresp.StatusCode, Header: hresp.Header, Request: hreq, body: body, secrets: &st.secrets}, nil
 }
 
 // httpError is the *HTTPError of a non-2xx response to req. final is the
@@ -121,7 +121,7 @@ func (st *clientState) httpError(req, final *http.Request, status int, header ht
 	}
 	return &HTTPError{
 		Method:     req.Method,
-		URL:        redactURL(req.URL),
+		URL:        st.redact(req.URL),
 		StatusCode: status,
 		Header:     header,
 		Body:       body,
@@ -131,7 +131,7 @@ func (st *clientState) httpError(req, final *http.Request, status int, header ht
 
 // transportError wraps an engine error with what was attempted. The
 // engine's own *url.Error is unwrapped: its text carries the unredacted URL.
-func transportError(ctx context.Context, req *http.Request, err error) error {
+func (st *clientState) transportError(ctx context.Context, req *http.Request, err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
@@ -139,7 +139,7 @@ func transportError(ctx context.Context, req *http.Request, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 		err = fmt.Errorf("%w (%v)", ctxErr, err)
 	}
-	return errorf(req.Method+" "+redactURL(req.URL), "%w", err)
+	return errorf(st.opOf(req.Method, req.URL), "%w", err)
 }
 
 // Reading bodies: the first allocation follows what the server announces

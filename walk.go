@@ -119,7 +119,7 @@ func (w *walk) nextRequest() (*Request, error) {
 		return nil, err
 	}
 	if !w.seen.add(u) {
-		return nil, errorf(w.rc.walkOp(), "%w: paginator %T asked for %s, which the walk has already requested", ErrPageLoop, w.rc.paginator, redactString(u))
+		return nil, errorf(w.rc.walkOp(), "%w: paginator %T asked for %s, which the walk has already requested", ErrPageLoop, w.rc.paginator, w.rc.st.secrets.redactString(u))
 	}
 	return w.rc.st.build(w.rc.ops[opList], &routed{}, u)
 }
@@ -167,7 +167,7 @@ func (rc *resourceCore) pageURL(pr PageRequest, callerQuery url.Values, prev *ur
 	}
 	u := base.ResolveReference(ref)
 	if !sameOrigin(u, rc.st.base) {
-		return "", errorf(rc.walkOp(), "next page %s: %w %s", redactURL(u), ErrCrossOrigin, rc.st.origin())
+		return "", errorf(rc.walkOp(), "next page %s: %w %s", rc.st.redact(u), ErrCrossOrigin, rc.st.origin())
 	}
 	q := u.Query()
 	added := false
@@ -189,7 +189,7 @@ func (rc *resourceCore) pageURL(pr PageRequest, callerQuery url.Values, prev *ur
 // walkOp is what a walk attempts, for its errors: walking the pages of the
 // collection's (redacted) URL.
 func (rc *resourceCore) walkOp() string {
-	return "GET " + redactString(rc.collectionURL(nil)) + ": walking pages"
+	return "GET " + rc.st.secrets.redactString(rc.collectionURL(nil)) + ": walking pages"
 }
 
 // seenURLs remembers the URLs a walk has requested, so that a paginator

@@ -24,6 +24,7 @@ package kitoauth2
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/kithttp/kit"
 	"golang.org/x/oauth2"
@@ -57,8 +58,14 @@ func Fetch(ts oauth2.TokenSource) func(ctx context.Context) (kit.Token, error) {
 		}
 		ch := make(chan result, 1)
 		go func() {
-			tok, err := ts.Token()
-			ch <- result{tok, err}
+			var r result
+			defer func() {
+				if p := recover(); p != nil {
+					r = result{nil, fmt.Errorf("kitoauth2: the TokenSource panicked: %v", p)}
+				}
+				ch <- r
+			}()
+			r.tok, r.err = ts.Token()
 		}()
 		select {
 		case r := <-ch:
