@@ -1,0 +1,86 @@
+package gen
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/txtar"
+)
+
+// TestGolden generates the package of each testdata/golden archive and
+// compares the output with its want/kit_gen.go byte for byte (go test
+// -update rewrites the wants). The output must also type-check with the
+// declarations it was generated from.
+func TestGolden(t *testing.T) {
+	for _, file := range cases(t, "golden") {
+		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := extract(t, ar)
+			got, diags, err := Generate(dir, DefaultOutput, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(diags) > 0 {
+				var b bytes.Buffer
+				printDiags(&b, diags, dir)
+				t.Fatalf("diagnostics:\n%s", b.String())
+			}
+			if *update {
+				setArchiveFile(ar, "want/kit_gen.go", got)
+				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			} else if want, _ := archiveFile(ar, "want/kit_gen.go"); !bytes.Equal(got, want) {
+				t.Errorf("generated file differs from want/kit_gen.go (go test -update rewrites it):\n%s", lineDiff(string(want), string(got)))
+			}
+			writeTestFile(t, filepath.Join(dir, DefaultOutput), got)
+			typeCheck(t, dir)
+		})
+	}
+}
+
+// typeCheck loads the package in dir, generated file included, and fails
+// on any error.
+func typeCheck(t *testing.T, dir string) {
+	t.Helper()
+	pkgs, err := packages.Load(&packages.Config{Mode: loadMode, Dir: dir}, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pkgs {
+		for _, e := range p.Errors {
+			t.Errorf("generated package does not compile: %v", e)
+		}
+	}
+}
+
+// lineDiff shows the first lines where want and got differ.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < max(len(w), len(g)) && shown < 10; i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want: " + wl + "\n  got:  " + gl + "\n")
+			shown++
+		}
+	}
+	return b.String()
+}

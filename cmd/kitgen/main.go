@@ -1,0 +1,81 @@
+// Kitgen generates kit clients from Go declarations.
+//
+// A package declares its API as a struct embedding *kit.Client (or
+// *kit.AsyncClient), marked //kit:client, that embeds endpoint interfaces
+// and holds resource fields. Each interface method is an endpoint: its
+// //kit:get (post, put, patch, delete) directive gives the path, its own
+// parameters are routed by name and type (a {placeholder} by name, a data
+// model to the JSON body, anything else to the query), and its result
+// chooses the call: (R, error), error, *kit.Future[R] or iter.Seq2[T, error].
+//
+//	//go:generate go tool kitgen
+//
+//	//kit:client
+//	type Client struct {
+//		*kit.Client
+//		API
+//		//kit:resource /users
+//		Users *kit.Resource[User]
+//	}
+//
+//	type API interface {
+//		//kit:get /users/{id}
+//		GetUser(ctx context.Context, id int) (User, error)
+//	}
+//
+// kitgen writes kit_gen.go beside the declarations, with NewClient and
+// BindClient filling every field. Usage:
+//
+//	kitgen [-o kit_gen.go] [-tags a,b] [-check] [dir ...]
+//
+// dir defaults to the current directory, where go generate runs. Mistakes
+// are reported as file:line:col: message, and the old file is kept. -check
+// writes nothing and fails when a generated file is not up to date (for
+// CI). The directives and routing rules are described in the README of
+// github.com/kithttp/kit, section "Generated clients: kitgen".
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kithttp/kit/cmd/kitgen/internal/gen"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	fs := flag.NewFlagSet("kitgen", flag.ContinueOnError)
+	output := fs.String("o", gen.DefaultOutput, "name of the generated `file` in each package directory")
+	tags := fs.String("tags", "", "comma-separated build `tags` to load the packages with")
+	check := fs.Bool("check", false, "write nothing; exit 1 if a generated file is not up to date")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: kitgen [-o kit_gen.go] [-tags a,b] [-check] [dir ...]\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *output != filepath.Base(*output) || !strings.HasSuffix(*output, ".go") || strings.HasSuffix(*output, "_test.go") {
+		fmt.Fprintf(os.Stderr, "kitgen: -o %s: want a .go file name (not a test file) without a directory\n", *output)
+		return 2
+	}
+	var tagList []string
+	if *tags != "" {
+		tagList = strings.Split(*tags, ",")
+	}
+	dirs := fs.Args()
+	if len(dirs) == 0 {
+		dirs = []string{"."}
+	}
+	cfg := gen.Config{Output: *output, Tags: tagList, Check: *check, Stderr: os.Stderr}
+	if !gen.Run(cfg, dirs) {
+		return 1
+	}
+	return 0
+}
