@@ -92,6 +92,8 @@ type Method struct {
 	Result  resultKind
 	R       types.Type // R of the endpoint, or T of the records
 	ok      bool       // no errors: emit it
+
+	misplaced bool // a malformed or trailing directive is reported already
 }
 
 // Param is one parameter of an endpoint method, after ctx, and its route.
@@ -138,6 +140,9 @@ func (g *generator) method(m *Method) {
 	var placeholders []placeholder
 	switch len(verbs) {
 	case 0:
+		if m.misplaced {
+			break
+		}
 		g.errorf(m.NamePos, "%s: no //kit:get, //kit:post, //kit:put, //kit:patch or //kit:delete: an endpoint method needs one", name)
 	default:
 		for _, dl := range verbs[1:] {
@@ -434,6 +439,9 @@ func (g *generator) routes(m *Method, placeholders []placeholder) {
 			g.errorf(ph.pos, "%s: placeholder {%s} has no parameter; name one %s", m.Name, ph.name, ph.name)
 		case len(cands) > 1:
 			g.errorf(ph.pos, "%s: placeholder {%s} matches two parameters, %s and %s", m.Name, ph.name, cands[0].Name, cands[1].Name)
+			for _, p := range cands {
+				filled[p] = ph.name // reported: route them no further
+			}
 		default:
 			p := cands[0]
 			if prev, dup := filled[p]; dup {

@@ -169,7 +169,7 @@ func (e *emitter) root(r *Root) {
 	if len(r.Options) > 0 {
 		with = fmt.Sprintf("the //kit:option values of %s, then %s", r.Name, opts)
 	}
-	e.comment("%s makes a *%s.%s for %s with %s, and binds a %s to it with %s.", newName, kit, client, baseURL, with, r.Name, bindName)
+	e.comment("%s makes a *%s.%s for %s with %s, and binds %s to it with %s.", newName, kit, client, baseURL, with, article(r.Name), bindName)
 	e.printf("func %s(%s string, %s ...%s.Option) (*%s, error) {\n", newName, baseURL, opts, kit, r.Name)
 	all := opts + "..."
 	if len(r.Options) > 0 {
@@ -188,7 +188,7 @@ func (e *emitter) root(r *Root) {
 
 	local = e.locals(append(resOpts, r.Options)...)
 	c, x := local("c"), local("x")
-	e.comment("%s returns a %s whose endpoints and resources go through %s (for example the client of kittest.NewServer).", bindName, r.Name, c)
+	e.comment("%s returns %s whose endpoints and resources go through %s (for example the client of kittest.NewServer).", bindName, article(r.Name), c)
 	e.printf("func %s(%s *%s.%s) *%s {\n", bindName, c, kit, client, r.Name)
 	e.printf("\t%s := &%s{\n\t\t%s: %s,\n", x, r.Name, r.ClientField, c)
 	for _, f := range r.Body.Ifaces {
@@ -234,7 +234,7 @@ func (e *emitter) resStruct(rs *ResStruct) {
 		ctor = "NewAsyncResource"
 	}
 	name := e.names[rs]
-	e.comment("%s binds a %s to %s, its resource at %s.", name, rs.Name, b, path)
+	e.comment("%s binds %s to %s, its resource at %s.", name, article(rs.Name), b, path)
 	e.printf("func %s(%s %s.Binding, %s string, %s ...%s.ResourceOption) *%s {\n", name, b, kit, path, opts, kit, rs.Name)
 	e.printf("\t%s := %s.%s[%s](%s, %s, %s...)\n", r, kit, ctor, e.im.typeString(rs.Elem), b, path, opts)
 	e.printf("\t%s := &%s{\n\t\t%s: %s,\n", x, rs.Name, rs.ResField, r)
@@ -391,6 +391,14 @@ func (e *emitter) results(m *Method) string {
 		parts = append(parts, e.im.typeString(res.At(i).Type()))
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// article returns "a Name" or "an Name".
+func article(name string) string {
+	if strings.ContainsRune("AEIOUaeiou", rune(name[0])) {
+		return "an " + name
+	}
+	return "a " + name
 }
 
 // verbFunc is kit's declaring function for an HTTP method.

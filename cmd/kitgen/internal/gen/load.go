@@ -54,12 +54,15 @@ func load(fset *token.FileSet, dir, output string, tags []string) (*packages.Pac
 		return nil, nil, fmt.Errorf("loading %s: found %d packages, want 1: %s", dir, len(pkgs), strings.TrimSpace(string(out)))
 	}
 	pkg := pkgs[0]
+	// Syntax errors stop kitgen: a declaration may be cut short. go list
+	// errors matter only when they left nothing to read (its errors from
+	// compiling the package repeat the type errors, which the caller
+	// judges by position).
 	var diags []Diag
 	for _, e := range pkg.Errors {
-		if e.Kind == packages.TypeError {
-			continue // in pkg.TypeErrors, with positions
+		if e.Kind == packages.ParseError || (e.Kind != packages.TypeError && len(pkg.Syntax) == 0) {
+			diags = append(diags, diagFromPackageError(fset, dir, e))
 		}
-		diags = append(diags, diagFromPackageError(fset, dir, e))
 	}
 	if len(diags) == 0 && pkg.Types == nil {
 		return nil, nil, fmt.Errorf("loading %s: no type information", dir)

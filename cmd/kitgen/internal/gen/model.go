@@ -109,6 +109,7 @@ type generator struct {
 
 	diags    []Diag
 	lines    map[*ast.CommentGroup][]*dirLine
+	claimed  map[*ast.CommentGroup][]*dirLine
 	order    []*dirLine
 	trailing map[*ast.CommentGroup]bool
 	specs    map[*types.TypeName]*ast.TypeSpec
@@ -167,6 +168,7 @@ func hasVerb(lines []*dirLine, verb string) bool {
 // which comment groups trail a declaration on its line.
 func (g *generator) scanDirectives() {
 	g.lines = map[*ast.CommentGroup][]*dirLine{}
+	g.claimed = map[*ast.CommentGroup][]*dirLine{}
 	g.trailing = map[*ast.CommentGroup]bool{}
 	for _, f := range g.files {
 		ast.Inspect(f, func(n ast.Node) bool {
@@ -235,11 +237,12 @@ var (
 // claim marks the directives of a doc comment as used and returns the
 // well-formed ones allowed there; the others are reported.
 func (g *generator) claim(doc *ast.CommentGroup, allowed map[string]bool, place string) []*dirLine {
+	if out, ok := g.claimed[doc]; ok {
+		return out // read before, through another path
+	}
 	var out []*dirLine
+	defer func() { g.claimed[doc] = out }()
 	for _, dl := range g.lines[doc] {
-		if dl.claimed {
-			continue
-		}
 		dl.claimed = true
 		if dl.err != nil {
 			continue // reported by reportUnclaimed
@@ -595,6 +598,11 @@ func (g *generator) iface(named *types.Named, pos token.Pos, stack []*types.Type
 	ts := g.specs[tn]
 	if named.TypeParams().Len() > 0 || named.TypeArgs().Len() > 0 || (ts != nil && ts.TypeParams != nil) {
 		g.errorf(pos, "%s: an endpoint interface cannot be generic", tn.Name())
+		if it, ok := ts.Type.(*ast.InterfaceType); ok {
+			for _, f := range it.Methods.List {
+				g.claim(f.Doc, methodVerbs, "a method") // read, not reported again
+			}
+		}
 		return nil
 	}
 	var it *ast.InterfaceType
@@ -657,6 +665,11 @@ func (g *generator) ifaceMethods(res *Iface, it *ast.InterfaceType, seen map[str
 		}
 		seen[name.Name] = true
 		m := &Method{Iface: res, Name: name.Name, NamePos: name.Pos(), Sig: fn.Type().(*types.Signature), Type: ft, dirs: lines}
+		// A malformed directive, or one in the trailing comment, is
+		// reported as such: not also as a missing verb.
+		for _, dl := range append(g.lines[f.Doc], g.lines[f.Comment]...) {
+			m.misplaced = m.misplaced || dl.err != nil || dl.group == f.Comment
+		}
 		m.Src = g.fset.Position(name.Pos())
 		g.method(m)
 		res.Methods = append(res.Methods, m)
@@ -669,6 +682,10 @@ func (g *generator) ifaceMethods(res *Iface, it *ast.InterfaceType, seen map[str
 // *kit.Resource), or a field of the struct has.
 func (g *generator) checkClashes(owner *types.TypeName, st *types.Struct, b *structBody) {
 	by := map[string]string{}
+	isIface := map[string]bool{}
+	for _, f := range b.Ifaces {
+		isIface[f.Field] = true
+	}
 	for _, f := range b.Ifaces {
 		for _, m := range f.Iface.Methods {
 			if other, dup := by[m.Name]; dup {
@@ -678,8 +695,8 @@ func (g *generator) checkClashes(owner *types.TypeName, st *types.Struct, b *str
 			by[m.Name] = f.Iface.Name
 			for i := 0; i < st.NumFields(); i++ {
 				sf := st.Field(i)
-				if sf.Name() == f.Field {
-					continue
+				if sf.Name() == f.Field || isIface[sf.Name()] {
+					continue // the interfaces are compared with each other above
 				}
 				if sf.Name() == m.Name {
 					g.errorf(m.NamePos, "%s: %s has a field %s, which hides the method", m.Name, owner.Name(), sf.Name())

@@ -186,7 +186,8 @@ func isNamed(t types.Type, pkgPath, name string) bool {
 type route uint8
 
 const (
-	routeQuery   route = iota // query parameter w(p); slices repeat the key
+	routeNone    route = iota // not routed (after an error)
+	routeQuery                // query parameter w(p); slices repeat the key
 	routePath                 // one escaped path segment
 	routeHeader               // request header
 	routeBody                 // the JSON body
@@ -197,6 +198,8 @@ const (
 
 func (r route) String() string {
 	switch r {
+	case routeNone:
+		return "nowhere"
 	case routeQuery:
 		return "query"
 	case routePath:
