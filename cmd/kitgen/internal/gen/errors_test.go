@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kithttp/kit/cmd/kitgen/internal/testmod"
 	"golang.org/x/tools/txtar"
 )
 
@@ -24,18 +25,18 @@ func TestErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, ok := archiveFile(ar, "want.stderr")
+			want, ok := testmod.File(ar, "want.stderr")
 			if !ok {
 				t.Fatal("no want.stderr")
 			}
 			dir := extract(t, ar)
-			old, hadOutput := archiveFile(ar, DefaultOutput)
+			old, hadOutput := testmod.File(ar, DefaultOutput)
 			var stderr bytes.Buffer
 			if Run(Config{Stderr: &stderr, WorkDir: dir}, []string{dir}) {
 				t.Errorf("kitgen succeeded; want it to fail")
 			}
 			if *update {
-				setArchiveFile(ar, "want.stderr", stderr.Bytes())
+				testmod.SetFile(ar, "want.stderr", stderr.Bytes())
 				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
 					t.Fatal(err)
 				}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kithttp/kit/cmd/kitgen/internal/testmod"
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/txtar"
 )
@@ -36,14 +37,14 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("diagnostics:\n%s", b.String())
 			}
 			if *update {
-				setArchiveFile(ar, "want/kit_gen.go", got)
+				testmod.SetFile(ar, "want/kit_gen.go", got)
 				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
 					t.Fatal(err)
 				}
-			} else if want, _ := archiveFile(ar, "want/kit_gen.go"); !bytes.Equal(got, want) {
+			} else if want, _ := testmod.File(ar, "want/kit_gen.go"); !bytes.Equal(got, want) {
 				t.Errorf("generated file differs from want/kit_gen.go (go test -update rewrites it):\n%s", lineDiff(string(want), string(got)))
 			}
-			writeTestFile(t, filepath.Join(dir, DefaultOutput), got)
+			testmod.WriteFile(t, filepath.Join(dir, DefaultOutput), got)
 			typeCheck(t, dir)
 		})
 	}
