@@ -33,11 +33,24 @@ func (o timeoutOption) String() string { return fmt.Sprintf("kit.WithTimeout(%v)
 // call, every attempt and wait included, by the endpoint's WithTimeout.
 func timeoutLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
-		if d := req.policy.timeout; d > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, d)
-			defer cancel()
+		d := req.policy.timeout
+		if d <= 0 {
+			return next(ctx, req)
 		}
-		return next(ctx, req)
+		ctx, cancel := context.WithTimeout(ctx, d)
+		held := false
+		defer func() {
+			if !held {
+				cancel()
+			}
+		}()
+		resp, err := next(ctx, req)
+		if resp != nil && resp.stream != nil {
+			// The caller reads the body with this context: the timeout
+			// covers the reading, and ends when the body is closed.
+			held = true
+			resp.stream.onClose(cancel)
+		}
+		return resp, err
 	}
 }
