@@ -34,7 +34,7 @@ type resultCarrier interface {
 }
 
 func (r *Result[T]) setResponse(resp *Response) { r.Response = resp }
-func (r *Result[T]) valuePtr() any             { return &r.Value }
+func (r *Result[T]) valuePtr() any              { return &r.Value }
 
 var resultCarrierType = reflect.TypeFor[resultCarrier]()
 
