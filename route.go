@@ -119,7 +119,7 @@ func classifyUncached(t reflect.Type, depth int) *typeClass {
 	if t == fileType || (t.Kind() == reflect.Pointer && t.Elem() == fileType) {
 		return &typeClass{kind: classFile}
 	}
-	if isReader(t) && textFormatter(t) == nil {
+	if isReader(t) && !t.Implements(textMarshalerType) && !reflect.PointerTo(t).Implements(textMarshalerType) {
 		return &typeClass{kind: classInvalid, why: whyReader}
 	}
 	if isModelType(t) {

@@ -53,6 +53,9 @@ func (s *streamBody) Read(p []byte) (int, error) {
 		if ctxErr := s.ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
+		if errors.Is(context.Cause(s.ctx), errCloseCancelled) && !errors.Is(err, ErrClosed) {
+			err = fmt.Errorf("%w (%w)", err, errCloseCancelled)
+		}
 		err = errorf(s.op, "reading the response body: %w", err)
 	}
 	return n, err
