@@ -399,7 +399,24 @@ type multipartSegment struct {
 	file *File
 }
 
-var quoteEscaper = strings.NewReplacer("\\", "\\\\", `"`, "\\\"", "\r", "%0D", "\n", "%0A")
+// quoteParam escapes s for a quoted Content-Disposition parameter: a
+// backslash before '\\' and '"', and control characters (which would break
+// the header line) percent-encoded, as browsers do for CR and LF.
+func quoteParam(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' || c == '"':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < ' ' || c == 0x7f:
+			fmt.Fprintf(&b, "%%%02X", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
 
 // encodeMultipart lays out the body model v as a multipart body.
 func encodeMultipart(v reflect.Value) (*multipartBody, error) {
@@ -420,8 +437,11 @@ func encodeMultipart(v reflect.Value) (*multipartBody, error) {
 		if fname == "" {
 			fname = name
 		}
+		if hasControl(f.ContentType) {
+			return fmt.Errorf("kit.File %q: the content type has a control character", f.Name)
+		}
 		h := make(textproto.MIMEHeader, 2)
-		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"; filename="%s"`, quoteEscaper.Replace(name), quoteEscaper.Replace(fname)))
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"; filename="%s"`, quoteParam(name), quoteParam(fname)))
 		h.Set("Content-Type", f.contentType())
 		if _, err := mw.CreatePart(h); err != nil {
 			return err
@@ -437,7 +457,7 @@ func encodeMultipart(v reflect.Value) (*multipartBody, error) {
 	}
 	addText := func(name, s string) error {
 		h := make(textproto.MIMEHeader, 1)
-		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"`, quoteEscaper.Replace(name)))
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"`, quoteParam(name)))
 		w, err := mw.CreatePart(h)
 		if err == nil {
 			_, err = io.WriteString(w, s)
@@ -450,7 +470,7 @@ func encodeMultipart(v reflect.Value) (*multipartBody, error) {
 			return err
 		}
 		h := make(textproto.MIMEHeader, 2)
-		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"`, quoteEscaper.Replace(name)))
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"`, quoteParam(name)))
 		h.Set("Content-Type", "application/json")
 		w, err := mw.CreatePart(h)
 		if err == nil {

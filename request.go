@@ -107,6 +107,9 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 	}
 	switch {
 	case r.file != nil:
+		if hasControl(r.file.ContentType) {
+			return nil, errorf(d.name, "kit.File %q: the content type has a control character", r.file.Name)
+		}
 		h["Content-Type"] = []string{r.file.contentType()}
 		req.GetBody = fileBody(*r.file)
 		req.ContentLength = r.file.length()
