@@ -208,15 +208,16 @@
 //
 // Non-2xx statuses are *HTTPError, undecodable bodies *DecodeError, failed
 // validation *ValidationError, bad declarations *DeclarationError; match
-// them with errors.As. WithErrorModel[E]() (for a client or an endpoint)
-// decodes error bodies into HTTPError.Model, and when *E implements error,
-// errors.As finds it:
+// them with errors.As. Calling Call through an AsyncClient, or Go through a
+// Client, is an *EngineError naming the protocol the engine lacks.
+// WithErrorModel[E]() (for a client or an endpoint) decodes error bodies
+// into HTTPError.Model, and when *E implements error, errors.As finds it:
 //
 //	c, err := kit.NewClient(base, kit.WithErrorModel[APIError]())
 //	var apiErr *APIError
-//	if errors.As(err, &apiErr) { ... apiErr.Code ... } Calling Call through an AsyncClient, or Go through a
-// Client, is an *EngineError naming the protocol the engine lacks. These
-// sentinels match with errors.Is:
+//	if errors.As(err, &apiErr) { ... apiErr.Code ... }
+//
+// These sentinels match with errors.Is:
 //
 //	ErrNoPath            a resource without a path was asked to do CRUD or iterate
 //	ErrEngineProtocol    the engine lacks the protocol of the call (see EngineError)
