@@ -41,7 +41,7 @@
 //	kit:",omitempty"       the same, keeping the snake_case name
 //	kit:"X-Trace,header"   send the field as the request header X-Trace
 //	kit:",query"           spread a struct field's fields into the query (any method)
-//	kit:",url"             a string or *url.URL that replaces the whole URL of the call
+//	kit:",url"             a string or *url.URL that replaces the whole URL of the call ("" or nil: the declared one)
 //	kit:"-"                never send the field
 //
 // A nil pointer, slice, map or interface is dropped; other zero values are
@@ -59,7 +59,9 @@
 //
 // An endpoint path may be an absolute http or https URL (an upload host,
 // another API version), and a `kit:",url"` field replaces the whole URL of
-// a call, resolved against the base URL (a Location to follow). Credentials
+// a call, resolved against the base URL taken as a directory ("jobs/7" is
+// below the base path, "/jobs/7" at the host's root; a Location to
+// follow), with the call's query parameters added. Credentials
 // (the client's Auth, and its Authorization and Cookie headers) are sent
 // only when the final URL is on the base URL's origin. WithHeader is also an
 // EndpointOption: a constant header of one endpoint, replacing the client's

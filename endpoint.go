@@ -15,10 +15,21 @@ import (
 // validated. Declare endpoints once, as package-level variables; an
 // Endpoint is immutable and safe for concurrent use.
 //
-// R may be *Response (the raw response, nothing decoded) or any (raw JSON:
-// objects decode to map[string]any). A 2xx response with an empty body (such
-// as 204 No Content) gives the zero R (nil for pointer, slice, map and any)
-// without validation; a *Response result still carries status and headers.
+// R may be *Response (the raw response, nothing decoded), any (raw JSON:
+// objects decode to map[string]any), io.ReadCloser (the body, unread: see
+// below) or Result[T] (T as R = T would be, with the response). A 2xx
+// response with an empty body (such as 204 No Content) gives the zero R (nil
+// for pointer, slice, map and any) without validation; a *Response result
+// still carries status and headers.
+//
+// With R = io.ReadCloser (or Result[io.ReadCloser]) the call returns once
+// the status and headers of a 2xx response have arrived; the caller reads
+// the body, whatever its size (WithMaxBodySize does not apply), and must
+// close it, which releases the connection, the endpoint's WithTimeout and,
+// on an AsyncClient, the request's in-flight slot (so WithMaxInFlight
+// bounds open downloads) and the call that Close waits for. The body is
+// also closed when the call's context ends. Reading errors say what was
+// being read; a body cut short is not retried.
 type Endpoint[P, R any] struct {
 	d *endpointDecl
 }

@@ -9,7 +9,8 @@ import (
 // WithTimeout bounds every call of the endpoint to d, on top of the
 // caller's context (the earlier deadline wins). It covers the whole call:
 // rate-limit waits, every attempt of a retried call, the waits between
-// them, and reading the response body. A call cut short by it fails with an
+// them, and reading the response body (for a streamed result, an
+// io.ReadCloser, until the body is closed). A call cut short by it fails with an
 // error matching context.DeadlineExceeded, and is not retried. d must be
 // positive (the declaration fails otherwise). Default: no timeout of the
 // endpoint's own.
