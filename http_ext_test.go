@@ -919,3 +919,61 @@ func declErr[P, R any](method, path string, opts ...kit.EndpointOption) error {
 	_, err := kit.NewEndpoint[P, R](method, path, opts...)
 	return err
 }
+
+// endlessFile is a File whose reader never ends; it reports its first Read
+// and its Close.
+type endlessFile struct {
+	started, closed chan struct{}
+	once, closeOnce sync.Once
+}
+
+func (f *endlessFile) Read(p []byte) (int, error) {
+	f.once.Do(func() { close(f.started) })
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
+
+func (f *endlessFile) Close() error {
+	f.closeOnce.Do(func() { close(f.closed) })
+	return nil
+}
+
+// TestUploadCancelledClosesFiles checks that an upload cancelled while its
+// body is being sent closes the Files it opened (multipart is read from
+// them directly: there is no goroutine to leak, and TestMain's leak check
+// would see one).
+func TestUploadCancelledClosesFiles(t *testing.T) {
+	t.Parallel()
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+	}))
+	type rawP struct{ Body kit.File }
+	for _, tw := range twins {
+		for _, kind := range []string{"raw", "multipart"} {
+			t.Run(tw.name+"/"+kind, func(t *testing.T) {
+				t.Parallel()
+				b := tw.client(t, srv.URL)
+				f := &endlessFile{started: make(chan struct{}), closed: make(chan struct{})}
+				file := kit.File{Name: "endless", Open: func() (io.ReadCloser, error) { return f, nil }}
+				ctx, cancel := context.WithCancel(t.Context())
+				go func() {
+					<-f.started
+					cancel()
+				}()
+				var err error
+				if kind == "raw" {
+					_, err = twinCall(ctx, tw, kit.Put[rawP, *kit.Response]("/up"), b, rawP{file})
+				} else {
+					_, err = twinCall(ctx, tw, kit.Put[struct{ Body uploadModel }, *kit.Response]("/up", kit.Multipart()), b,
+						struct{ Body uploadModel }{uploadModel{Title: "t", Doc: file}})
+				}
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("err = %v, want context.Canceled", err)
+				}
+				<-f.closed // the File's reader is closed (the test times out otherwise)
+			})
+		}
+	}
+}
