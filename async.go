@@ -145,7 +145,7 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R]
 			var zero R
 			return zero, err
 		}
-		return decodeResult[R](e.d.result, st, resp)
+		return decodeResult[R](e.d.result, e.d.inner, st, resp)
 	})
 }
 
@@ -187,6 +187,10 @@ type asyncTask struct {
 	stop   func() bool // unregisters the Close hook
 	w      *tracker
 	once   sync.Once
+
+	mu    sync.Mutex
+	holds int  // streamed bodies still open (see hold)
+	ended bool // end was called
 }
 
 // beginAsync registers one unit of async work on the client, so that Close
@@ -204,13 +208,45 @@ func (st *clientState) beginAsync(ctx context.Context) (*asyncTask, error) {
 	}
 	t := &asyncTask{w: &st.work}
 	t.ctx, t.cancel = context.WithCancelCause(ctx)
+	t.ctx = context.WithValue(t.ctx, asyncTaskKey{}, t)
 	t.stop = context.AfterFunc(life, func() { t.cancel(context.Cause(life)) })
 	return t, nil
 }
 
-// end releases the task's context and tells Close the work is over.
+// end releases the task's context and tells Close the work is over, once
+// the streamed bodies that hold the task (see hold) are closed too.
 // Further calls do nothing.
 func (t *asyncTask) end() {
+	t.mu.Lock()
+	t.ended = true
+	done := t.holds == 0
+	t.mu.Unlock()
+	if done {
+		t.finish()
+	}
+}
+
+// hold keeps the task going after end until unhold: a streamed response
+// body is still being read with the task's context, and Close waits for it
+// (or, giving up, cancels the context, which closes the body).
+func (t *asyncTask) hold() {
+	t.mu.Lock()
+	t.holds++
+	t.mu.Unlock()
+}
+
+// unhold undoes one hold, and ends the task if end was called.
+func (t *asyncTask) unhold() {
+	t.mu.Lock()
+	t.holds--
+	done := t.holds == 0 && t.ended
+	t.mu.Unlock()
+	if done {
+		t.finish()
+	}
+}
+
+func (t *asyncTask) finish() {
 	t.once.Do(func() {
 		t.stop()
 		t.cancel(nil)

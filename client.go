@@ -92,6 +92,7 @@ type clientConfig struct {
 	retry      *RetryPolicy  // WithRetry; nil: no retries
 	limiter    *rate.Limiter // WithRateLimit; nil: no limit
 	logger     *slog.Logger  // WithLogger; nil: no logging
+	errorModel *errorModel   // WithErrorModel; nil: none
 
 	callInterceptors    []Interceptor // WithInterceptors
 	attemptInterceptors []Interceptor // WithAttemptInterceptors

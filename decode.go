@@ -3,42 +3,65 @@ package kit
 import (
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"reflect"
 )
 
 // Private implementation past this point.
 
-// decodeResult turns a read response into the endpoint's result.
-func decodeResult[R any](kind resultKind, st *clientState, resp *Response) (R, error) {
+// decodeResult turns a response into the endpoint's result. kind is how R
+// is made; inner, for R = Result[T], how T is.
+func decodeResult[R any](kind, inner resultKind, st *clientState, resp *Response) (R, error) {
 	var out R
+	if kind == resultWrapped {
+		c := any(&out).(resultCarrier)
+		c.setResponse(resp)
+		if err := decodeInto(inner, st, resp, c.valuePtr()); err != nil {
+			var zero R // not a partly decoded value
+			return zero, err
+		}
+		return out, nil
+	}
+	if err := decodeInto(kind, st, resp, &out); err != nil {
+		var zero R
+		return zero, err
+	}
+	return out, nil
+}
+
+// decodeInto makes the result of the given kind from resp in *ptr.
+func decodeInto(kind resultKind, st *clientState, resp *Response, ptr any) error {
 	switch kind {
 	case resultResponse:
-		*any(&out).(**Response) = resp
-		return out, nil
+		*ptr.(**Response) = resp
+		return nil
+	case resultStream:
+		*ptr.(*io.ReadCloser) = resp.takeStream()
+		return nil
 	case resultRaw:
 		if len(resp.body) == 0 {
-			return out, nil
+			return nil
 		}
 		var v any
 		if err := decodeBody(resp, &v); err != nil {
-			return out, err
+			return err
 		}
-		out, _ = v.(R)
-		return out, nil
+		if v != nil {
+			reflect.ValueOf(ptr).Elem().Set(reflect.ValueOf(v))
+		}
+		return nil
 	}
 	if len(resp.body) == 0 {
-		return out, nil
+		return nil
 	}
-	if err := decodeBody(resp, &out); err != nil {
-		var zero R // not a partly decoded value
-		return zero, err
+	if err := decodeBody(resp, ptr); err != nil {
+		return err
 	}
-	if err := validateValue(st.validator, reflect.ValueOf(&out).Elem()); err != nil {
-		var zero R
-		return zero, errorf(st.opOf(resp.Request.Method, resp.Request.URL), "response: %w", err)
+	if err := validateValue(st.validator, reflect.ValueOf(ptr).Elem()); err != nil {
+		return errorf(st.opOf(resp.Request.Method, resp.Request.URL), "response: %w", err)
 	}
-	return out, nil
+	return nil
 }
 
 // decodeBody decodes the response body into v, reporting failures as a

@@ -40,6 +40,8 @@
 //	kit:"name,omitempty"   leave the field out when it is the zero value
 //	kit:",omitempty"       the same, keeping the snake_case name
 //	kit:"X-Trace,header"   send the field as the request header X-Trace
+//	kit:",query"           spread a struct field's fields into the query (any method)
+//	kit:",url"             a string or *url.URL that replaces the whole URL of the call ("" or nil: the declared one)
 //	kit:"-"                never send the field
 //
 // A nil pointer, slice, map or interface is dropped; other zero values are
@@ -47,7 +49,27 @@
 //
 // Declarations are checked when they are made: Get, Post, Put, Delete and
 // Patch panic with a *DeclarationError on a mistake (like
-// regexp.MustCompile); NewEndpoint returns it.
+// regexp.MustCompile); NewEndpoint returns it. Nothing is misrouted
+// silently: a body field on a GET or HEAD is an error whose reason says to
+// embed the struct or tag it `kit:",query"`; a []byte never goes into the
+// URL; a field with no text form that is not a body (a channel, a func, an
+// io.Reader) is an error.
+//
+// # URLs and headers per endpoint
+//
+// An endpoint path may be an absolute http or https URL (an upload host,
+// another API version), and a `kit:",url"` field replaces the whole URL of
+// a call, resolved against the base URL taken as a directory ("jobs/7" is
+// below the base path, "/jobs/7" at the host's root; a Location to
+// follow), with the call's query parameters added. Credentials
+// (the client's Auth, and its Authorization and Cookie headers) are sent
+// only when the final URL is on the base URL's origin. WithHeader is also an
+// EndpointOption: a constant header of one endpoint, replacing the client's
+// for that key.
+//
+//	var rawFile = kit.Get[FileRef, io.ReadCloser]("/repos/{repo}/contents/{path}",
+//		kit.WithHeader("Accept", "application/vnd.github.raw"))
+//	var next = kit.Get[struct{ URL string `kit:",url"` }, Job]("/jobs")
 //
 // # Models and validation
 //
@@ -56,6 +78,45 @@
 // go-playground/validator `validate` tags and a Validate() error method
 // where the type has one. R may be *Response for the raw response or any
 // for raw JSON.
+//
+// # Results with their response
+//
+// R = Result[T] decodes and validates Value as R = T would, and embeds the
+// *Response: status, headers (ETag, rate limits, Location) and Request.
+//
+//	var getRepo = kit.Get[RepoRef, kit.Result[Repo]]("/repos/{owner}/{name}")
+//	r, err := getRepo.Call(ctx, c, ref)
+//	fmt.Println(r.Value.Stars, r.Header.Get("X-RateLimit-Remaining"))
+//
+// A 304 Not Modified is an *HTTPError matching ErrNotModified.
+//
+// # Forms, uploads and files
+//
+// FormBody() sends the body model as application/x-www-form-urlencoded and
+// Multipart() as multipart/form-data, fields named by their json tags. In a
+// multipart model a File (or []File) field is a file part, streamed from
+// File.Open; a File field of P is the raw request body. Open is called again
+// for each attempt, so retries and the resend after a 401 replay the body.
+//
+//	var token = kit.Post[struct{ Form TokenRequest }, Token]("/oauth/token", kit.FormBody(), kit.NoAuth())
+//	var upload = kit.Post[struct{ Form struct {
+//		Title string   `json:"title"`
+//		Doc   kit.File `json:"doc"`
+//	} }, Upload]("/uploads", kit.Multipart())
+//
+//	doc, err := kit.OpenFile("report.pdf") // or kit.FileFromBytes(name, b)
+//
+// # Downloads
+//
+// R = io.ReadCloser hands the 2xx body over unread, whatever its size (the
+// body limit does not apply); Result[io.ReadCloser] adds the headers. The
+// caller reads and closes it; closing releases the connection, and on an
+// AsyncClient its in-flight slot. The call's context must stay alive while
+// the body is read.
+//
+//	body, err := download.Call(ctx, c, ref)
+//	defer body.Close()
+//	_, err = io.Copy(f, body)
 //
 // # Resources
 //
@@ -150,8 +211,15 @@
 // Non-2xx statuses are *HTTPError, undecodable bodies *DecodeError, failed
 // validation *ValidationError, bad declarations *DeclarationError; match
 // them with errors.As. Calling Call through an AsyncClient, or Go through a
-// Client, is an *EngineError naming the protocol the engine lacks. These
-// sentinels match with errors.Is:
+// Client, is an *EngineError naming the protocol the engine lacks.
+// WithErrorModel[E]() (for a client or an endpoint) decodes error bodies
+// into HTTPError.Model, and when *E implements error, errors.As finds it:
+//
+//	c, err := kit.NewClient(base, kit.WithErrorModel[APIError]())
+//	var apiErr *APIError
+//	if errors.As(err, &apiErr) { ... apiErr.Code ... }
+//
+// These sentinels match with errors.Is:
 //
 //	ErrNoPath            a resource without a path was asked to do CRUD or iterate
 //	ErrEngineProtocol    the engine lacks the protocol of the call (see EngineError)
@@ -162,6 +230,7 @@
 //	ErrNilBinding        a call was made through a nil client or resource
 //	ErrPageLoop          a walk asked for a page it had already requested
 //	ErrCrossOrigin       a next-page link pointed to another origin
+//	ErrNotModified       a 304 Not Modified answered a conditional request
 //
 // A panic in user code that kit runs on a goroutine of its own (an async
 // call's validator, interceptor, auth or decoder; a walk's paginator; a
@@ -183,6 +252,8 @@
 // # Testing
 //
 // Package kittest serves an in-memory REST API (users, teams, posts, every
-// pagination style, login and expiring tokens) on loopback, wires a client
-// to it, and records requests without a network.
+// pagination style, login and expiring tokens, an OAuth2 token endpoint,
+// uploads, generated downloads, a 202 with a Location, ETags, and an error
+// model, kittest.APIError) on loopback, wires a client to it, and records
+// requests without a network.
 package kit

@@ -3,6 +3,7 @@ package kit
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"reflect"
 	"strings"
@@ -14,10 +15,21 @@ import (
 // validated. Declare endpoints once, as package-level variables; an
 // Endpoint is immutable and safe for concurrent use.
 //
-// R may be *Response (the raw response, nothing decoded) or any (raw JSON:
-// objects decode to map[string]any). A 2xx response with an empty body (such
-// as 204 No Content) gives the zero R (nil for pointer, slice, map and any)
-// without validation; a *Response result still carries status and headers.
+// R may be *Response (the raw response, nothing decoded), any (raw JSON:
+// objects decode to map[string]any), io.ReadCloser (the body, unread: see
+// below) or Result[T] (T as R = T would be, with the response). A 2xx
+// response with an empty body (such as 204 No Content) gives the zero R (nil
+// for pointer, slice, map and any) without validation; a *Response result
+// still carries status and headers.
+//
+// With R = io.ReadCloser (or Result[io.ReadCloser]) the call returns once
+// the status and headers of a 2xx response have arrived; the caller reads
+// the body, whatever its size (WithMaxBodySize does not apply), and must
+// close it, which releases the connection, the endpoint's WithTimeout and,
+// on an AsyncClient, the request's in-flight slot (so WithMaxInFlight
+// bounds open downloads) and the call that Close waits for. The body is
+// also closed when the call's context ends. Reading errors say what was
+// being read; a body cut short is not retried.
 type Endpoint[P, R any] struct {
 	d *endpointDecl
 }
@@ -91,7 +103,7 @@ func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P) (R, erro
 	if err != nil {
 		return zero, err
 	}
-	return decodeResult[R](e.d.result, st, resp)
+	return decodeResult[R](e.d.result, e.d.inner, st, resp)
 }
 
 // String returns the declaration, e.g. "GET /users/{id}".
@@ -125,6 +137,8 @@ func mustEndpoint[P, R any](method, path string, opts []EndpointOption) *Endpoin
 type endpointConfig struct {
 	callPolicy
 	problem string
+	header  http.Header  // WithHeader: constant headers of the endpoint
+	bodyEnc bodyEncoding // FormBody, Multipart; JSON by default
 }
 
 // endpointDecl is everything about an endpoint that does not depend on the
@@ -137,6 +151,7 @@ type endpointDecl struct {
 	plan   *paramPlan
 	noArgs bool // P has nothing to route
 	result resultKind
+	inner  resultKind // R = Result[T]: how T is made
 	rType  reflect.Type
 	endpointConfig
 }
@@ -147,9 +162,35 @@ const (
 	resultTyped    resultKind = iota // decode JSON into R, validate
 	resultRaw                        // R is any: raw JSON
 	resultResponse                   // R is *Response
+	resultStream                     // R is io.ReadCloser: the body, unread
+	resultWrapped                    // R is Result[T]: T as inner, with the response
 )
 
-var responseType = reflect.TypeFor[*Response]()
+var (
+	responseType   = reflect.TypeFor[*Response]()
+	readCloserType = reflect.TypeFor[io.ReadCloser]()
+)
+
+// resultKindFor classifies a result type at declaration.
+func resultKindFor(rType reflect.Type) (resultKind, error) {
+	switch {
+	case rType == responseType:
+		return resultResponse, nil
+	case rType == readCloserType:
+		return resultStream, nil
+	case rType.Kind() == reflect.Interface && rType.NumMethod() == 0:
+		return resultRaw, nil
+	case rType.Kind() == reflect.Interface:
+		return 0, fmt.Errorf("result type %s is an interface; use a concrete type, any, io.ReadCloser or *kit.Response", rType)
+	case rType.Kind() == reflect.Func || rType.Kind() == reflect.Chan || rType.Kind() == reflect.UnsafePointer:
+		return 0, fmt.Errorf("result type %s cannot be decoded from JSON", rType)
+	case rType == fileType || rType.Kind() == reflect.Pointer && rType.Elem() == fileType:
+		return 0, fmt.Errorf("result type %s: a download is an io.ReadCloser (or a kit.Result[io.ReadCloser])", rType)
+	case isResultType(rType):
+		return resultWrapped, nil
+	}
+	return resultTyped, nil
+}
 
 func newEndpointDecl(method, path string, pType, rType reflect.Type, opts []EndpointOption) (*endpointDecl, error) {
 	declErr := func(format string, args ...any) error {
@@ -184,17 +225,60 @@ func newEndpointDecl(method, path string, pType, rType reflect.Type, opts []Endp
 		}
 		d.plan = plan
 	}
-	switch {
-	case rType == responseType:
-		d.result = resultResponse
-	case rType.Kind() == reflect.Interface && rType.NumMethod() == 0:
-		d.result = resultRaw
-	case rType.Kind() == reflect.Interface:
-		return nil, declErr("result type %s is an interface; use a concrete type, any or *kit.Response", rType)
-	case rType.Kind() == reflect.Func || rType.Kind() == reflect.Chan || rType.Kind() == reflect.UnsafePointer:
-		return nil, declErr("result type %s cannot be decoded from JSON", rType)
+	if d.result, err = resultKindFor(rType); err != nil {
+		return nil, declErr("%v", err)
+	}
+	if d.result == resultWrapped {
+		vt := rType.Field(0).Type
+		if d.inner, err = resultKindFor(vt); err != nil {
+			return nil, declErr("%v", err)
+		}
+		if d.inner == resultWrapped {
+			return nil, declErr("result type %s: a Result of a Result", rType)
+		}
+	}
+	d.stream = d.result == resultStream || d.inner == resultStream
+	if err := d.checkBody(); err != nil {
+		return nil, declErr("%v", err)
 	}
 	return d, nil
+}
+
+// checkBody checks the body field of P against the method and the body
+// encoding of the declaration.
+func (d *endpointDecl) checkBody() error {
+	bf := d.plan.bodyField()
+	if bf == nil {
+		if d.bodyEnc != encJSON && (d.plan == nil || !d.plan.dynamic) {
+			return fmt.Errorf("%s needs a body model: a field of P that is a struct", d.bodyEnc.option())
+		}
+		return nil
+	}
+	if d.method == http.MethodGet || d.method == http.MethodHead {
+		if bf.route == routeFile {
+			return fmt.Errorf("field %s is a kit.File request body, and %s requests have no body", bf.goName, d.method)
+		}
+		return fmt.Errorf("field %s (%s) would be the request body, and %s requests have no body: "+
+			"embed the struct in P, or tag the field `kit:\",query\"`, to send its fields as query parameters", bf.goName, d.plan.fieldType(bf), d.method)
+	}
+	if bf.route == routeFile {
+		if d.bodyEnc != encJSON {
+			return fmt.Errorf("field %s: a kit.File field of P is the raw request body; with %s put it in the body model", bf.goName, d.bodyEnc.option())
+		}
+		return nil
+	}
+	t := d.plan.fieldType(bf)
+	if d.bodyEnc == encJSON {
+		if name := jsonFileField(t); name != "" {
+			return fmt.Errorf("field %s of the body model %s is a kit.File: declare the endpoint with kit.Multipart() to upload it", name, t)
+		}
+		return nil
+	}
+	if bf.class.kind != classModel {
+		return fmt.Errorf("field %s: a %s body is one data model (a struct), not %s", bf.goName, d.bodyEnc.option(), t)
+	}
+	_, err := formPlanFor(t, d.bodyEnc == encMultipart)
+	return err
 }
 
 // isToken reports whether s is an HTTP token (RFC 9110 section 5.6.2).

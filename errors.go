@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
 	"runtime/debug"
 	"strings"
 )
@@ -50,17 +51,31 @@ var (
 	// the client's base URL: it is not requested, so credentials never
 	// follow it.
 	ErrCrossOrigin = errors.New("kit: URL is on another origin than the base URL")
+
+	// ErrNotModified is matched by the *HTTPError of a 304 Not Modified
+	// response (to a conditional request with If-None-Match or
+	// If-Modified-Since): errors.Is(err, kit.ErrNotModified).
+	ErrNotModified = errors.New("kit: not modified")
 )
 
 // HTTPError is returned for a response whose status is not 2xx, whatever the
 // endpoint's result type. Body holds at most MaxErrorBodySize bytes of the
 // response body.
+//
+// With an error model (WithErrorModel[E]), Model holds the body decoded
+// into a new E, as a *E; it is nil when the body is empty or does not
+// decode into E (an HTML page from a proxy, say). When *E implements error,
+// errors.As finds the model through the HTTPError (with a target of type
+// *E, or of type E when E itself implements error), while errors.As(err,
+// &httpErr) still finds the HTTPError. A 304 Not Modified matches
+// ErrNotModified.
 type HTTPError struct {
 	Method     string
 	URL        string // secret-looking query values are redacted
 	StatusCode int
 	Header     http.Header
 	Body       []byte
+	Model      any // the decoded error model (a *E), or nil
 
 	finalURL *url.URL // the URL that answered (after redirects)
 }
@@ -80,6 +95,40 @@ func (e *HTTPError) Error() string {
 	}
 	return b.String()
 }
+
+// Unwrap returns ErrNotModified for a 304, and the error model when it
+// implements error, so that errors.Is and errors.As find them.
+func (e *HTTPError) Unwrap() []error {
+	var errs []error
+	if e.StatusCode == http.StatusNotModified {
+		errs = append(errs, ErrNotModified)
+	}
+	if me, ok := e.Model.(error); ok {
+		errs = append(errs, me)
+	}
+	return errs
+}
+
+// As sets target to the error model when target points to its value type
+// (an E whose value implements error, where Model holds a *E).
+func (e *HTTPError) As(target any) bool {
+	if e.Model == nil || target == nil {
+		return false
+	}
+	mv := reflect.ValueOf(e.Model)
+	tv := reflect.ValueOf(target)
+	if mv.Kind() != reflect.Pointer || mv.IsNil() || tv.Kind() != reflect.Pointer || tv.IsNil() {
+		return false
+	}
+	elem := mv.Elem()
+	if tv.Elem().Type() != elem.Type() || !elem.Type().Implements(errorType) {
+		return false
+	}
+	tv.Elem().Set(elem)
+	return true
+}
+
+var errorType = reflect.TypeFor[error]()
 
 // DecodeError is returned when a 2xx response body cannot be decoded into the
 // result type.

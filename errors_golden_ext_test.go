@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -50,6 +51,10 @@ func TestErrorGrammar(t *testing.T) {
 		case <-r.Context().Done():
 		case <-time.After(2 * time.Second):
 		}
+	})
+	mux.HandleFunc("GET /etag", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"v1"`)
+		w.WriteHeader(http.StatusNotModified)
 	})
 	mux.HandleFunc("GET /me", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
@@ -145,6 +150,33 @@ func TestErrorGrammar(t *testing.T) {
 		{"query of a bad type", firstErr(kit.NewResource[user](c, "/users").Iterate(ctx, struct{ C chan int }{}))},
 		{"cycling cursor", firstErr(kit.NewResource[user](c, "/cycle", kit.WithPaginator(kit.Cursor{})).All(ctx))},
 		{"next link to another origin", firstAny(kit.NewResource[any](c, "/away", kit.WithPaginator(kit.LinkHeader{})).All(ctx))},
+		{"304 not modified", errOf(get("/etag").Call(ctx, c, kit.NoParams{}))},
+		{"body field on a GET", errOf(kit.NewEndpoint[struct{ Opts user }, user]("GET", "/users"))},
+		{"[]byte parameter", errOf(kit.NewEndpoint[struct{ Data []byte }, user]("POST", "/upload"))},
+		{"io.Reader parameter", errOf(kit.NewEndpoint[struct{ R io.Reader }, user]("POST", "/upload"))},
+		{"func parameter", errOf(kit.NewEndpoint[struct{ F func() }, user]("POST", "/upload"))},
+		{"File in a JSON body", errOf(kit.NewEndpoint[struct{ Body struct{ Doc kit.File } }, user]("POST", "/upload"))},
+		{"File in a form body", errOf(kit.NewEndpoint[struct{ Body struct{ Doc kit.File } }, user]("POST", "/upload", kit.FormBody()))},
+		{"form body without a model", errOf(kit.NewEndpoint[kit.NoParams, user]("POST", "/token", kit.FormBody()))},
+		{"query tag on a struct with a body", errOf(kit.NewEndpoint[struct {
+			Opts struct{ Body user } `kit:",query"`
+		}, user]("GET", "/users"))},
+		{"url field of a bad type", errOf(kit.NewEndpoint[struct {
+			Next int `kit:",url"`
+		}, user]("GET", "/users"))},
+		{"absolute URL of another scheme", errOf(kit.NewEndpoint[kit.NoParams, user]("GET", "ftp://files.example/x"))},
+		{"url field of another scheme", errOf(kit.Get[struct {
+			Next string `kit:",url"`
+		}, user]("/users").Call(ctx, c, struct {
+			Next string `kit:",url"`
+		}{"ftp://files.example/x"}))},
+		{"File that cannot be opened", errOf(kit.Post[struct{ Doc kit.File }, user]("/upload").Call(ctx, c, struct{ Doc kit.File }{kit.File{Name: "a.txt", Open: func() (io.ReadCloser, error) {
+			return nil, errors.New("permission denied")
+		}}}))},
+		{"File without Open", errOf(kit.Post[struct{ Doc kit.File }, user]("/upload").Call(ctx, c, struct{ Doc kit.File }{kit.File{Name: "a.txt"}}))},
+		{"OpenFile of a missing file", errOf(kit.OpenFile(filepath.Join("testdata", "no-such-file")))},
+		{"download result of type File", errOf(kit.NewEndpoint[kit.NoParams, kit.File]("GET", "/file"))},
+		{"FormBody and Multipart", errOf(kit.NewEndpoint[struct{ Body user }, user]("POST", "/x", kit.FormBody(), kit.Multipart()))},
 	}
 	var b strings.Builder
 	for _, tc := range cases {

@@ -14,7 +14,9 @@ const DefaultMaxInFlight = 64
 // WithMaxInFlight bounds how many requests of an AsyncClient are in flight
 // at once: endpoint calls started with Go, resource operations, and the
 // pages of walks (prefetched ones included). A request is in flight from
-// when it is handed to the engine until its response body has been read;
+// when it is handed to the engine until its response body has been read
+// (for a streamed body, an io.ReadCloser result, until it is closed, so n
+// bounds the open connections);
 // the others wait, first come first served, until their context ends.
 // Retries and the resend after a 401 take a slot again for each attempt,
 // and give it back while they wait. n must be positive (NewAsyncClient
@@ -37,14 +39,25 @@ func (o maxFlightOption) applyClient(c *clientConfig) error {
 func (o maxFlightOption) String() string { return fmt.Sprintf("kit.WithMaxInFlight(%d)", o.n) }
 
 // inflightLayer is the async chain's in-flight limit: each attempt holds a
-// slot while the transport sends it and reads its body.
+// slot while the transport sends it and reads its body; a streamed body
+// holds it until the body is closed.
 func (st *clientState) inflightLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		if err := st.slots.acquire(ctx); err != nil {
 			return nil, errorf(st.opOf(req.Method, req.URL), "waiting for one of %d request slots: %w", st.slots.max, err)
 		}
-		defer st.slots.release()
-		return next(ctx, req)
+		held := false
+		defer func() {
+			if !held {
+				st.slots.release()
+			}
+		}()
+		resp, err := next(ctx, req)
+		if resp != nil && resp.stream != nil {
+			held = true
+			resp.stream.onClose(st.slots.release)
+		}
+		return resp, err
 	}
 }
 

@@ -52,6 +52,13 @@ type callState struct {
 // Sender sends a request and returns its response, with the body read. It is
 // what an Interceptor wraps: the rest of the chain below it. A Sender returns
 // a non-2xx status as an *HTTPError, never as a *Response.
+//
+// The 2xx response of an endpoint whose result is io.ReadCloser (or
+// Result[io.ReadCloser]) is streamed: its body is not read, so its Bytes are
+// nil and JSON fails, and the caller of the endpoint reads and closes it. An
+// interceptor must hand such a response on (or answer with one of its own,
+// made with NewResponse, whose bytes the caller then reads); one that drops
+// it leaves the connection open until the call's context ends.
 type Sender func(ctx context.Context, req *Request) (*Response, error)
 
 // Interceptor wraps the rest of a client's send chain. It may change the

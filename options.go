@@ -46,9 +46,19 @@ func WithHTTPClient(hc *http.Client) Option { return httpClientOption{hc} }
 // without a fetch function, ...) makes NewClient fail.
 func WithAuth(a Auth) Option { return authOption{a} }
 
-// WithHeader adds a header sent on every request of the client. It may be
-// given several times; values of the same key accumulate.
-func WithHeader(key, value string) Option { return headerOption{key, value} }
+// WithHeader adds a header. As an Option it is sent on every request of the
+// client; as an EndpointOption it is a constant header of that endpoint
+// (an Accept: application/vnd.github.raw, say), which replaces the
+// client's values of that key. It may be given several times; values of
+// the same key accumulate. A header parameter of the call (a `kit:",header"`
+// field) replaces both. An empty key makes NewClient, or the declaration,
+// fail.
+func WithHeader(key, value string) interface {
+	Option
+	EndpointOption
+} {
+	return headerOption{key, value}
+}
 
 // WithValidator sets how request bodies and response models are validated.
 // nil turns validation off. The default uses go-playground/validator struct
@@ -125,6 +135,17 @@ func (o headerOption) applyClient(c *clientConfig) error {
 	}
 	c.header.Add(o.key, o.value)
 	return nil
+}
+
+func (o headerOption) applyEndpoint(c *endpointConfig) {
+	if o.key == "" {
+		c.problem = "WithHeader with an empty key"
+		return
+	}
+	if c.header == nil {
+		c.header = make(http.Header)
+	}
+	c.header.Add(o.key, o.value)
 }
 
 // String leaves the value out: headers often carry secrets.

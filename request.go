@@ -3,9 +3,11 @@ package kit
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -29,6 +31,8 @@ type callPolicy struct {
 	noRetry    bool          // NoRetry
 	idempotent bool          // Idempotent
 	timeout    time.Duration // WithTimeout; 0: none
+	errorModel *errorModel   // WithErrorModel; nil: the client's
+	stream     bool          // R is io.ReadCloser: the 2xx body is handed over unread
 }
 
 // defaultPolicy is the policy of resource operations and page requests.
@@ -39,31 +43,48 @@ var defaultPolicy = &callPolicy{}
 // path and r's query. The body, if any, is validated and encoded here:
 // nothing is sent when build fails.
 func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Request, error) {
-	if rawURL == "" {
+	var u *url.URL
+	switch {
+	case rawURL == "" && r.target != nil:
+		var err error
+		if u, err = st.targetURL(r.target, r.query); err != nil {
+			return nil, errorf(d.name, "%w", err)
+		}
+	case rawURL == "":
 		for i, ok := range r.filled {
 			if !ok {
 				return nil, errorf(d.name, "no value for path parameter {%s}", r.names[i])
 			}
 		}
 		var b strings.Builder
-		b.Grow(len(st.prefix) + len(d.tmpl.raw) + 64)
-		b.WriteString(st.prefix)
+		prefix, baseQuery := st.prefix, st.baseQuery
+		if d.tmpl.origin != "" {
+			// An absolute URL: the base URL's query goes only to its origin.
+			prefix = d.tmpl.origin
+			if o, err := url.Parse(prefix); err != nil || !st.sameOrigin(o) {
+				baseQuery = nil
+			}
+		}
+		b.Grow(len(prefix) + len(d.tmpl.raw) + 64)
+		b.WriteString(prefix)
 		if err := d.tmpl.expand(&b, r.names, r.vals); err != nil {
 			return nil, errorf(d.name, "%w", err)
 		}
-		if q := mergeQuery(st.baseQuery, d.tmpl.static, r.query); len(q) > 0 {
+		if q := mergeQuery(baseQuery, d.tmpl.static, r.query); len(q) > 0 {
 			b.WriteByte('?')
 			b.WriteString(q.Encode())
 		}
 		rawURL = b.String()
 	}
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // its text repeats the URL, which may hold a secret
+	if u == nil {
+		var err error
+		if u, err = url.Parse(rawURL); err != nil {
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err // its text repeats the URL, which may hold a secret
+			}
+			return nil, errorf(d.name, "building the URL: %w", err)
 		}
-		return nil, errorf(d.name, "building the URL: %w", err)
 	}
 	req := &Request{
 		Method:   d.method,
@@ -71,28 +92,71 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 		Endpoint: d.name,
 		policy:   &d.callPolicy,
 	}
-	h := make(http.Header, 4+len(st.header)+len(r.header))
+	h := make(http.Header, 4+len(st.header)+len(d.header)+len(r.header))
 	// kit's own header values share one backing array (capped slices, so
 	// an append to one copies it): one allocation instead of three.
 	defaults := make([]string, 3)
 	defaults[0], defaults[1], defaults[2] = "application/json", userAgent, "application/json"
 	h["Accept"] = defaults[0:1:1]
-	if r.body.IsValid() {
+	if d.stream {
+		h["Accept"] = anyMediaType
+	}
+	forcedType := ""
+	if (r.body.IsValid() || r.file != nil) && (d.method == http.MethodGet || d.method == http.MethodHead) {
+		return nil, errorf(d.name, "%s requests have no body: send a struct's fields as query parameters by embedding it in P or with `kit:\",query\"`", d.method)
+	}
+	switch {
+	case r.file != nil:
+		if hasControl(r.file.ContentType) {
+			return nil, errorf(d.name, "kit.File %q: the content type has a control character", r.file.Name)
+		}
+		h["Content-Type"] = []string{r.file.contentType()}
+		req.GetBody = fileBody(*r.file)
+		req.ContentLength = r.file.length()
+	case r.body.IsValid():
 		if err := validateValue(st.validator, r.body); err != nil {
 			return nil, errorf(d.name, "request body: %w", err)
 		}
-		body, err := marshalJSON(r.body.Interface())
-		if err != nil {
-			return nil, errorf(d.name, "encoding the request body: %w", err)
+		switch d.bodyEnc {
+		case encForm:
+			body, err := encodeForm(r.body)
+			if err != nil {
+				return nil, errorf(d.name, "encoding the form body: %w", err)
+			}
+			h["Content-Type"] = formMediaType
+			req.GetBody = bytesBody(body)
+			req.ContentLength = int64(len(body))
+		case encMultipart:
+			mb, err := encodeMultipart(r.body)
+			if err != nil {
+				return nil, errorf(d.name, "encoding the multipart body: %w", err)
+			}
+			forcedType = mb.contentType // the boundary must be the body's
+			req.GetBody = mb.getBody
+			req.ContentLength = mb.length
+		default:
+			body, err := marshalJSON(r.body.Interface())
+			if err != nil {
+				return nil, errorf(d.name, "encoding the request body: %w", err)
+			}
+			h["Content-Type"] = defaults[2:3:3]
+			req.GetBody = bytesBody(body)
+			req.ContentLength = int64(len(body))
 		}
-		h["Content-Type"] = defaults[2:3:3]
-		req.GetBody = bytesBody(body)
-		req.ContentLength = int64(len(body))
 	}
-	// The client's headers replace kit's defaults (Accept, User-Agent), and
-	// a call's header parameters replace the client's for the same key.
+	// The client's headers replace kit's defaults (Accept, User-Agent), the
+	// endpoint's replace the client's, and a call's header parameters
+	// replace both for the same key. The client's credential headers stay
+	// on the base URL's origin.
+	other := (d.tmpl.origin != "" || r.target != nil) && !st.sameOrigin(u)
 	for k, vs := range st.header {
+		if other && st.isCredentialHeader(k) {
+			continue
+		}
 		h[k] = append([]string(nil), vs...)
+	}
+	for k, vs := range d.header {
+		h[k] = vs[:len(vs):len(vs)]
 	}
 	for k, vs := range r.header {
 		h[k] = vs
@@ -100,8 +164,59 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 	if _, ok := h["User-Agent"]; !ok {
 		h["User-Agent"] = defaults[1:2:2]
 	}
+	if forcedType != "" {
+		h["Content-Type"] = []string{forcedType}
+	}
 	req.Header = h
 	return req, nil
+}
+
+var (
+	anyMediaType  = []string{"*/*"}
+	formMediaType = []string{"application/x-www-form-urlencoded"}
+)
+
+// isCredentialHeader reports whether the header k (canonical) carries
+// credentials: it does not leave the base URL's origin.
+func (st *clientState) isCredentialHeader(k string) bool {
+	return slices.Contains(credentialHeaders, k) || k == st.apiKeyHeader
+}
+
+// targetURL is the URL of a call with a `kit:",url"` field: target resolved
+// against the base URL (as a directory: "jobs/7" is below the base path),
+// with the call's query parameters added, and the base URL's query when it
+// is on the base URL's origin.
+func (st *clientState) targetURL(target *url.URL, query url.Values) (*url.URL, error) {
+	base := *st.base
+	base.RawQuery, base.Fragment, base.RawFragment = "", "", ""
+	if !strings.HasSuffix(base.Path, "/") {
+		base.Path += "/"
+		if base.RawPath != "" {
+			base.RawPath += "/"
+		}
+	}
+	u := base.ResolveReference(target)
+	u.Fragment, u.RawFragment = "", ""
+	switch u.Scheme {
+	case "http", "https":
+	default:
+		return nil, fmt.Errorf("URL %s: scheme %q is not http or https", st.redact(u), u.Scheme)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("URL %s has no host", st.redact(u))
+	}
+	var baseQuery url.Values
+	if st.sameOrigin(u) {
+		baseQuery = st.baseQuery
+	}
+	if q := mergeQuery(baseQuery, nil, query); len(q) > 0 {
+		if u.RawQuery != "" {
+			u.RawQuery += "&" + q.Encode()
+		} else {
+			u.RawQuery = q.Encode()
+		}
+	}
+	return u, nil
 }
 
 // bytesBody is a GetBody over b: each call gets a new reader of the same

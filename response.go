@@ -7,14 +7,20 @@ import (
 // Response is a response whose body has been read: its status, headers, the
 // request that produced it, and the body bytes. An endpoint whose result
 // type is *Response returns it undecoded; Resource.Delete returns it; each
-// Page carries one. A Response is safe for concurrent reads.
+// Page carries one; Result[T] embeds one. A Response is safe for concurrent
+// reads.
+//
+// The response of an endpoint whose result is io.ReadCloser (or
+// Result[io.ReadCloser]) is streamed: its body is handed to the caller
+// unread, and JSON and Bytes see no body, in interceptors too.
 type Response struct {
 	StatusCode int
 	Header     http.Header
 	Request    *http.Request
 	body       []byte
-	page       *pageInfo // what the single pass over a page found
-	secrets    *secrets  // the client's, for redacting URLs in errors
+	stream     *streamBody // the unread body of a streamed response; nil otherwise
+	page       *pageInfo   // what the single pass over a page found
+	secrets    *secrets    // the client's, for redacting URLs in errors
 }
 
 // JSON decodes the body into v, which must be a pointer. An empty body or
@@ -23,5 +29,6 @@ func (r *Response) JSON(v any) error {
 	return decodeBody(r, v)
 }
 
-// Bytes returns the body. The slice is shared: do not modify it.
+// Bytes returns the body (nil for a streamed response). The slice is
+// shared: do not modify it.
 func (r *Response) Bytes() []byte { return r.body }

@@ -4,12 +4,14 @@ import (
 	"encoding"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,14 +25,19 @@ type NoParams struct{}
 //
 // Parameter routing follows the spec's table, decided once per declaration:
 //
+//	`kit:",url"` (string or *url.URL) -> the whole URL of the call
 //	field named like a {placeholder}  -> URL path, one escaped segment
 //	`kit:"Name,header"`              -> request header
-//	data model (struct, *struct, or a slice of them) -> JSON body (at most one)
+//	`kit:",query"` struct             -> its fields, as query parameters
+//	kit.File                          -> the raw request body (at most one body)
+//	data model (struct, *struct, or a slice of them) -> the body (at most one)
 //	map                               -> one query parameter per entry
 //	anything else, when not nil       -> query parameter; slices repeat the key
 //
 // Fields of interface type are routed by the type of the value they hold, at
-// call time, with the same rules.
+// call time, with the same rules. Types with no text form that are not a
+// body (channels, funcs, io.Reader and other interfaces with methods) and
+// []byte (never put into a URL) are refused at declaration.
 
 type route uint8
 
@@ -41,6 +48,9 @@ const (
 	routeBody
 	routeMap
 	routeDynamic
+	routeFile        // a kit.File: the raw request body
+	routeQueryStruct // `kit:",query"`: a struct's fields as query parameters
+	routeURL         // `kit:",url"`: the whole URL
 )
 
 // typeClass is what kit knows about a Go type for routing, cached per type.
@@ -50,6 +60,7 @@ type typeClass struct {
 	elem     formatter // classSlice: formatting of each element
 	mapKey   formatter // classMap: key formatting
 	mapValue *typeClass
+	why      string // classInvalid: why the type cannot be sent, when known
 }
 
 type classKind uint8
@@ -62,6 +73,9 @@ const (
 	classMap
 	classInterface // decided at call time
 	classInvalid
+	classFile      // kit.File or *kit.File: a raw body, or a multipart file part
+	classFileSlice // a slice of kit.File: multipart file parts only
+	classBytes     // []byte or [N]byte: never in the URL; a header, a form value
 )
 
 // formatter renders a value as text. ok is false for a nil pointer or
@@ -74,6 +88,16 @@ var (
 	stringerType      = reflect.TypeFor[fmt.Stringer]()
 	noParamsType      = reflect.TypeFor[NoParams]()
 	urlValuesType     = reflect.TypeFor[url.Values]()
+	fileType          = reflect.TypeFor[File]()
+	readerType        = reflect.TypeFor[io.Reader]()
+	urlPtrType        = reflect.TypeFor[*url.URL]()
+)
+
+// Why some types cannot be parameters, for declaration errors.
+const (
+	whyBytes  = "a []byte is never sent in the URL; send it as the request body with kit.FileFromBytes, or as a string"
+	whyReader = "an io.Reader has no text form and is not a request body; send a body as a kit.File (kit.FileFromBytes, kit.OpenFile, or a File with an Open function)"
+	whyNoText = "has no text form and is not a request body"
 )
 
 var classCache sync.Map // reflect.Type -> *typeClass
@@ -91,6 +115,12 @@ func classify(t reflect.Type) *typeClass {
 func classifyUncached(t reflect.Type, depth int) *typeClass {
 	if depth > 4 {
 		return &typeClass{kind: classInvalid}
+	}
+	if t == fileType || (t.Kind() == reflect.Pointer && t.Elem() == fileType) {
+		return &typeClass{kind: classFile}
+	}
+	if isReader(t) && !t.Implements(textMarshalerType) && !reflect.PointerTo(t).Implements(textMarshalerType) {
+		return &typeClass{kind: classInvalid, why: whyReader}
 	}
 	if isModelType(t) {
 		// A struct is a data model even when it has a String method (for
@@ -114,10 +144,19 @@ func classifyUncached(t reflect.Type, depth int) *typeClass {
 			return elemFormat(v.Elem())
 		}}
 	case reflect.Interface:
+		if t.NumMethod() > 0 {
+			// Its values are routed by their dynamic type at call time,
+			// but an interface with methods (io.Reader, error, ...) says
+			// what they are for, and it is not a parameter.
+			return &typeClass{kind: classInvalid, why: whyNoText + " (an interface with methods)"}
+		}
 		return &typeClass{kind: classInterface}
 	case reflect.Slice, reflect.Array:
 		if t.Elem().Kind() == reflect.Uint8 {
-			return &typeClass{kind: classScalar, format: formatBytes}
+			return &typeClass{kind: classBytes, format: formatBytes, why: whyBytes}
+		}
+		if t.Elem() == fileType || (t.Elem().Kind() == reflect.Pointer && t.Elem().Elem() == fileType) {
+			return &typeClass{kind: classFileSlice, why: "a []kit.File is sent only as file parts of a Multipart() body model"}
 		}
 		if isModelType(t.Elem()) {
 			return &typeClass{kind: classModelSlice}
@@ -129,7 +168,7 @@ func classifyUncached(t reflect.Type, depth int) *typeClass {
 		case classInterface:
 			return &typeClass{kind: classSlice, elem: formatDynamic}
 		}
-		return &typeClass{kind: classInvalid}
+		return &typeClass{kind: classInvalid, why: inner.why}
 	case reflect.Map:
 		key := classifyUncached(t.Key(), depth+1)
 		if key.kind != classScalar {
@@ -146,7 +185,19 @@ func classifyUncached(t reflect.Type, depth int) *typeClass {
 	if f := kindFormatter(t.Kind()); f != nil {
 		return &typeClass{kind: classScalar, format: f}
 	}
+	switch t.Kind() {
+	case reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return &typeClass{kind: classInvalid, why: whyNoText}
+	}
 	return &typeClass{kind: classInvalid}
+}
+
+// isReader reports whether t (or a pointer to it) is an io.Reader.
+func isReader(t reflect.Type) bool {
+	if t.Kind() == reflect.Interface {
+		return t.Implements(readerType)
+	}
+	return t.Implements(readerType) || (t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(readerType))
 }
 
 // isModelType reports whether t is a data model: a struct or a pointer to
@@ -157,7 +208,8 @@ func isModelType(t reflect.Type) bool {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	return t.Kind() == reflect.Struct && t != timeType && !reflect.PointerTo(t).Implements(textMarshalerType)
+	return t.Kind() == reflect.Struct && t != timeType && t != fileType &&
+		!reflect.PointerTo(t).Implements(textMarshalerType) && !reflect.PointerTo(t).Implements(readerType)
 }
 
 // textFormatter returns a formatter for types with their own text form:
@@ -267,6 +319,9 @@ func formatDynamic(v reflect.Value) (string, bool, error) {
 	}
 	c := classify(v.Type())
 	if c.kind != classScalar {
+		if c.why != "" {
+			return "", false, fmt.Errorf("value of %s", typeProblem(v.Type(), c.why))
+		}
 		return "", false, fmt.Errorf("value of type %s cannot be sent as text", v.Type())
 	}
 	return c.format(v)
@@ -280,6 +335,7 @@ type paramField struct {
 	route     route
 	omitEmpty bool
 	class     *typeClass
+	sub       *paramPlan // routeQueryStruct: the struct's own plan
 }
 
 // paramPlan is how one parameter type is routed, worked out once per
@@ -287,13 +343,23 @@ type paramField struct {
 type paramPlan struct {
 	isMap    bool // P is a map: every entry is a query parameter
 	mapClass *typeClass
+	typ      reflect.Type // P
 	fields   []paramField
-	body     int // index into fields of the body field, -1 when none
+	body     int  // index into fields of the body field, -1 when none
+	dynamic  bool // some field is routed by the type it holds, at call time
+}
+
+// bodyField returns the body field, or nil.
+func (pl *paramPlan) bodyField() *paramField {
+	if pl == nil || pl.body < 0 {
+		return nil
+	}
+	return &pl.fields[pl.body]
 }
 
 // newParamPlan analyses P for a path with the given placeholders.
 func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
-	pl := &paramPlan{body: -1}
+	pl := &paramPlan{body: -1, typ: t}
 	if t == nil {
 		return nil, errors.New("parameter type is an interface; use a struct, a map or kit.NoParams")
 	}
@@ -332,16 +398,65 @@ func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
 		if f.name == "" {
 			f.name = structtag.SnakeCase(sf.Name)
 		}
-		if f.class.kind == classInvalid {
+		if tag.Header && (tag.Query || tag.URL) || tag.Query && tag.URL {
+			return nil, fmt.Errorf("field %s: the kit tag options header, query and url exclude each other", sf.Name)
+		}
+		if f.class.kind == classInvalid && !tag.URL {
+			if f.class.why != "" {
+				return nil, fmt.Errorf("field %s: %s", sf.Name, typeProblem(sf.Type, f.class.why))
+			}
 			return nil, fmt.Errorf("field %s: type %s cannot be sent as a parameter", sf.Name, sf.Type)
 		}
 		switch {
+		case tag.URL:
+			if sf.Type.Kind() != reflect.String && sf.Type != urlPtrType {
+				return nil, fmt.Errorf("field %s: a `kit:\",url\"` field is a string or a *url.URL, not %s", sf.Name, sf.Type)
+			}
+			if pl.hasRoute(routeURL) {
+				return nil, fmt.Errorf("field %s: a second `kit:\",url\"` field", sf.Name)
+			}
+			f.route = routeURL
+		case tag.Query:
+			switch f.class.kind {
+			case classModel:
+				st := sf.Type
+				if st.Kind() == reflect.Pointer {
+					st = st.Elem()
+				}
+				sub, err := newParamPlan(st, nil)
+				if err != nil {
+					return nil, fmt.Errorf("field %s (`kit:\",query\"`): %w", sf.Name, err)
+				}
+				for _, g := range sub.fields {
+					switch g.route {
+					case routeQuery, routeMap, routeQueryStruct:
+					default:
+						return nil, fmt.Errorf("field %s (`kit:\",query\"`): its field %s would not be a query parameter; a query has only parameters", sf.Name, g.goName)
+					}
+					if g.route == routeQuery {
+						if prev, dup := seen[g.name]; dup {
+							return nil, fmt.Errorf("fields %s and %s.%s both send %q", prev, sf.Name, g.goName, g.name)
+						}
+						seen[g.name] = sf.Name + "." + g.goName
+					}
+				}
+				f.route, f.sub = routeQueryStruct, sub
+			case classMap:
+				f.route = routeMap
+			case classScalar, classSlice:
+				f.route = routeQuery
+			default:
+				return nil, fmt.Errorf("field %s: `kit:\",query\"` takes a struct, a map or a value with a text form, not %s", sf.Name, sf.Type)
+			}
 		case tag.Header:
 			if f.class.format == nil && f.class.kind != classSlice && f.class.kind != classInterface {
 				return nil, fmt.Errorf("field %s: a header must be text or a slice of text, not %s", sf.Name, sf.Type)
 			}
 			f.route = routeHeader
 		case isPlaceholder[f.name]:
+			if f.class.kind == classBytes {
+				return nil, fmt.Errorf("field %s fills {%s}: %s", sf.Name, f.name, whyBytes)
+			}
 			if f.class.format == nil && f.class.kind != classInterface {
 				return nil, fmt.Errorf("field %s fills {%s}: type %s has no single text form", sf.Name, f.name, sf.Type)
 			}
@@ -349,12 +464,17 @@ func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
 			if f.class.kind == classInterface {
 				f.route = routeDynamic // formatted by the type it holds, at call time
 			}
-		case f.class.kind == classModel || f.class.kind == classModelSlice:
+		case f.class.kind == classModel || f.class.kind == classModelSlice || f.class.kind == classFile:
 			if pl.body >= 0 {
-				return nil, fmt.Errorf("two body fields, %s and %s: a request has one JSON body", pl.fields[pl.body].goName, sf.Name)
+				return nil, fmt.Errorf("two body fields, %s and %s: a request has one body", pl.fields[pl.body].goName, sf.Name)
 			}
 			f.route = routeBody
+			if f.class.kind == classFile {
+				f.route = routeFile
+			}
 			pl.body = len(pl.fields)
+		case f.class.kind == classBytes || f.class.kind == classFileSlice:
+			return nil, fmt.Errorf("field %s: %s", sf.Name, typeProblem(sf.Type, f.class.why))
 		case f.class.kind == classMap:
 			f.route = routeMap
 		case f.class.kind == classInterface:
@@ -362,7 +482,12 @@ func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
 		default:
 			f.route = routeQuery
 		}
-		if f.route != routeBody && f.route != routeMap && f.route != routeDynamic {
+		if f.route == routeDynamic {
+			pl.dynamic = true
+		}
+		switch f.route {
+		case routeBody, routeMap, routeDynamic, routeFile, routeQueryStruct, routeURL:
+		default:
 			key := f.name
 			if f.route == routeHeader {
 				key = "header " + http.CanonicalHeaderKey(f.name)
@@ -389,6 +514,21 @@ func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
 	return pl, nil
 }
 
+// fieldType returns the Go type of field f of the plan.
+func (pl *paramPlan) fieldType(f *paramField) reflect.Type {
+	return pl.typ.FieldByIndex(f.index).Type
+}
+
+// hasRoute reports whether a field of the plan has route rt.
+func (pl *paramPlan) hasRoute(rt route) bool {
+	for _, f := range pl.fields {
+		if f.route == rt {
+			return true
+		}
+	}
+	return false
+}
+
 // routed is what one call's parameters produce.
 type routed struct {
 	names  []string // the path's placeholders
@@ -397,6 +537,39 @@ type routed struct {
 	query  url.Values
 	header http.Header
 	body   reflect.Value // invalid when there is no body
+	file   *File         // a raw File body; nil when there is none
+	target *url.URL      // a `kit:",url"` value: the whole URL; nil when unset
+}
+
+// setTarget routes a `kit:",url"` value: a string or a *url.URL. An empty
+// string or a nil *url.URL leaves the declared URL.
+func (r *routed) setTarget(v reflect.Value) error {
+	if v.Kind() == reflect.String {
+		s := v.String()
+		if s == "" {
+			return nil
+		}
+		u, err := url.Parse(s)
+		if err != nil {
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err // its text repeats the URL, which may hold a secret
+			}
+			return fmt.Errorf("the URL: %w", err)
+		}
+		r.target = u
+		return nil
+	}
+	if v.IsNil() {
+		return nil
+	}
+	u := *v.Interface().(*url.URL)
+	if u.User != nil {
+		uu := *u.User
+		u.User = &uu
+	}
+	r.target = &u
+	return nil
 }
 
 func (r *routed) fill(name, value string) {
@@ -419,7 +592,21 @@ func (pl *paramPlan) apply(v reflect.Value, r *routed) error {
 		if f.omitEmpty && fv.IsZero() {
 			continue
 		}
-		if err := routeValue(r, f.route, f.name, fv, f.class); err != nil {
+		switch f.route {
+		case routeQueryStruct:
+			if fv.Kind() == reflect.Pointer {
+				if fv.IsNil() {
+					continue
+				}
+				fv = fv.Elem()
+			}
+			err = f.sub.apply(fv, r)
+		case routeURL:
+			err = r.setTarget(fv)
+		default:
+			err = routeValue(r, f.route, f.name, fv, f.class)
+		}
+		if err != nil {
 			return fmt.Errorf("parameter %s: %w", f.goName, err)
 		}
 	}
@@ -439,11 +626,16 @@ func routeValue(r *routed, rt route, name string, v reflect.Value, c *typeClass)
 		switch {
 		case slices.Index(r.names, name) >= 0:
 			rt = routePath
+		case c.kind == classFile:
+			rt = routeFile
 		case c.kind == classModel || c.kind == classModelSlice:
 			rt = routeBody
 		case c.kind == classMap:
 			rt = routeMap
-		case c.kind == classInvalid:
+		case c.kind == classInvalid || c.kind == classBytes || c.kind == classFileSlice:
+			if c.why != "" {
+				return fmt.Errorf("a value of %s", typeProblem(v.Type(), c.why))
+			}
 			return fmt.Errorf("a value of type %s cannot be sent", v.Type())
 		default:
 			rt = routeQuery
@@ -466,10 +658,25 @@ func routeValue(r *routed, rt route, name string, v reflect.Value, c *typeClass)
 		if isNilValue(v) {
 			return nil
 		}
-		if r.body.IsValid() {
-			return errors.New("a second JSON body")
+		if r.body.IsValid() || r.file != nil {
+			return errors.New("a second request body")
 		}
 		r.body = v
+	case routeFile:
+		if isNilValue(v) {
+			return nil
+		}
+		if v.Kind() == reflect.Pointer {
+			v = v.Elem()
+		}
+		if r.body.IsValid() || r.file != nil {
+			return errors.New("a second request body")
+		}
+		f := v.Interface().(File)
+		if f.Open == nil {
+			return fmt.Errorf("kit.File %q has no Open function", f.Name)
+		}
+		r.file = &f
 	case routeMap:
 		return addMapQuery(r, v, c, false)
 	case routeHeader:
@@ -624,8 +831,8 @@ func queryFrom(query any) (url.Values, error) {
 	if err := pl.apply(v, &r); err != nil {
 		return nil, err
 	}
-	if r.body.IsValid() || r.header != nil {
-		return nil, fmt.Errorf("query of type %T routes fields to a body or headers; a query has only parameters", query)
+	if r.body.IsValid() || r.file != nil || r.target != nil || r.header != nil {
+		return nil, fmt.Errorf("query of type %T routes fields to a body, headers or the URL; a query has only parameters", query)
 	}
 	if r.query == nil {
 		r.query = url.Values{}
@@ -650,4 +857,13 @@ func queryPlan(t reflect.Type) (*paramPlan, error) {
 	}
 	queryPlans.Store(t, pl)
 	return pl, nil
+}
+
+// typeProblem says what is wrong with sending a value of type t: "type
+// chan int has no text form ...", "type []uint8: a []byte is never ...".
+func typeProblem(t reflect.Type, why string) string {
+	if strings.HasPrefix(why, "has ") {
+		return fmt.Sprintf("type %s %s", t, why)
+	}
+	return fmt.Sprintf("type %s: %s", t, why)
 }

@@ -358,9 +358,10 @@ func TestRouteNilAndZero(t *testing.T) {
 	}
 	runRouteCases(t, []routeCase{
 		{
+			// DELETE: nils has a body field, which a GET may not have.
 			name:     "nil everything dropped",
-			call:     coreCall(kit.Get[nils, *kit.Response]("/x"), nils{}),
-			wantLine: "GET /api/x",
+			call:     coreCall(kit.Delete[nils, *kit.Response]("/x"), nils{}),
+			wantLine: "DELETE /api/x",
 		},
 		{
 			name:     "non-nil zero values sent",
@@ -529,7 +530,6 @@ func TestRouteTextForms(t *testing.T) {
 		v("float32 0.1", callV(float32(0.1)), "0.1"),
 		v("float32 16777216", callV(float32(16777216)), "16777216"),
 		v("string", callV("a&b=c"), q("a&b=c")),
-		v("bytes", callV([]byte("raw")), "raw"),
 		v("time with fraction", callV(nano), q("2024-03-05T06:07:08.12Z")),
 		v("time whole seconds", callV(whole), q("2024-03-05T06:07:08Z")),
 		v("time with offset", callV(zoned), q("2024-03-05T06:07:08+02:00")),

@@ -71,7 +71,7 @@ func TestClassifyByType(t *testing.T) {
 		{reflect.TypeFor[int](), classScalar},
 		{reflect.TypeFor[*int](), classScalar},
 		{reflect.TypeFor[**int](), classScalar},
-		{reflect.TypeFor[[]byte](), classScalar},
+		{reflect.TypeFor[[]byte](), classBytes},
 		{reflect.TypeFor[time.Time](), classScalar},
 		{reflect.TypeFor[*time.Time](), classScalar},
 		{reflect.TypeFor[time.Duration](), classScalar},

@@ -89,7 +89,7 @@ func (st *clientState) send(ctx context.Context, chain Sender, req *Request) (*R
 		resp = &c
 	}
 	if !is2xx(resp.StatusCode) {
-		return nil, st.httpError(resp.Request, resp.Request, resp.StatusCode, resp.Header, resp.body)
+		return nil, st.httpError(req.policy, resp.Request, resp.Request, resp.StatusCode, resp.Header, resp.body)
 	}
 	return resp, nil
 }

@@ -14,6 +14,7 @@ import (
 // literal "/users", static query kind=x.
 type pathTemplate struct {
 	raw          string
+	origin       string // "https://host:port" of an absolute URL template; "" for a path
 	parts        []pathPart
 	placeholders []string // distinct names, in order of first appearance
 	static       url.Values
@@ -27,6 +28,11 @@ type pathPart struct {
 func parsePathTemplate(raw string) (*pathTemplate, error) {
 	t := &pathTemplate{raw: raw}
 	path, query, hasQuery := strings.Cut(raw, "?")
+	if origin, rest, ok, err := splitOrigin(path); err != nil {
+		return nil, err
+	} else if ok {
+		t.origin, path = origin, rest
+	}
 	if hasQuery {
 		if strings.ContainsAny(query, "{}") {
 			// Placeholders fill the path only; a query parameter is a field.
@@ -76,6 +82,31 @@ func parsePathTemplate(raw string) (*pathTemplate, error) {
 		path = rest[end+1:]
 	}
 	return t, nil
+}
+
+// splitOrigin splits an absolute http(s) URL path template into its origin
+// ("https://host") and path. ok is false for a plain path.
+func splitOrigin(path string) (origin, rest string, ok bool, err error) {
+	scheme, after, found := strings.Cut(path, "://")
+	if !found {
+		return "", path, false, nil
+	}
+	scheme = strings.ToLower(scheme)
+	if scheme != "http" && scheme != "https" {
+		if strings.ContainsAny(scheme, "/{") {
+			return "", path, false, nil // "://" inside a path
+		}
+		return "", "", false, fmt.Errorf("absolute URL with scheme %q: only http and https URLs can be endpoints", scheme)
+	}
+	host, p, _ := strings.Cut(after, "/")
+	if strings.ContainsAny(host, "{}") {
+		return "", "", false, fmt.Errorf("placeholder in the host %q: only the path has placeholders", host)
+	}
+	u, perr := url.Parse(scheme + "://" + host)
+	if perr != nil || u.Host == "" || u.User != nil || u.Fragment != "" {
+		return "", "", false, fmt.Errorf("bad host %q in absolute URL", host)
+	}
+	return scheme + "://" + strings.ToLower(u.Host), "/" + p, true, nil
 }
 
 // escapeLiteral percent-encodes bytes that may not stand in a URL path and

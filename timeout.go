@@ -9,7 +9,8 @@ import (
 // WithTimeout bounds every call of the endpoint to d, on top of the
 // caller's context (the earlier deadline wins). It covers the whole call:
 // rate-limit waits, every attempt of a retried call, the waits between
-// them, and reading the response body. A call cut short by it fails with an
+// them, and reading the response body (for a streamed result, an
+// io.ReadCloser, until the body is closed). A call cut short by it fails with an
 // error matching context.DeadlineExceeded, and is not retried. d must be
 // positive (the declaration fails otherwise). Default: no timeout of the
 // endpoint's own.
@@ -33,11 +34,24 @@ func (o timeoutOption) String() string { return fmt.Sprintf("kit.WithTimeout(%v)
 // call, every attempt and wait included, by the endpoint's WithTimeout.
 func timeoutLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
-		if d := req.policy.timeout; d > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, d)
-			defer cancel()
+		d := req.policy.timeout
+		if d <= 0 {
+			return next(ctx, req)
 		}
-		return next(ctx, req)
+		ctx, cancel := context.WithTimeout(ctx, d)
+		held := false
+		defer func() {
+			if !held {
+				cancel()
+			}
+		}()
+		resp, err := next(ctx, req)
+		if resp != nil && resp.stream != nil {
+			// The caller reads the body with this context: the timeout
+			// covers the reading, and ends when the body is closed.
+			held = true
+			resp.stream.onClose(cancel)
+		}
+		return resp, err
 	}
 }

@@ -86,12 +86,17 @@ func (st *clientState) receive(ctx context.Context, req *Request, hreq *http.Req
 	if hresp == nil {
 		return nil, errorf(st.opOf(hreq.Method, hreq.URL), "the engine returned neither a response nor an error")
 	}
-	defer hresp.Body.Close()
 	if !is2xx(hresp.StatusCode) {
+		defer hresp.Body.Close()
 		body, _ := readLimited(hresp.Body, MaxErrorBodySize, hresp.ContentLength, true)
 		drain(hresp.Body)
-		return nil, st.httpError(hreq, hresp.Request, hresp.StatusCode, hresp.Header, body)
+		return nil, st.httpError(req.policy, hreq, hresp.Request, hresp.StatusCode, hresp.Header, body)
 	}
+	if req.policy.stream {
+		// Handed over unread; no size limit. The caller closes it.
+		return &Response{StatusCode: hresp.StatusCode, Header: hresp.Header, Request: hreq, stream: st.newStreamBody(ctx, hreq, hresp)}, nil
+	}
+	defer hresp.Body.Close()
 	limit := cmp.Or(req.policy.maxBody, st.maxBody)
 	size := hresp.ContentLength
 	if hreq.Method == http.MethodHead {
@@ -114,10 +119,16 @@ func (st *clientState) receive(ctx context.Context, req *Request, hreq *http.Req
 }
 
 // httpError is the *HTTPError of a non-2xx response to req. final is the
-// request that got it (another, after a redirect), nil when unknown.
-func (st *clientState) httpError(req, final *http.Request, status int, header http.Header, body []byte) *HTTPError {
+// request that got it (another, after a redirect), nil when unknown. The
+// body is decoded into the error model of the endpoint (pol), else of the
+// client, if there is one.
+func (st *clientState) httpError(pol *callPolicy, req, final *http.Request, status int, header http.Header, body []byte) *HTTPError {
 	if final == nil {
 		final = req
+	}
+	m := st.errorModel
+	if pol != nil && pol.errorModel != nil {
+		m = pol.errorModel
 	}
 	return &HTTPError{
 		Method:     req.Method,
@@ -125,6 +136,7 @@ func (st *clientState) httpError(req, final *http.Request, status int, header ht
 		StatusCode: status,
 		Header:     header,
 		Body:       body,
+		Model:      m.model(body),
 		finalURL:   final.URL,
 	}
 }

@@ -21,7 +21,8 @@ import (
 //
 // Every JSON response has Content-Type application/json. Errors have the
 // body {"error": "<code>", "message": "<text>"}, and 422 validation errors
-// add "fields": {"<field>": "<problem>"}. The codes are bad_request (400),
+// add "fields": {"<field>": "<problem>"}: the error model, whose Go type is
+// APIError (for kit.WithErrorModel[kittest.APIError]()). The codes are bad_request (400),
 // unauthorized, invalid_credentials and invalid_signature (401), not_found (404),
 // method_not_allowed (405, with an Allow header), conflict (409),
 // payload_too_large (413, request bodies are limited to 1 MiB),
@@ -58,12 +59,19 @@ import (
 //	GET    /clamped/users               like /paged, but past the end repeats the last page
 //	GET    /stuck/users                 like /cursor, but next_cursor is always "stuck"
 //	POST   /login                       {"access_token","token_type","expires_in"}
+//	POST   /oauth/token                 OAuth 2.0 client credentials grant (form-encoded)
 //	GET    /me                          the demo user (token required)
 //	GET    /private/reports             {"data":[...]} (token required)
 //	ANY    /status/{code}               responds with status code (200-599)
 //	GET    /slow?ms=N                   waits N ms (default 1000, max 30000)
 //	GET    /text                        text/plain "hello, not json"
 //	GET    /big?bytes=N                 a JSON string of N 'a's (default 1024, max 64 MiB)
+//	POST   /uploads                     multipart/form-data upload; 201 with an Upload report
+//	GET    /uploads/{id}                the Upload report again
+//	PUT    /files/{name}                raw upload of the body; 201 with an Upload report
+//	GET    /download?bytes=N            N bytes generated on the fly (default 1 MiB)
+//	POST   /exports                     {"bytes":N}: 202 Accepted with a Location
+//	GET    /exports/{id}                {"id","status":"done","bytes"}
 //	ANY    /echo, /echo/{rest...}       describes the request it received
 //
 // All user listings share the filters active=true|false, team_id=N and
@@ -101,6 +109,31 @@ import (
 // header and no body, counted in Stats.NotModified. A malformed
 // If-None-Match is ignored.
 //
+// POST /oauth/token is an OAuth 2.0 token endpoint for the client
+// credentials grant (RFC 6749 section 4.4): an
+// application/x-www-form-urlencoded body with grant_type=client_credentials
+// and the client's credentials, either as client_id and client_secret in
+// the body or as HTTP Basic (section 2.3.1), not both. The client id and
+// secret are the username and password of WithCredentials. It answers like
+// /login, and its tokens are valid wherever /login's are; errors follow
+// section 5.2, {"error","error_description"} (with "message" too): a body
+// that is not a form is invalid_request (400), another grant type
+// unsupported_grant_type (400), wrong credentials invalid_client (401). It
+// counts in Stats.Logins.
+//
+// POST /uploads takes a multipart/form-data body, read as a stream: any
+// number of text parts (each at most 1 MiB; a part whose Content-Type is
+// application/json must hold valid JSON) and file parts (a filename in
+// their Content-Disposition) of any size, which are hashed, not kept. It
+// answers 201 with the Upload report and a Location "uploads/<id>". A body
+// that is not multipart/form-data is a 415; a malformed one, one without
+// parts, or a part without a name, a 400. PUT /files/{name} reports a raw
+// body the same way, as one file. GET /download?bytes=N serves N bytes (at
+// most 1 TiB) of application/octet-stream with a Content-Length,
+// generated as they are sent; DownloadContent gives the same bytes. POST
+// /exports starts an export of {"bytes": N} and answers 202 Accepted with
+// a Location "exports/<id>" to follow; GET on it reports the export done.
+//
 // With WithSigningKey every route except GET /health also requires a
 // request signature, checked before the bearer token: the headers
 // X-Timestamp (Unix seconds, decimal digits) and X-Signature, the
@@ -123,11 +156,13 @@ type API struct {
 	mux *http.ServeMux
 	now func() time.Time // the clock; tests in this package replace it
 
-	mu     sync.Mutex
-	users  []apiUser // sorted by ID
-	posts  []apiPost // sorted by ID
-	tokens map[string]*apiToken
-	stats  Stats
+	mu      sync.Mutex
+	users   []apiUser // sorted by ID
+	posts   []apiPost // sorted by ID
+	tokens  map[string]*apiToken
+	uploads []Upload
+	exports []apiExport
+	stats   Stats
 }
 
 // APIOption configures an API made by NewAPI. The options are WithUsers,
@@ -309,6 +344,7 @@ func (a *API) reset() {
 	defer a.mu.Unlock()
 	a.users, a.posts = users, posts
 	a.tokens = make(map[string]*apiToken)
+	a.uploads, a.exports = nil, nil
 	a.stats = Stats{ByPath: make(map[string]int)}
 }
 
@@ -324,6 +360,7 @@ const (
 func (a *API) routes() {
 	a.handle("GET /health", apiAuthNever, a.health)
 	a.handle("POST /login", apiAuthNever, a.login)
+	a.handle("POST /oauth/token", apiAuthNever, a.oauthToken)
 	a.handle("/status/{code}", apiAuthNever, a.status)
 
 	a.handle("GET /me", apiAuthAlways, a.me)
@@ -352,6 +389,12 @@ func (a *API) routes() {
 	a.handle("GET /slow", apiAuthOptional, a.slow)
 	a.handle("GET /text", apiAuthOptional, a.text)
 	a.handle("GET /big", apiAuthOptional, a.big)
+	a.handle("POST /uploads", apiAuthOptional, a.upload)
+	a.handle("GET /uploads/{id}", apiAuthOptional, a.getUpload)
+	a.handle("PUT /files/{name}", apiAuthOptional, a.uploadRaw)
+	a.handle("GET /download", apiAuthOptional, a.download)
+	a.handle("POST /exports", apiAuthOptional, a.startExport)
+	a.handle("GET /exports/{id}", apiAuthOptional, a.getExport)
 	a.handle("/echo", apiAuthOptional, a.echo)
 	a.handle("/echo/{rest...}", apiAuthOptional, a.echo)
 }

@@ -54,7 +54,12 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) {
 		apiWriteError(w, http.StatusUnauthorized, "invalid_credentials", "wrong username or password")
 		return
 	}
+	a.issueToken(w)
+}
 
+// issueToken writes the token response of /login and /oauth/token:
+// {"access_token","token_type":"Bearer","expires_in"}.
+func (a *API) issueToken(w http.ResponseWriter) {
 	var raw [16]byte
 	rand.Read(raw[:])
 	tok := hex.EncodeToString(raw[:])

@@ -10,8 +10,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"net/textproto"
 	"net/url"
 	"reflect"
 	"slices"
@@ -2070,5 +2072,199 @@ func TestAPI_SigningKeyAuth(t *testing.T) {
 	for _, opts := range [][]APIOption{{WithSigningKey(nil)}, {WithSigningKey(key), WithSigningKey([]byte{})}} {
 		_, srv := apiTStart(t, opts...)
 		apiTGet(t, srv, "/users/1").wantStatus(t, 200)
+	}
+}
+
+// The routes for the rest of HTTP: the OAuth2 token endpoint, uploads,
+// downloads, exports (202 with a Location) and the error model.
+
+func TestAPI_OAuthToken(t *testing.T) {
+	t.Parallel()
+	api, srv := apiTStart(t)
+	form := "application/x-www-form-urlencoded"
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("demo:s3cret"))
+	ok := apiTDo(t, srv, apiTReq{method: "POST", path: "/oauth/token", ctype: form, body: "grant_type=client_credentials&client_id=demo&client_secret=s3cret"})
+	ok.wantStatus(t, http.StatusOK)
+	var tok struct {
+		AccessToken string `json:"access_token"`
+		TokenType   string `json:"token_type"`
+		ExpiresIn   int    `json:"expires_in"`
+	}
+	ok.decode(t, &tok)
+	if tok.AccessToken == "" || tok.TokenType != "Bearer" || tok.ExpiresIn != 3600 || ok.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("token response %s, headers %v", ok.body, ok.header)
+	}
+	apiTDo(t, srv, apiTReq{path: "/me", token: tok.AccessToken}).wantStatus(t, http.StatusOK)
+	viaBasic := apiTDo(t, srv, apiTReq{method: "POST", path: "/oauth/token", ctype: form, body: "grant_type=client_credentials", header: map[string]string{"Authorization": basic}})
+	viaBasic.wantStatus(t, http.StatusOK)
+
+	tests := []struct {
+		name   string
+		rq     apiTReq
+		status int
+		code   string
+	}{
+		{"JSON body", apiTReq{method: "POST", path: "/oauth/token", ctype: "application/json", body: `{"grant_type":"client_credentials"}`}, 400, "invalid_request"},
+		{"no grant type", apiTReq{method: "POST", path: "/oauth/token", ctype: form, body: "client_id=demo&client_secret=s3cret"}, 400, "invalid_request"},
+		{"password grant", apiTReq{method: "POST", path: "/oauth/token", ctype: form, body: "grant_type=password&client_id=demo&client_secret=s3cret"}, 400, "unsupported_grant_type"},
+		{"wrong secret", apiTReq{method: "POST", path: "/oauth/token", ctype: form, body: "grant_type=client_credentials&client_id=demo&client_secret=no"}, 401, "invalid_client"},
+		{"both ways", apiTReq{method: "POST", path: "/oauth/token", ctype: form, body: "grant_type=client_credentials&client_id=demo", header: map[string]string{"Authorization": basic}}, 400, "invalid_request"},
+	}
+	for _, tt := range tests {
+		r := apiTDo(t, srv, tt.rq)
+		e := r.wantError(t, tt.status, tt.code)
+		var rfc struct {
+			Description string `json:"error_description"`
+		}
+		json.Unmarshal(r.body, &rfc)
+		if rfc.Description != e.Message {
+			t.Errorf("%s: error_description %q, want the message", tt.name, rfc.Description)
+		}
+	}
+	wrongBasic := apiTDo(t, srv, apiTReq{method: "POST", path: "/oauth/token", ctype: form, body: "grant_type=client_credentials",
+		header: map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte("demo:no"))}})
+	wrongBasic.wantError(t, 401, "invalid_client")
+	if wrongBasic.header.Get("WWW-Authenticate") == "" {
+		t.Error("a failed Basic client authentication has no WWW-Authenticate")
+	}
+	if n := api.Stats().Logins; n != 8 {
+		t.Errorf("Stats.Logins = %d, want 8", n)
+	}
+}
+
+// apiTMultipart builds a multipart body: text parts, then one file.
+func apiTMultipart(t *testing.T, fields [][2]string, file string, content []byte) (ctype, body string) {
+	t.Helper()
+	var b bytes.Buffer
+	mw := multipart.NewWriter(&b)
+	for _, f := range fields {
+		mw.WriteField(f[0], f[1])
+	}
+	if file != "" {
+		w, _ := mw.CreateFormFile("doc", file)
+		w.Write(content)
+	}
+	mw.Close()
+	return mw.FormDataContentType(), b.String()
+}
+
+func TestAPI_Uploads(t *testing.T) {
+	t.Parallel()
+	_, srv := apiTStart(t)
+	content := bytes.Repeat([]byte("0123456789"), 50_000)
+	ctype, body := apiTMultipart(t, [][2]string{{"title", "report"}, {"tag", "a"}, {"tag", "b"}}, "r.txt", content)
+	r := apiTDo(t, srv, apiTReq{method: "POST", path: "/uploads", ctype: ctype, body: body})
+	r.wantStatus(t, http.StatusCreated)
+	var up Upload
+	r.decode(t, &up)
+	sum := sha256.Sum256(content)
+	want := UploadedFile{Field: "doc", Name: "r.txt", ContentType: "application/octet-stream", Size: int64(len(content)), SHA256: hex.EncodeToString(sum[:])}
+	if up.ID != 1 || len(up.Files) != 1 || up.Files[0] != want || !slices.Equal(up.Fields["tag"], []string{"a", "b"}) || up.Fields["title"][0] != "report" {
+		t.Fatalf("upload report %s", r.body)
+	}
+	if loc := r.header.Get("Location"); loc != "uploads/1" {
+		t.Errorf("Location %q", loc)
+	}
+	again := apiTGet(t, srv, "/uploads/1")
+	again.wantStatus(t, http.StatusOK)
+	if !bytes.Equal(again.body, r.body) {
+		t.Errorf("GET /uploads/1 = %s, want %s", again.body, r.body)
+	}
+	apiTGet(t, srv, "/uploads/2").wantError(t, 404, "not_found")
+
+	raw := apiTDo(t, srv, apiTReq{method: "PUT", path: "/files/notes.txt", ctype: "text/plain", body: "hello"})
+	raw.wantStatus(t, http.StatusCreated)
+	var rawUp Upload
+	raw.decode(t, &rawUp)
+	if len(rawUp.Files) != 1 || rawUp.Files[0].Name != "notes.txt" || rawUp.Files[0].Size != 5 || rawUp.Files[0].ContentType != "text/plain" {
+		t.Errorf("raw upload report %s", raw.body)
+	}
+
+	emptyType, emptyBody := apiTMultipart(t, nil, "", nil)
+	var jsonPart bytes.Buffer
+	mw := multipart.NewWriter(&jsonPart)
+	w, _ := mw.CreatePart(textproto.MIMEHeader{"Content-Disposition": {`form-data; name="meta"`}, "Content-Type": {"application/json"}})
+	w.Write([]byte("{not json"))
+	mw.Close()
+	bad := []struct {
+		name   string
+		rq     apiTReq
+		status int
+		code   string
+	}{
+		{"JSON body", apiTReq{method: "POST", path: "/uploads", ctype: "application/json", body: "{}"}, 415, "unsupported_media_type"},
+		{"no parts", apiTReq{method: "POST", path: "/uploads", ctype: emptyType, body: emptyBody}, 400, "bad_request"},
+		{"malformed", apiTReq{method: "POST", path: "/uploads", ctype: "multipart/form-data; boundary=x", body: "garbage"}, 400, "bad_request"},
+		{"invalid JSON part", apiTReq{method: "POST", path: "/uploads", ctype: mw.FormDataContentType(), body: jsonPart.String()}, 400, "bad_request"},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) { apiTDo(t, srv, tt.rq).wantError(t, tt.status, tt.code) })
+	}
+}
+
+func TestAPI_Download(t *testing.T) {
+	t.Parallel()
+	_, srv := apiTStart(t)
+	for _, n := range []int64{0, 1, 65 << 10, 1 << 20} {
+		path := "/download?bytes=" + strconv.FormatInt(n, 10)
+		if n == 1<<20 {
+			path = "/download" // the default
+		}
+		r := apiTGet(t, srv, path)
+		r.wantStatus(t, http.StatusOK)
+		want, _ := io.ReadAll(DownloadContent(n))
+		if !bytes.Equal(r.body, want) || r.header.Get("Content-Length") != strconv.FormatInt(n, 10) || r.header.Get("Content-Type") != "application/octet-stream" {
+			t.Errorf("%s: %d bytes (want %d), headers %v", path, len(r.body), n, r.header)
+		}
+	}
+	a, _ := io.ReadAll(DownloadContent(100))
+	b, _ := io.ReadAll(DownloadContent(100))
+	if !bytes.Equal(a, b) || bytes.Count(a, a[:1]) == 100 {
+		t.Error("DownloadContent is not deterministic, or is one repeated byte")
+	}
+	apiTGet(t, srv, "/download?bytes=-1").wantError(t, 400, "bad_request")
+	apiTGet(t, srv, "/download?bytes=x").wantError(t, 400, "bad_request")
+}
+
+func TestAPI_Exports(t *testing.T) {
+	t.Parallel()
+	_, srv := apiTStart(t)
+	r := apiTDo(t, srv, apiTReq{method: "POST", path: "/exports", ctype: "application/json", body: `{"bytes":42}`})
+	r.wantStatus(t, http.StatusAccepted)
+	loc := r.header.Get("Location")
+	if loc != "exports/1" {
+		t.Fatalf("Location %q", loc)
+	}
+	next := r.url.ResolveReference(&url.URL{Path: loc})
+	done := apiTGet(t, srv, next.Path)
+	done.wantStatus(t, http.StatusOK)
+	var e struct {
+		ID     int    `json:"id"`
+		Status string `json:"status"`
+		Bytes  int64  `json:"bytes"`
+	}
+	done.decode(t, &e)
+	if e.ID != 1 || e.Status != "done" || e.Bytes != 42 {
+		t.Errorf("export %s", done.body)
+	}
+	apiTDo(t, srv, apiTReq{method: "POST", path: "/exports", ctype: "application/json", body: `{"bytes":-1}`}).wantError(t, 422, "validation_failed")
+	apiTGet(t, srv, "/exports/9").wantError(t, 404, "not_found")
+}
+
+func TestAPI_ErrorModel(t *testing.T) {
+	t.Parallel()
+	_, srv := apiTStart(t)
+	r := apiTGet(t, srv, "/users/424242")
+	r.wantStatus(t, 404)
+	var e APIError
+	r.decode(t, &e)
+	if e.Code != "not_found" || e.Message == "" || e.Error() != "not_found: "+e.Message {
+		t.Errorf("APIError = %+v, Error() %q", e, e.Error())
+	}
+	v := apiTDo(t, srv, apiTReq{method: "POST", path: "/users", ctype: "application/json", body: `{"name":""}`})
+	var ve APIError
+	v.decode(t, &ve)
+	if ve.Code != "validation_failed" || len(ve.Fields) == 0 {
+		t.Errorf("validation error = %+v", ve)
 	}
 }

@@ -18,12 +18,23 @@ const apiMaxBody = 1 << 20
 // apiMaxInt is the largest int.
 const apiMaxInt = int(^uint(0) >> 1)
 
-// apiError is the body of every error response.
-type apiError struct {
-	Error   string            `json:"error"`
-	Message string            `json:"message"`
-	Fields  map[string]string `json:"fields,omitempty"`
+// APIError is the API's error model: the JSON body of every error
+// response, {"error": "<code>", "message": "<text>"}, with "fields" on a
+// 422 validation_failed. *APIError implements error, so a client can pass
+// it to kit's WithErrorModel and match it with errors.As:
+//
+//	c, _ := kit.NewClient(srv.URL, kit.WithErrorModel[kittest.APIError]())
+//	_, err := getUser.Call(ctx, c, UserID{424242})
+//	var apiErr *kittest.APIError
+//	if errors.As(err, &apiErr) && apiErr.Code == "not_found" { ... }
+type APIError struct {
+	Code    string            `json:"error"`            // not_found, validation_failed, ...
+	Message string            `json:"message"`          // for people
+	Fields  map[string]string `json:"fields,omitempty"` // field name -> problem, on a 422
 }
+
+// Error returns "<code>: <message>".
+func (e *APIError) Error() string { return e.Code + ": " + e.Message }
 
 // apiEncodeJSON encodes v as a response body: JSON without HTML escaping,
 // with a trailing newline. If v cannot be encoded it returns the body of a
@@ -58,7 +69,7 @@ func apiWriteBody(w http.ResponseWriter, status int, body []byte) {
 
 // apiWriteError writes an error response.
 func apiWriteError(w http.ResponseWriter, status int, code, msg string) {
-	apiWriteJSON(w, status, apiError{Error: code, Message: msg})
+	apiWriteJSON(w, status, APIError{Code: code, Message: msg})
 }
 
 func apiBadRequest(w http.ResponseWriter, msg string) {
@@ -70,8 +81,8 @@ func apiNotFound(w http.ResponseWriter, msg string) {
 }
 
 func apiValidationFailed(w http.ResponseWriter, fields map[string]string) {
-	apiWriteJSON(w, http.StatusUnprocessableEntity, apiError{
-		Error:   "validation_failed",
+	apiWriteJSON(w, http.StatusUnprocessableEntity, APIError{
+		Code:    "validation_failed",
 		Message: "the request has invalid fields",
 		Fields:  fields,
 	})

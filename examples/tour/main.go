@@ -245,6 +245,9 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := interceptorTour(ctx, t, hc); err != nil {
 		return err
 	}
+	if err := httpTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
 	if err := asyncTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}

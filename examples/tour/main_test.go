@@ -31,7 +31,15 @@ func TestTour(t *testing.T) {
 		"does not implement kit.Engine",
 		"answered from memory: 2 hits, 2 304s at the server",
 		"without the signing interceptor: *kit.HTTPError 401",
-		"== 9. Done",
+		"OAuth2 client credentials, form-encoded: a Bearer token",
+		"→ POST /oauth/token",
+		`multipart upload: the server got part "doc", file tour.bin, 5242880 bytes, checksum match true`,
+		"streamed download (R = kit.Result[io.ReadCloser]): 48 MiB",
+		"202 Accepted with Location exports/1",
+		"export 1 is done",
+		"ErrNotModified=true",
+		"*kittest.APIError code=not_found",
+		"== 10. Done",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("tour output lacks %q", want)

@@ -14,6 +14,8 @@ type Tag struct {
 	Skip      bool   // the tag is exactly "-"
 	OmitEmpty bool   // ",omitempty": zero values are not sent
 	Header    bool   // ",header": the field is a request header
+	Query     bool   // ",query": a struct field's fields are query parameters
+	URL       bool   // ",url": the field is the whole URL of the call
 	Unknown   string // the first option that is not recognised, if any
 }
 
@@ -33,6 +35,10 @@ func Parse(tag string) Tag {
 			t.OmitEmpty = true
 		case "header":
 			t.Header = true
+		case "query":
+			t.Query = true
+		case "url":
+			t.URL = true
 		case "":
 		default:
 			if t.Unknown == "" {

@@ -35,6 +35,8 @@ func TestParse(t *testing.T) {
 		{"X-Request-Id,header", Tag{Name: "X-Request-Id", Header: true}},
 		{",omitempty", Tag{OmitEmpty: true}},
 		{"q,omitempty,header", Tag{Name: "q", OmitEmpty: true, Header: true}},
+		{",query", Tag{Query: true}},
+		{"next,url", Tag{Name: "next", URL: true}},
 		{"q,bogus,other", Tag{Name: "q", Unknown: "bogus"}},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,626 @@
+package kit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/textproto"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// File is a file to upload: the raw request body of an endpoint (a P field
+// of type File, on an endpoint declared without Multipart), or a file part
+// of a Multipart body model (a field of type File or []File). Its content is
+// streamed from Open, never held in memory by kit.
+//
+// Open is called once per attempt, and the reader it returns is closed by
+// kit: a retry and the resend after a 401 open the file again, so the same
+// bytes are sent each time. It may be called from another goroutine than the
+// caller's, and, for an interceptor that reads the body (to sign it), more
+// than once per attempt.
+type File struct {
+	Name        string                        // the file name sent with a multipart part; default: the part's name
+	ContentType string                        // default application/octet-stream
+	Open        func() (io.ReadCloser, error) // called once per attempt: retries and the resend after a 401 replay it
+
+	size  int64 // the content's length, when sized
+	sized bool  // FileFromBytes and OpenFile know the length, so the request gets a Content-Length
+}
+
+// FileFromBytes returns a File whose content is content (not copied: do not
+// modify it while a call may send it). Its length is known, so a request
+// with it gets a Content-Length.
+func FileFromBytes(name string, content []byte) File {
+	return File{
+		Name: name,
+		Open: func() (io.ReadCloser, error) {
+			return io.NopCloser(bytes.NewReader(content)), nil
+		},
+		size:  int64(len(content)),
+		sized: true,
+	}
+}
+
+// OpenFile returns a File for the file at path, named by its base name. The
+// file is opened again for each attempt (and closed after it); its size is
+// taken now, for the request's Content-Length, so a file whose size changes
+// before it is sent fails the request. It is an error if path does not name
+// a regular file.
+func OpenFile(path string) (File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return File{}, errorf("OpenFile", "%w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return File{}, errorf("OpenFile", "%s is not a regular file", path)
+	}
+	return File{
+		Name: filepath.Base(path),
+		Open: func() (io.ReadCloser, error) {
+			return os.Open(path)
+		},
+		size:  fi.Size(),
+		sized: true,
+	}, nil
+}
+
+// FormBody declares an endpoint whose body model is sent as
+// application/x-www-form-urlencoded (an OAuth2 token endpoint, an HTML
+// form) instead of JSON. The model's fields are the form fields, named as
+// in their json tags (so one model serves both encodings; omitempty and
+// omitzero are honoured, "-" leaves a field out), with values in the text
+// forms of query parameters; a slice repeats its key. A field without a
+// text form (a nested model, a map, a File) is a declaration error. The
+// model is validated before anything is sent, as a JSON body is.
+func FormBody() EndpointOption { return bodyEncOption{encForm} }
+
+// Multipart declares an endpoint whose body model is sent as
+// multipart/form-data (a file upload). Each field of the model is a part
+// named as in its json tag: a File (or a []File, one part each) is a file
+// part with the File's name and content type, a nested data model (or a
+// map) is a JSON part (Content-Type application/json), and anything else a
+// text part in the text form of a query parameter (a slice gives one part
+// per element; a []byte is sent as is). omitempty and omitzero are
+// honoured; nil values are left out. The body is streamed: uploading a file
+// of any size holds a small buffer, not the file, and the request has a
+// Content-Length when every File's length is known (FileFromBytes,
+// OpenFile). The model is validated before anything is sent.
+func Multipart() EndpointOption { return bodyEncOption{encMultipart} }
+
+// Private implementation past this point.
+
+// bodyEncoding is how an endpoint sends its body model.
+type bodyEncoding uint8
+
+const (
+	encJSON bodyEncoding = iota
+	encForm
+	encMultipart
+)
+
+func (e bodyEncoding) option() string {
+	switch e {
+	case encForm:
+		return "FormBody()"
+	case encMultipart:
+		return "Multipart()"
+	}
+	return "JSON"
+}
+
+type bodyEncOption struct{ enc bodyEncoding }
+
+func (o bodyEncOption) applyEndpoint(c *endpointConfig) {
+	if c.bodyEnc != encJSON && c.bodyEnc != o.enc {
+		c.problem = "FormBody() and Multipart() exclude each other"
+		return
+	}
+	c.bodyEnc = o.enc
+}
+
+func (o bodyEncOption) String() string { return "kit." + o.enc.option() }
+
+// length returns the File's length, or -1 when unknown.
+func (f *File) length() int64 {
+	if f.sized {
+		return f.size
+	}
+	return -1
+}
+
+func (f *File) contentType() string {
+	if f.ContentType != "" {
+		return f.ContentType
+	}
+	return "application/octet-stream"
+}
+
+// open calls f.Open, turning a nil reader into an error.
+func (f *File) open() (io.ReadCloser, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("opening file %q: %w", f.Name, err)
+	}
+	if rc == nil {
+		return nil, fmt.Errorf("opening file %q: Open returned a nil reader", f.Name)
+	}
+	return rc, nil
+}
+
+// fileBody is the GetBody of a raw File body.
+func fileBody(f File) func() (io.ReadCloser, error) {
+	return f.open
+}
+
+// formKind is how a field of a form or multipart body model is sent.
+type formKind uint8
+
+const (
+	formText      formKind = iota // one text value (a scalar, a []byte)
+	formTextSlice                 // one value per element
+	formFile                      // a File: a file part
+	formFileSlice                 // a []File: one file part each
+	formJSON                      // a nested model or a map: a JSON part
+	formDynamic                   // an interface: decided by the value it holds
+)
+
+type formField struct {
+	index     []int
+	goName    string
+	name      string
+	omitEmpty bool // json omitempty: false, 0, "", nil, empty slice or map
+	omitZero  bool // json omitzero: the zero value
+	kind      formKind
+	class     *typeClass
+}
+
+// formPlan is how one body model type is encoded as a form or multipart
+// body: worked out once per type and encoding, and cached.
+type formPlan struct {
+	fields []formField
+}
+
+type formPlanKey struct {
+	t         reflect.Type
+	multipart bool
+}
+
+var formPlans sync.Map // formPlanKey -> *formPlan or error
+
+// formPlanFor returns the plan of model type t (a struct or a pointer to
+// one) for a form (multipart false) or multipart body.
+func formPlanFor(t reflect.Type, multipart bool) (*formPlan, error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	key := formPlanKey{t, multipart}
+	if p, ok := formPlans.Load(key); ok {
+		if err, isErr := p.(error); isErr {
+			return nil, err
+		}
+		return p.(*formPlan), nil
+	}
+	p, err := newFormPlan(t, multipart)
+	if err != nil {
+		formPlans.Store(key, err)
+		return nil, err
+	}
+	formPlans.Store(key, p)
+	return p, nil
+}
+
+func newFormPlan(t reflect.Type, multipart bool) (*formPlan, error) {
+	enc := "form"
+	if multipart {
+		enc = "multipart"
+	}
+	if t.Kind() != reflect.Struct || !isModelType(t) {
+		return nil, fmt.Errorf("a %s body is one data model (a struct), not %s", enc, t)
+	}
+	p := &formPlan{}
+	for _, sf := range reflect.VisibleFields(t) {
+		name, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if sf.Tag.Get("json") == "-" {
+			continue
+		}
+		if sf.Anonymous && name == "" {
+			st := sf.Type
+			if st.Kind() == reflect.Pointer {
+				st = st.Elem()
+			}
+			if st.Kind() == reflect.Struct {
+				continue // its fields are promoted, as in JSON
+			}
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		f := formField{index: sf.Index, goName: sf.Name, name: name, class: classify(sf.Type)}
+		for _, o := range strings.Split(opts, ",") {
+			switch o {
+			case "omitempty":
+				f.omitEmpty = true
+			case "omitzero":
+				f.omitZero = true
+			}
+		}
+		switch f.class.kind {
+		case classScalar, classBytes:
+			f.kind = formText
+		case classSlice:
+			f.kind = formTextSlice
+		case classInterface:
+			f.kind = formDynamic
+		case classFile:
+			f.kind = formFile
+		case classFileSlice:
+			f.kind = formFileSlice
+		case classModel, classModelSlice, classMap:
+			f.kind = formJSON
+		default:
+			if f.class.why != "" {
+				return nil, fmt.Errorf("field %s of %s: %s", sf.Name, t, typeProblem(sf.Type, f.class.why))
+			}
+			return nil, fmt.Errorf("field %s of %s: type %s cannot be sent in a %s body", sf.Name, t, sf.Type, enc)
+		}
+		if !multipart {
+			switch f.kind {
+			case formFile, formFileSlice:
+				return nil, fmt.Errorf("field %s of %s is a kit.File: a form has text fields only; declare the endpoint with kit.Multipart() to upload files", sf.Name, t)
+			case formJSON:
+				return nil, fmt.Errorf("field %s of %s: type %s has no text form for a form field; declare the endpoint with kit.Multipart() to send it as a JSON part", sf.Name, t, sf.Type)
+			}
+		}
+		p.fields = append(p.fields, f)
+	}
+	return p, nil
+}
+
+// jsonFileField returns the name of a top-level field of the body model t
+// that is a File or []File (which a JSON body cannot carry), or "".
+func jsonFileField(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return ""
+	}
+	for _, sf := range reflect.VisibleFields(t) {
+		if !sf.IsExported() || sf.Tag.Get("json") == "-" {
+			continue
+		}
+		switch classify(sf.Type).kind {
+		case classFile, classFileSlice:
+			return sf.Name
+		}
+	}
+	return ""
+}
+
+// omit reports whether the field's value v is left out of the body.
+func (f *formField) omit(v reflect.Value) bool {
+	if f.omitZero && v.IsZero() {
+		return true
+	}
+	if f.omitEmpty && isEmptyJSON(v) {
+		return true
+	}
+	return isNilValue(v)
+}
+
+// isEmptyJSON is encoding/json's notion of empty, for omitempty.
+func isEmptyJSON(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
+		return v.IsZero()
+	}
+	return false
+}
+
+// modelValue returns the struct value of a body model (a struct or a
+// non-nil pointer to one).
+func modelValue(v reflect.Value) reflect.Value {
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		v = v.Elem()
+	}
+	return v
+}
+
+// encodeForm encodes the body model v as application/x-www-form-urlencoded.
+func encodeForm(v reflect.Value) ([]byte, error) {
+	p, err := formPlanFor(v.Type(), false)
+	if err != nil {
+		return nil, err
+	}
+	v = modelValue(v)
+	form := make(url.Values, len(p.fields))
+	for i := range p.fields {
+		f := &p.fields[i]
+		fv, err := v.FieldByIndexErr(f.index)
+		if err != nil || f.omit(fv) {
+			continue
+		}
+		c := f.class
+		if f.kind == formDynamic {
+			fv = fv.Elem()
+			c = classify(fv.Type())
+			switch c.kind {
+			case classScalar, classSlice, classBytes:
+			default:
+				return nil, fmt.Errorf("field %s: a value of type %s has no text form for a form field", f.goName, fv.Type())
+			}
+		}
+		err = addFormText(fv, c, func(s string) { form.Add(f.name, s) })
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", f.goName, err)
+		}
+	}
+	return []byte(form.Encode()), nil
+}
+
+// addFormText adds the text of a scalar, []byte or slice value.
+func addFormText(v reflect.Value, c *typeClass, add func(string)) error {
+	if c.kind == classBytes {
+		s, ok, err := c.format(v)
+		if ok {
+			add(s)
+		}
+		return err
+	}
+	return addText(v, c, add)
+}
+
+// multipartBody is a multipart/form-data body worked out for one call: the
+// bytes of its text and JSON parts and part headers, and the Files between
+// them, which are opened for each attempt. Nothing of a File's content is
+// held.
+type multipartBody struct {
+	contentType string
+	segments    []multipartSegment
+	length      int64 // -1 when some File's length is unknown
+}
+
+type multipartSegment struct {
+	data []byte
+	file *File
+}
+
+// quoteParam escapes s for a quoted Content-Disposition parameter: a
+// backslash before '\\' and '"', and control characters (which would break
+// the header line) percent-encoded, as browsers do for CR and LF.
+func quoteParam(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' || c == '"':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < ' ' || c == 0x7f:
+			fmt.Fprintf(&b, "%%%02X", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// encodeMultipart lays out the body model v as a multipart body.
+func encodeMultipart(v reflect.Value) (*multipartBody, error) {
+	p, err := formPlanFor(v.Type(), true)
+	if err != nil {
+		return nil, err
+	}
+	v = modelValue(v)
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	body := &multipartBody{contentType: mw.FormDataContentType()}
+	sized := true
+	addFile := func(name string, f File) error {
+		if f.Open == nil {
+			return fmt.Errorf("kit.File %q has no Open function", f.Name)
+		}
+		fname := f.Name
+		if fname == "" {
+			fname = name
+		}
+		if hasControl(f.ContentType) {
+			return fmt.Errorf("kit.File %q: the content type has a control character", f.Name)
+		}
+		h := make(textproto.MIMEHeader, 2)
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"; filename="%s"`, quoteParam(name), quoteParam(fname)))
+		h.Set("Content-Type", f.contentType())
+		if _, err := mw.CreatePart(h); err != nil {
+			return err
+		}
+		body.segments = append(body.segments, multipartSegment{data: bytes.Clone(buf.Bytes())}, multipartSegment{file: &f})
+		buf.Reset()
+		if f.sized {
+			body.length += f.size
+		} else {
+			sized = false
+		}
+		return nil
+	}
+	addText := func(name, s string) error {
+		h := make(textproto.MIMEHeader, 1)
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"`, quoteParam(name)))
+		w, err := mw.CreatePart(h)
+		if err == nil {
+			_, err = io.WriteString(w, s)
+		}
+		return err
+	}
+	addJSON := func(name string, fv reflect.Value) error {
+		b, err := marshalJSON(fv.Interface())
+		if err != nil {
+			return err
+		}
+		h := make(textproto.MIMEHeader, 2)
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"`, quoteParam(name)))
+		h.Set("Content-Type", "application/json")
+		w, err := mw.CreatePart(h)
+		if err == nil {
+			_, err = w.Write(b)
+		}
+		return err
+	}
+	for i := range p.fields {
+		f := &p.fields[i]
+		fv, err := v.FieldByIndexErr(f.index)
+		if err != nil || f.omit(fv) {
+			continue
+		}
+		kind, c := f.kind, f.class
+		if kind == formDynamic {
+			fv = fv.Elem()
+			c = classify(fv.Type())
+			switch c.kind {
+			case classScalar, classBytes:
+				kind = formText
+			case classSlice:
+				kind = formTextSlice
+			case classFile:
+				kind = formFile
+			case classFileSlice:
+				kind = formFileSlice
+			case classModel, classModelSlice, classMap:
+				kind = formJSON
+			default:
+				return nil, fmt.Errorf("field %s: a value of type %s cannot be sent as a part", f.goName, fv.Type())
+			}
+		}
+		switch kind {
+		case formText, formTextSlice:
+			var werr error
+			err = addFormText(fv, c, func(s string) {
+				if werr == nil {
+					werr = addText(f.name, s)
+				}
+			})
+			if err == nil {
+				err = werr
+			}
+		case formFile:
+			if fv.Kind() == reflect.Pointer {
+				fv = fv.Elem()
+			}
+			err = addFile(f.name, fv.Interface().(File))
+		case formFileSlice:
+			for j := 0; j < fv.Len() && err == nil; j++ {
+				ev := fv.Index(j)
+				if ev.Kind() == reflect.Pointer {
+					if ev.IsNil() {
+						continue
+					}
+					ev = ev.Elem()
+				}
+				err = addFile(f.name, ev.Interface().(File))
+			}
+		case formJSON:
+			err = addJSON(f.name, fv)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", f.goName, err)
+		}
+	}
+	if err := mw.Close(); err != nil {
+		return nil, err
+	}
+	body.segments = append(body.segments, multipartSegment{data: buf.Bytes()})
+	for _, s := range body.segments {
+		body.length += int64(len(s.data))
+	}
+	if !sized {
+		body.length = -1
+	}
+	return body, nil
+}
+
+// getBody is the request's GetBody: a new reader of the whole body, with
+// every File opened anew (and closed as soon as it is read, or by Close).
+func (b *multipartBody) getBody() (io.ReadCloser, error) {
+	r := &multipartReader{segs: b.segments, files: make([]io.ReadCloser, len(b.segments))}
+	for i, s := range b.segments {
+		if s.file == nil {
+			continue
+		}
+		rc, err := s.file.open()
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		r.files[i] = rc
+	}
+	return r, nil
+}
+
+// multipartReader reads the segments of a multipart body in turn.
+type multipartReader struct {
+	segs  []multipartSegment
+	files []io.ReadCloser // opened Files, by segment; nil once closed
+	i     int             // the segment being read
+	off   int             // the offset in a data segment
+}
+
+func (r *multipartReader) Read(p []byte) (int, error) {
+	for r.i < len(r.segs) {
+		s := r.segs[r.i]
+		if s.file == nil {
+			if r.off < len(s.data) {
+				n := copy(p, s.data[r.off:])
+				r.off += n
+				return n, nil
+			}
+			r.i, r.off = r.i+1, 0
+			continue
+		}
+		f := r.files[r.i]
+		if f == nil {
+			return 0, errors.New("read after Close")
+		}
+		n, err := f.Read(p)
+		if err == io.EOF {
+			f.Close()
+			r.files[r.i] = nil
+			r.i++
+			if n > 0 {
+				return n, nil
+			}
+			continue
+		}
+		if err != nil {
+			err = fmt.Errorf("reading file %q: %w", s.file.Name, err)
+		}
+		return n, err
+	}
+	return 0, io.EOF
+}
+
+// Close closes the Files not yet read to the end.
+func (r *multipartReader) Close() error {
+	var first error
+	for i, f := range r.files {
+		if f != nil {
+			if err := f.Close(); err != nil && first == nil {
+				first = err
+			}
+			r.files[i] = nil
+		}
+	}
+	r.i = len(r.segs)
+	return first
+}
