@@ -93,7 +93,8 @@ type Method struct {
 	R       types.Type // R of the endpoint, or T of the records
 	ok      bool       // no errors: emit it
 
-	misplaced bool // a malformed or trailing directive is reported already
+	misplaced bool   // a malformed or trailing directive is reported already
+	body      *Param // the request body, if any
 }
 
 // Param is one parameter of an endpoint method, after ctx, and its route.
@@ -168,6 +169,7 @@ func (g *generator) method(m *Method) {
 			}
 		}
 	}
+	g.checkBody(m)
 }
 
 // placeholder is a {name} of a path and its position.
@@ -244,23 +246,172 @@ func (g *generator) result(m *Method) {
 		g.errorf(pos, "%s: result %s: %s", m.Name, g.typeString(res), want)
 		return
 	}
-	// R as kit's newEndpointDecl accepts it.
-	r := types.Unalias(m.R)
-	if p, ok := r.(*types.Pointer); ok && isNamed(p.Elem(), kitPath, "Response") {
-		return
+	if why := g.resultProblem(m.R); why != "" {
+		g.errorf(pos, "%s: %s", m.Name, why)
+	}
+}
+
+// resultProblem is kit's resultKindFor: why R cannot be an endpoint's
+// result, or "" when it can.
+func (g *generator) resultProblem(r types.Type) string {
+	r = types.Unalias(r)
+	if isPointerTo(r, kitPath, "Response") || isNamed(r, "io", "ReadCloser") {
+		return ""
 	}
 	switch u := r.Underlying().(type) {
 	case *types.Interface:
 		if u.NumMethods() > 0 {
-			g.errorf(pos, "%s: result type %s is an interface; use a concrete type, any or *kit.Response", m.Name, g.typeString(m.R))
+			return fmt.Sprintf("result type %s is an interface; use a concrete type, any, io.ReadCloser or *kit.Response", g.typeString(r))
 		}
+		return ""
 	case *types.Signature, *types.Chan:
-		g.errorf(pos, "%s: result type %s cannot be decoded from JSON", m.Name, g.typeString(m.R))
+		return fmt.Sprintf("result type %s cannot be decoded from JSON", g.typeString(r))
 	case *types.Basic:
 		if u.Kind() == types.UnsafePointer {
-			g.errorf(pos, "%s: result type %s cannot be decoded from JSON", m.Name, g.typeString(m.R))
+			return fmt.Sprintf("result type %s cannot be decoded from JSON", g.typeString(r))
 		}
 	}
+	if isFile(r) {
+		return fmt.Sprintf("result type %s: a download is an io.ReadCloser (or a kit.Result[io.ReadCloser])", g.typeString(r))
+	}
+	if isNamed(r, kitPath, "Result") {
+		inner := r.(*types.Named).TypeArgs().At(0)
+		if isNamed(inner, kitPath, "Result") {
+			return fmt.Sprintf("result type %s: a Result of a Result", g.typeString(r))
+		}
+		return g.resultProblem(inner)
+	}
+	return ""
+}
+
+// checkBody is kit's checkBody for what the options say of the body's
+// encoding: kit.FormBody() and kit.Multipart() need one data model, and
+// only Multipart() takes files.
+func (g *generator) checkBody(m *Method) {
+	enc := ""
+	for _, o := range m.Options {
+		if o.enc == "" {
+			continue
+		}
+		if enc != "" && enc != o.enc {
+			g.errorf(o.Pos, "%s: %s and %s exclude each other", m.Name, enc, o.enc)
+			return
+		}
+		enc = o.enc
+	}
+	bf := m.body
+	switch {
+	case bf == nil:
+		dynamic := false
+		for _, p := range m.Params {
+			dynamic = dynamic || p.Route == routeDynamic
+		}
+		if enc != "" && !dynamic {
+			g.errorf(m.NamePos, "%s: %s needs a body model: a parameter that is a struct", m.Name, enc)
+		}
+	case bf.Route == routeFile:
+		if enc != "" {
+			g.errorf(bf.Pos, "%s: parameter %s is a kit.File, the raw request body; with %s put it in the body model", m.Name, bf.Name, enc)
+		}
+	case enc == "":
+		if name := g.jsonFileField(bf.Type); name != "" {
+			g.errorf(bf.Pos, "%s: field %s of the body model %s is a kit.File: add //kit:option kit.Multipart() to upload it", m.Name, name, g.typeString(bf.Type))
+		}
+	case bf.class.kind != classModel:
+		g.errorf(bf.Pos, "%s: a %s body is one data model (a struct), not %s", m.Name, enc, g.typeString(bf.Type))
+	default:
+		if why := g.formProblem(bf.Type, enc == "kit.Multipart()"); why != "" {
+			g.errorf(bf.Pos, "%s: %s", m.Name, why)
+		}
+	}
+}
+
+// jsonFileField is kit's jsonFileField: the name of a kit.File field of a
+// JSON body model, which JSON cannot carry.
+func (g *generator) jsonFileField(t types.Type) string {
+	for {
+		switch u := types.Unalias(t).Underlying().(type) {
+		case *types.Pointer:
+			t = u.Elem()
+			continue
+		case *types.Slice:
+			t = u.Elem()
+			continue
+		case *types.Array:
+			t = u.Elem()
+			continue
+		}
+		break
+	}
+	st, ok := types.Unalias(t).Underlying().(*types.Struct)
+	if !ok {
+		return ""
+	}
+	for _, vf := range visibleFields(st) {
+		if !vf.v.Exported() || vf.tag.Get("json") == "-" {
+			continue
+		}
+		switch g.cls.classify(vf.v.Type(), 0).kind {
+		case classFile, classFileSlice:
+			return vf.v.Name()
+		}
+	}
+	return ""
+}
+
+// formProblem is what kit's newFormPlan refuses in a form or multipart
+// body model, or "".
+func (g *generator) formProblem(t types.Type, multipart bool) string {
+	enc := "form"
+	if multipart {
+		enc = "multipart"
+	}
+	t = derefNamed(t)
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok || !g.cls.isModel(t) {
+		return fmt.Sprintf("a %s body is one data model (a struct), not %s", enc, g.typeString(t))
+	}
+	name := g.typeString(t)
+	for _, vf := range visibleFields(st) {
+		f := vf.v
+		jt := vf.tag.Get("json")
+		jname, _, _ := strings.Cut(jt, ",")
+		if jt == "-" {
+			continue
+		}
+		if f.Anonymous() && jname == "" {
+			if _, isStruct := derefNamed(f.Type()).Underlying().(*types.Struct); isStruct {
+				continue // promoted, as in JSON
+			}
+		}
+		if !f.Exported() {
+			continue
+		}
+		c := g.cls.classify(f.Type(), 0)
+		switch c.kind {
+		case classScalar, classBytes, classSlice, classInterface:
+		case classFile, classFileSlice:
+			if !multipart {
+				return fmt.Sprintf("field %s of %s is a kit.File: a form has text fields only; use //kit:option kit.Multipart() to upload files", f.Name(), name)
+			}
+		case classModel, classModelSlice, classMap:
+			if !multipart {
+				return fmt.Sprintf("field %s of %s: type %s has no text form for a form field; use //kit:option kit.Multipart() to send it as a JSON part", f.Name(), name, g.typeString(f.Type()))
+			}
+		default:
+			if c.why != "" {
+				return fmt.Sprintf("field %s of %s: %s", f.Name(), name, typeProblem(g.typeString(f.Type()), c.why))
+			}
+			return fmt.Sprintf("field %s of %s: type %s cannot be sent in a %s body", f.Name(), name, g.typeString(f.Type()), enc)
+		}
+	}
+	return ""
+}
+
+// isPointerTo reports whether t is *pkgPath.name.
+func isPointerTo(t types.Type, pkgPath, name string) bool {
+	p, ok := types.Unalias(t).(*types.Pointer)
+	return ok && isNamed(p.Elem(), pkgPath, name)
 }
 
 func isError(t types.Type) bool {
@@ -370,6 +521,7 @@ func (g *generator) routes(m *Method, placeholders []placeholder) {
 		return true
 	}
 	var omit []*dirLine
+	var urlParam *Param
 	for _, dl := range m.dirs {
 		d := dl.d
 		switch d.Verb {
@@ -403,6 +555,8 @@ func (g *generator) routes(m *Method, placeholders []placeholder) {
 					if p.class.kind == classInterface {
 						p.Route = routeDynamic
 					}
+				case classBytes:
+					g.errorf(dl.pos(d.Param.Off), "%s: parameter %s (%s) cannot be query parameter %s: %s", m.Name, p.Name, g.typeString(p.Type), d.Name.Text, whyBytes)
 				default:
 					g.errorf(dl.pos(d.Param.Off), "%s: parameter %s (%s) cannot be query parameter %s: it is not text or a slice of text", m.Name, p.Name, g.typeString(p.Type), d.Name.Text)
 				}
@@ -412,7 +566,21 @@ func (g *generator) routes(m *Method, placeholders []placeholder) {
 		case "omitempty":
 			omit = append(omit, dl)
 		case "url":
-			g.errorf(dl.pos(d.Off), "%s: //kit:url needs a kit with `kit:\",url\"` parameters", m.Name)
+			p := route(dl, d.Param)
+			if p == nil {
+				continue
+			}
+			if urlParam != nil {
+				g.errorf(dl.pos(d.Param.Off), "%s: parameters %s and %s are both //kit:url: a call has one URL", m.Name, urlParam.Name, p.Name)
+				continue
+			}
+			urlParam = p
+			b, isBasic := types.Unalias(p.Type).Underlying().(*types.Basic)
+			if !(isBasic && b.Info()&types.IsString != 0) && !isPointerTo(p.Type, "net/url", "URL") {
+				g.errorf(dl.pos(d.Param.Off), "%s: //kit:url {%s}: parameter %s is a string or a *url.URL, not %s", m.Name, p.Name, p.Name, g.typeString(p.Type))
+				continue
+			}
+			p.Route = routeURL
 		}
 	}
 
@@ -450,6 +618,8 @@ func (g *generator) routes(m *Method, placeholders []placeholder) {
 			}
 			filled[p] = ph.name
 			switch {
+			case p.class.kind == classBytes:
+				g.errorf(p.Pos, "%s: parameter %s (%s) fills {%s}: %s", m.Name, p.Name, g.typeString(p.Type), ph.name, whyBytes)
 			case p.class.kind == classInterface:
 				p.Route = routeDynamic // formatted by the value it holds
 			case p.class.text:
@@ -469,28 +639,40 @@ func (g *generator) routes(m *Method, placeholders []placeholder) {
 		}
 		p.Tag = wireName(p.Name)
 		switch p.class.kind {
-		case classModel, classModelSlice:
+		case classModel, classModelSlice, classFile:
+			p.Route = routeBody
+			if p.class.kind == classFile {
+				p.Route = routeFile
+			}
 			switch {
 			case body != nil:
-				g.errorf(p.Pos, "%s: parameters %s and %s are both data models, and a request has one JSON body", m.Name, body.Name, p.Name)
+				g.errorf(p.Pos, "%s: parameters %s and %s would both be the request body, and a request has one", m.Name, body.Name, p.Name)
 			case m.Verb == "GET" && p.class.kind == classModel:
 				g.errorf(p.Pos, "%s: parameter %s (%s) is a data model, so it would be the JSON body of a GET; add //kit:query {%s} to send its fields as query parameters", m.Name, p.Name, g.typeString(p.Type), p.Name)
+			case m.Verb == "GET" && p.class.kind == classFile:
+				g.errorf(p.Pos, "%s: parameter %s (%s) would be the raw request body of a GET, which has none", m.Name, p.Name, g.typeString(p.Type))
 			case m.Verb == "GET":
 				g.errorf(p.Pos, "%s: parameter %s (%s) is a list of data models, so it would be the JSON body of a GET, which has none", m.Name, p.Name, g.typeString(p.Type))
 			default:
 				body = p
 			}
-			p.Route = routeBody
 		case classMap:
 			p.Route = routeMap
 		case classInterface:
 			p.Route = routeDynamic
 		case classScalar, classSlice:
 			p.Route = routeQuery
+		case classBytes, classFileSlice:
+			g.errorf(p.Pos, "%s: parameter %s (%s) cannot be sent: %s", m.Name, p.Name, g.typeString(p.Type), p.class.why)
 		default:
+			if p.class.why != "" {
+				g.errorf(p.Pos, "%s: parameter %s cannot be sent: %s", m.Name, p.Name, typeProblem(g.typeString(p.Type), p.class.why))
+				break
+			}
 			g.errorf(p.Pos, "%s: parameter %s (%s) cannot be sent: it is not text, a slice of text, a map, a data model or an interface", m.Name, p.Name, g.typeString(p.Type))
 		}
 	}
+	m.body = body
 
 	// //kit:omitempty names query and header parameters.
 	for _, dl := range omit {
@@ -555,7 +737,7 @@ func (g *generator) spread(m *Method, p *Param, dl *dirLine, placeholders []plac
 		case f.err != "":
 			g.errorf(pos, "%s: //kit:query {%s}: field %s of %s: %s", m.Name, p.Name, f.goName, named.Obj().Name(), f.err)
 		case f.route == routeBody:
-			g.errorf(pos, "%s: //kit:query {%s}: field %s of %s is a data model, which would be the JSON body; a spread struct has query and header fields only", m.Name, p.Name, f.goName, named.Obj().Name())
+			g.errorf(pos, "%s: //kit:query {%s}: field %s of %s would be the request body; a spread struct has query and header fields only", m.Name, p.Name, f.goName, named.Obj().Name())
 		case f.route != routeHeader && isPlaceholder[f.name]:
 			g.errorf(pos, "%s: //kit:query {%s}: field %s of %s is named like the placeholder {%s}; fill placeholders with parameters", m.Name, p.Name, f.goName, named.Obj().Name(), f.name)
 		}
@@ -582,16 +764,17 @@ func (g *generator) spreadFields(st *types.Struct) []spreadField {
 		if len(vf.index) > 1 && !f.Exported() {
 			continue
 		}
-		if !f.Exported() || (f.Anonymous() && isStruct && vf.tag == "") {
+		kitTag := vf.tag.Get("kit")
+		if !f.Exported() || (f.Anonymous() && isStruct && kitTag == "") {
 			continue
 		}
 		sf := spreadField{goName: f.Name()}
-		if f.Anonymous() && isPtr && vf.tag == "" {
+		if f.Anonymous() && isPtr && kitTag == "" {
 			sf.err = "embedded pointers are not supported; embed the struct"
 			out = append(out, sf)
 			continue
 		}
-		tag := structtag.Parse(vf.tag)
+		tag := structtag.Parse(kitTag)
 		if tag.Skip {
 			continue
 		}
@@ -606,15 +789,22 @@ func (g *generator) spreadFields(st *types.Struct) []spreadField {
 		}
 		c := g.cls.classify(f.Type(), 0)
 		switch {
+		case tag.Query || tag.URL:
+			sf.err = "the kit tag options query and url are for kit's own parameter structs; a spread struct has query and header fields"
 		case c.kind == classInvalid:
 			sf.err = fmt.Sprintf("type %s cannot be sent as a parameter", g.typeString(f.Type()))
+			if c.why != "" {
+				sf.err = typeProblem(g.typeString(f.Type()), c.why)
+			}
 		case tag.Header:
 			sf.route = routeHeader
 			if !c.text && c.kind != classSlice && c.kind != classInterface {
 				sf.err = fmt.Sprintf("a header must be text or a slice of text, not %s", g.typeString(f.Type()))
 			}
-		case c.kind == classModel || c.kind == classModelSlice:
+		case c.kind == classModel || c.kind == classModelSlice || c.kind == classFile:
 			sf.route = routeBody
+		case c.kind == classBytes || c.kind == classFileSlice:
+			sf.err = typeProblem(g.typeString(f.Type()), c.why)
 		case c.kind == classMap:
 			sf.route = routeMap
 		case c.kind == classInterface:
@@ -725,6 +915,18 @@ func (g *generator) option(dl *dirLine, kind string) *Option {
 		return nil
 	}
 	o := &Option{Pos: pos, Expr: expr, pkgs: map[*ast.Ident]*types.Package{}, dot: map[*ast.Ident]bool{}}
+	if call, ok := ast.Unparen(expr).(*ast.CallExpr); ok {
+		var id *ast.Ident
+		switch fn := ast.Unparen(call.Fun).(type) {
+		case *ast.SelectorExpr:
+			id = fn.Sel
+		case *ast.Ident:
+			id = fn
+		}
+		if f, ok := info.Uses[id].(*types.Func); ok && f.Pkg() != nil && f.Pkg().Path() == kitPath && (f.Name() == "FormBody" || f.Name() == "Multipart") {
+			o.enc = "kit." + f.Name() + "()"
+		}
+	}
 	ast.Inspect(expr, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.SelectorExpr:

@@ -275,9 +275,11 @@ func (e *emitter) method(impl string, m *Method) {
 				continue
 			}
 			opts := ""
-			switch {
-			case p.Route == routeHeader:
+			switch p.Route {
+			case routeHeader:
 				opts = ",header"
+			case routeURL:
+				opts = ",url"
 			}
 			if p.OmitEmpty {
 				opts += ",omitempty"

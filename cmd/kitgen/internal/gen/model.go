@@ -84,6 +84,7 @@ type Option struct {
 	// renames them for the generated file.
 	pkgs map[*ast.Ident]*types.Package
 	dot  map[*ast.Ident]bool
+	enc  string // "kit.FormBody()" or "kit.Multipart()" when it is one of those
 }
 
 // dirLine is one directive comment line.

@@ -1,9 +1,11 @@
 package gen
 
 import (
+	"fmt"
 	"go/token"
 	"go/types"
 	"reflect"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -27,47 +29,75 @@ const (
 	classMap
 	classInterface // decided at call time
 	classInvalid
+	classFile      // kit.File or *kit.File: a raw body, or a multipart file part
+	classFileSlice // a slice of kit.File: multipart file parts only
+	classBytes     // []byte or [N]byte: never in the URL; a header, a form value
 )
 
 // typeClass is kit's typeClass, reduced to what decides a route: text
 // reports whether kit has a single-text formatter for the type (its
-// typeClass.format is not nil).
+// typeClass.format is not nil), and why is kit's reason for an invalid one.
 type typeClass struct {
 	kind classKind
 	text bool
+	why  string
+}
+
+// kit's reasons, for the same messages.
+const (
+	whyBytes     = "a []byte is never sent in the URL; send it as the request body with kit.FileFromBytes, or as a string"
+	whyReader    = "an io.Reader has no text form and is not a request body; send a body as a kit.File (kit.FileFromBytes, kit.OpenFile, or a File with an Open function)"
+	whyNoText    = "has no text form and is not a request body"
+	whyFileSlice = "a []kit.File is sent only as file parts of a Multipart() body model"
+)
+
+// typeProblem is kit's typeProblem.
+func typeProblem(t string, why string) string {
+	if strings.HasPrefix(why, "has ") {
+		return fmt.Sprintf("type %s %s", t, why)
+	}
+	return fmt.Sprintf("type %s: %s", t, why)
 }
 
 // classifier answers kit's questions about go/types types.
 type classifier struct {
 	textMarshaler *types.Interface // encoding.TextMarshaler
 	stringer      *types.Interface // fmt.Stringer
+	reader        *types.Interface // io.Reader
 }
 
 func newClassifier() *classifier {
 	byteSlice := types.NewSlice(types.Typ[types.Byte])
 	errType := types.Universe.Lookup("error").Type()
-	sig := func(results ...types.Type) *types.Signature {
-		vars := make([]*types.Var, len(results))
-		for i, r := range results {
-			vars[i] = types.NewParam(token.NoPos, nil, "", r)
+	tuple := func(ts ...types.Type) *types.Tuple {
+		vars := make([]*types.Var, len(ts))
+		for i, t := range ts {
+			vars[i] = types.NewParam(token.NoPos, nil, "", t)
 		}
-		return types.NewSignatureType(nil, nil, nil, nil, types.NewTuple(vars...), false)
+		return types.NewTuple(vars...)
 	}
-	iface := func(name string, s *types.Signature) *types.Interface {
-		it := types.NewInterfaceType([]*types.Func{types.NewFunc(token.NoPos, nil, name, s)}, nil)
-		return it.Complete()
+	iface := func(name string, params, results *types.Tuple) *types.Interface {
+		s := types.NewSignatureType(nil, nil, nil, params, results, false)
+		return types.NewInterfaceType([]*types.Func{types.NewFunc(token.NoPos, nil, name, s)}, nil).Complete()
 	}
 	return &classifier{
-		textMarshaler: iface("MarshalText", sig(byteSlice, errType)),
-		stringer:      iface("String", sig(types.Typ[types.String])),
+		textMarshaler: iface("MarshalText", nil, tuple(byteSlice, errType)),
+		stringer:      iface("String", nil, tuple(types.Typ[types.String])),
+		reader:        iface("Read", tuple(byteSlice), tuple(types.Typ[types.Int], errType)),
 	}
 }
 
-// classify is kit's classifyUncached.
+// classify is kit's classifyUncached, case by case.
 func (c *classifier) classify(t types.Type, depth int) typeClass {
 	t = types.Unalias(t)
 	if depth > 4 || !valid(t) {
 		return typeClass{kind: classInvalid}
+	}
+	if isFile(t) {
+		return typeClass{kind: classFile}
+	}
+	if c.isReader(t) && !types.Implements(t, c.textMarshaler) && !types.Implements(types.NewPointer(t), c.textMarshaler) {
+		return typeClass{kind: classInvalid, why: whyReader}
 	}
 	if c.isModel(t) {
 		// A struct is a data model even when it has a String method.
@@ -83,20 +113,27 @@ func (c *classifier) classify(t types.Type, depth int) typeClass {
 		}
 		return typeClass{kind: classScalar, text: true}
 	case *types.Interface:
+		if u.NumMethods() > 0 {
+			return typeClass{kind: classInvalid, why: whyNoText + " (an interface with methods)"}
+		}
 		return typeClass{kind: classInterface}
 	case *types.Slice, *types.Array:
-		elem := elemOf(u)
-		if b, ok := types.Unalias(elem).Underlying().(*types.Basic); ok && b.Kind() == types.Uint8 {
-			return typeClass{kind: classScalar, text: true} // kit's formatBytes
+		elem := types.Unalias(elemOf(u))
+		if b, ok := elem.Underlying().(*types.Basic); ok && b.Kind() == types.Uint8 {
+			return typeClass{kind: classBytes, text: true, why: whyBytes}
+		}
+		if p, ok := elem.Underlying().(*types.Pointer); isFile(elem) || ok && isFile(p.Elem()) {
+			return typeClass{kind: classFileSlice, why: whyFileSlice}
 		}
 		if c.isModel(elem) {
 			return typeClass{kind: classModelSlice}
 		}
-		switch c.classify(elem, depth+1).kind {
+		inner := c.classify(elem, depth+1)
+		switch inner.kind {
 		case classScalar, classInterface:
 			return typeClass{kind: classSlice}
 		}
-		return typeClass{kind: classInvalid}
+		return typeClass{kind: classInvalid, why: inner.why}
 	case *types.Map:
 		if c.classify(u.Key(), depth+1).kind != classScalar {
 			return typeClass{kind: classInvalid}
@@ -107,15 +144,37 @@ func (c *classifier) classify(t types.Type, depth int) typeClass {
 		}
 		return typeClass{kind: classInvalid}
 	case *types.Basic:
-		if u.Info()&(types.IsBoolean|types.IsInteger|types.IsFloat|types.IsString) != 0 && u.Kind() != types.UnsafePointer {
+		if u.Kind() == types.UnsafePointer {
+			return typeClass{kind: classInvalid, why: whyNoText}
+		}
+		if u.Info()&(types.IsBoolean|types.IsInteger|types.IsFloat|types.IsString) != 0 {
 			return typeClass{kind: classScalar, text: true}
 		}
+	case *types.Chan, *types.Signature:
+		return typeClass{kind: classInvalid, why: whyNoText}
 	}
 	return typeClass{kind: classInvalid}
 }
 
+// isFile reports whether t is kit.File or *kit.File.
+func isFile(t types.Type) bool {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	return isNamed(t, kitPath, "File")
+}
+
+// isReader is kit's isReader: t (or a pointer to it) is an io.Reader.
+func (c *classifier) isReader(t types.Type) bool {
+	if isInterface(t) {
+		return types.Implements(t, c.reader)
+	}
+	_, isPtr := t.Underlying().(*types.Pointer)
+	return types.Implements(t, c.reader) || (!isPtr && types.Implements(types.NewPointer(t), c.reader))
+}
+
 // isModel is kit's isModelType: a struct or a pointer to one, other than
-// time.Time and types that marshal themselves as text.
+// time.Time, kit.File, and types that marshal themselves as text or read.
 func (c *classifier) isModel(t types.Type) bool {
 	t = types.Unalias(t)
 	if p, ok := t.Underlying().(*types.Pointer); ok {
@@ -124,7 +183,9 @@ func (c *classifier) isModel(t types.Type) bool {
 	if _, ok := t.Underlying().(*types.Struct); !ok {
 		return false
 	}
-	return !isNamed(t, "time", "Time") && !types.Implements(types.NewPointer(t), c.textMarshaler)
+	ptr := types.NewPointer(t)
+	return !isNamed(t, "time", "Time") && !isNamed(t, kitPath, "File") &&
+		!types.Implements(ptr, c.textMarshaler) && !types.Implements(ptr, c.reader)
 }
 
 // hasTextForm reports whether kit's textFormatter has a formatter for t:
@@ -136,7 +197,7 @@ func (c *classifier) hasTextForm(t types.Type) bool {
 	}
 	_, isPtr := t.Underlying().(*types.Pointer)
 	for _, it := range []*types.Interface{c.textMarshaler, c.stringer} {
-		if types.Implements(t, it) || (!isPtr && !isInterface(t) && types.Implements(types.NewPointer(t), it)) {
+		if types.Implements(t, it) || (!isPtr && types.Implements(types.NewPointer(t), it)) {
 			return true
 		}
 	}
@@ -194,6 +255,8 @@ const (
 	routeMap                  // one query parameter per entry
 	routeDynamic              // decided per call by the value held
 	routeSpread               // //kit:query {p} on a struct: its fields, embedded in P
+	routeFile                 // a kit.File: the raw request body
+	routeURL                  // //kit:url {p}: the whole URL of the call
 )
 
 func (r route) String() string {
@@ -214,6 +277,10 @@ func (r route) String() string {
 		return "dynamic"
 	case routeSpread:
 		return "spread"
+	case routeFile:
+		return "body"
+	case routeURL:
+		return "URL"
 	}
 	return "?"
 }
@@ -232,7 +299,7 @@ func exported(name string) string {
 // visField is a field of a struct as reflect.VisibleFields lists it.
 type visField struct {
 	v     *types.Var
-	tag   string // the kit tag
+	tag   reflect.StructTag
 	index []int
 }
 
@@ -281,7 +348,7 @@ func (w *fieldWalker) walk(st *types.Struct) {
 		}
 		if add {
 			w.byName[f.Name()] = len(w.fields)
-			w.fields = append(w.fields, visField{v: f, tag: reflect.StructTag(st.Tag(i)).Get("kit"), index: append([]int(nil), w.index...)})
+			w.fields = append(w.fields, visField{v: f, tag: reflect.StructTag(st.Tag(i)), index: append([]int(nil), w.index...)})
 			w.hidden = append(w.hidden, false)
 		}
 		if f.Anonymous() {

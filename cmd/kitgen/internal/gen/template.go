@@ -20,6 +20,11 @@ type pathTemplate struct {
 func parsePathTemplate(raw string) (*pathTemplate, error) {
 	t := &pathTemplate{}
 	path, query, hasQuery := strings.Cut(raw, "?")
+	if _, rest, ok, err := splitOrigin(path); err != nil {
+		return nil, err
+	} else if ok {
+		path = rest
+	}
 	if hasQuery {
 		if strings.ContainsAny(query, "{}") {
 			return nil, fmt.Errorf("placeholder in the query %q: only the path has placeholders; make it a field", query)
@@ -64,4 +69,29 @@ func parsePathTemplate(raw string) (*pathTemplate, error) {
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// splitOrigin splits an absolute http(s) URL path template into its origin
+// ("https://host") and path. ok is false for a plain path.
+func splitOrigin(path string) (origin, rest string, ok bool, err error) {
+	scheme, after, found := strings.Cut(path, "://")
+	if !found {
+		return "", path, false, nil
+	}
+	scheme = strings.ToLower(scheme)
+	if scheme != "http" && scheme != "https" {
+		if strings.ContainsAny(scheme, "/{") {
+			return "", path, false, nil // "://" inside a path
+		}
+		return "", "", false, fmt.Errorf("absolute URL with scheme %q: only http and https URLs can be endpoints", scheme)
+	}
+	host, p, _ := strings.Cut(after, "/")
+	if strings.ContainsAny(host, "{}") {
+		return "", "", false, fmt.Errorf("placeholder in the host %q: only the path has placeholders", host)
+	}
+	u, perr := url.Parse(scheme + "://" + host)
+	if perr != nil || u.Host == "" || u.User != nil || u.Fragment != "" {
+		return "", "", false, fmt.Errorf("bad host %q in absolute URL", host)
+	}
+	return scheme + "://" + strings.ToLower(u.Host), "/" + p, true, nil
 }
