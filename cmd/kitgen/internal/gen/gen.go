@@ -27,10 +27,21 @@ const DefaultOutput = "kit_gen.go"
 // type. Declaration mistakes come back as diagnostics, sorted; err is for
 // failures to run at all.
 func Generate(dir, output string, tags []string) (src []byte, diags []Diag, err error) {
+	g, diags, err := analyze(dir, output, tags)
+	if err != nil || len(diags) > 0 || len(g.model.Roots) == 0 {
+		return nil, diags, err
+	}
+	src, err = g.emit()
+	return src, nil, err
+}
+
+// analyze loads the package in dir and reads its declarations. The
+// diagnostics are sorted.
+func analyze(dir, output string, tags []string) (*generator, []Diag, error) {
 	if output == "" {
 		output = DefaultOutput
 	}
-	dir, err = filepath.Abs(dir)
+	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -60,17 +71,10 @@ func Generate(dir, output string, tags []string) (src []byte, diags []Diag, err 
 	}
 	if len(typeDiags) > 0 {
 		sortDiags(typeDiags)
-		return nil, typeDiags, nil
+		return g, typeDiags, nil
 	}
-	if len(g.diags) > 0 {
-		sortDiags(g.diags)
-		return nil, g.diags, nil
-	}
-	if len(g.model.Roots) == 0 {
-		return nil, nil, nil
-	}
-	src, err = g.emit()
-	return src, nil, err
+	sortDiags(g.diags)
+	return g, g.diags, nil
 }
 
 // inDeclarations reports whether pos is inside one of the type
