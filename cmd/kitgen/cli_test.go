@@ -136,3 +136,32 @@ func TestDiagnosticsAndFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestBuildTags(t *testing.T) {
+	t.Parallel()
+	_, pkg := cliModule(t)
+	testmod.WriteFile(t, filepath.Join(pkg, "extra.go"), []byte(`//go:build special
+
+package api
+
+import "github.com/kithttp/kit"
+
+//kit:client
+type Extra struct {
+	*kit.Client
+}
+`))
+	out := filepath.Join(pkg, "kit_gen.go")
+	for _, tc := range []struct {
+		args      []string
+		wantExtra bool
+	}{{nil, false}, {[]string{"-tags", "special"}, true}} {
+		if code, msg := kitgen(t, pkg, tc.args...); code != 0 {
+			t.Fatalf("kitgen %v: exit %d\n%s", tc.args, code, msg)
+		}
+		src, _ := os.ReadFile(out)
+		if got := strings.Contains(string(src), "func NewExtra("); got != tc.wantExtra {
+			t.Errorf("kitgen %v: NewExtra generated: %v, want %v", tc.args, got, tc.wantExtra)
+		}
+	}
+}

@@ -51,20 +51,14 @@ func analyze(dir, output string, tags []string) (*generator, []Diag, error) {
 		sortDiags(diags)
 		return nil, diags, err
 	}
-	g := &generator{fset: fset, pkg: pkg.Types, info: pkg.TypesInfo, output: output}
-	for _, f := range pkg.Syntax {
-		if filepath.Base(fset.Position(f.Package).Filename) == output {
-			continue
-		}
-		g.files = append(g.files, f)
-	}
+	g := &generator{fset: fset, pkg: pkg.types, info: pkg.info, files: pkg.files, output: output}
 	g.build()
 
 	// Type errors inside the declarations come first, as the compiler
 	// prints them: the rest would only follow from them. Those elsewhere
 	// (typically uses of what kitgen generates) are ignored.
 	var typeDiags []Diag
-	for _, te := range pkg.TypeErrors {
+	for _, te := range pkg.typeErrors {
 		if g.inDeclarations(te.Pos) {
 			typeDiags = append(typeDiags, Diag{Position: fset.Position(te.Pos), Msg: te.Msg})
 		}

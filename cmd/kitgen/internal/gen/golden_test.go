@@ -2,6 +2,7 @@ package gen
 
 import (
 	"bytes"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/kithttp/kit/cmd/kitgen/internal/testmod"
-	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/txtar"
 )
 
@@ -50,18 +50,16 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// typeCheck loads the package in dir, generated file included, and fails
-// on any error.
+// typeCheck type-checks the package in dir, generated file included, and
+// fails on any error.
 func typeCheck(t *testing.T, dir string) {
 	t.Helper()
-	pkgs, err := packages.Load(&packages.Config{Mode: loadMode, Dir: dir}, ".")
-	if err != nil {
-		t.Fatal(err)
+	pkg, diags, err := load(token.NewFileSet(), dir, "", nil)
+	if err != nil || len(diags) > 0 {
+		t.Fatalf("loading the generated package: %v %v", err, diags)
 	}
-	for _, p := range pkgs {
-		for _, e := range p.Errors {
-			t.Errorf("generated package does not compile: %v", e)
-		}
+	for _, e := range pkg.typeErrors {
+		t.Errorf("generated package does not compile: %v", e)
 	}
 }
 
