@@ -138,7 +138,9 @@ func TestHandwrittenMatchesGenerated(t *testing.T) {
 	team := "Payments"
 	newUser := github.User{Name: "Grace Hopper", Email: "grace@example.com"}
 	for _, call := range []func(g *github.Client, h *handClient) (any, any){
-		func(g *github.Client, h *handClient) (any, any) { return call2(g.GetUser(ctx, 3)), call2(h.GetUser(ctx, 3)) },
+		func(g *github.Client, h *handClient) (any, any) {
+			return call2(g.GetUser(ctx, 3)), call2(h.GetUser(ctx, 3))
+		},
 		func(g *github.Client, h *handClient) (any, any) {
 			return call2(g.SearchUsers(ctx, "a", 0, 2, 5)), call2(h.SearchUsers(ctx, "a", 0, 2, 5))
 		},
@@ -162,8 +164,12 @@ func TestHandwrittenMatchesGenerated(t *testing.T) {
 		func(g *github.Client, h *handClient) (any, any) {
 			return g.Users.Deactivate(ctx, 4, github.Activity{}), h.Users.Deactivate(ctx, 4, github.Activity{})
 		},
-		func(g *github.Client, h *handClient) (any, any) { return call2(g.Users.Get(ctx, 4)), call2(h.Users.Get(ctx, 4)) },
-		func(g *github.Client, h *handClient) (any, any) { return call2(g.Teams.List(ctx, nil)), call2(h.Teams.List(ctx, nil)) },
+		func(g *github.Client, h *handClient) (any, any) {
+			return call2(g.Users.Get(ctx, 4)), call2(h.Users.Get(ctx, 4))
+		},
+		func(g *github.Client, h *handClient) (any, any) {
+			return call2(g.Teams.List(ctx, nil)), call2(h.Teams.List(ctx, nil))
+		},
 	} {
 		genEngine.Reset()
 		handEngine.Reset()
