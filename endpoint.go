@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+
+	"github.com/kithttp/kit/internal/pathtmpl"
 )
 
 // Endpoint is a typed HTTP endpoint: a method and a path template, a
@@ -133,7 +135,7 @@ type endpointConfig struct {
 type endpointDecl struct {
 	method string
 	name   string
-	tmpl   *pathTemplate
+	tmpl   *pathtmpl.Template
 	plan   *paramPlan
 	noArgs bool // P has nothing to route
 	result resultKind
@@ -167,18 +169,18 @@ func newEndpointDecl(method, path string, pType, rType reflect.Type, opts []Endp
 	if d.problem != "" {
 		return nil, declErr("%s", d.problem)
 	}
-	tmpl, err := parsePathTemplate(path)
+	tmpl, err := pathtmpl.Parse(path)
 	if err != nil {
 		return nil, declErr("%v", err)
 	}
 	d.tmpl = tmpl
 	if pType == noParamsType || (pType != nil && pType.Kind() == reflect.Struct && pType.NumField() == 0) {
 		d.noArgs = true
-		if len(tmpl.placeholders) > 0 {
-			return nil, declErr("placeholder {%s} has no field: P is %s", tmpl.placeholders[0], pType)
+		if len(tmpl.Placeholders) > 0 {
+			return nil, declErr("placeholder {%s} has no field: P is %s", tmpl.Placeholders[0], pType)
 		}
 	} else {
-		plan, err := newParamPlan(pType, tmpl.placeholders)
+		plan, err := newParamPlan(pType, tmpl.Placeholders)
 		if err != nil {
 			return nil, declErr("%v", err)
 		}
@@ -231,7 +233,7 @@ func (d *endpointDecl) engineError(st *clientState, lacks string) error {
 // request to send. It validates and encodes the body; nothing is sent when
 // it fails.
 func (d *endpointDecl) request(st *clientState, params any) (*Request, error) {
-	r := routed{names: d.tmpl.placeholders}
+	r := routed{names: d.tmpl.Placeholders}
 	if n := len(r.names); n > 0 {
 		r.vals = make([]string, n)
 		r.filled = make([]bool, n)

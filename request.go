@@ -46,12 +46,12 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 			}
 		}
 		var b strings.Builder
-		b.Grow(len(st.prefix) + len(d.tmpl.raw) + 64)
+		b.Grow(len(st.prefix) + len(d.tmpl.Raw) + 64)
 		b.WriteString(st.prefix)
-		if err := d.tmpl.expand(&b, r.names, r.vals); err != nil {
+		if err := d.tmpl.Expand(&b, r.names, r.vals); err != nil {
 			return nil, errorf(d.name, "%w", err)
 		}
-		if q := mergeQuery(st.baseQuery, d.tmpl.static, r.query); len(q) > 0 {
+		if q := mergeQuery(st.baseQuery, d.tmpl.Static, r.query); len(q) > 0 {
 			b.WriteByte('?')
 			b.WriteString(q.Encode())
 		}

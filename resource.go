@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+
+	"github.com/kithttp/kit/internal/pathtmpl"
 )
 
 // Resource is a REST collection of records of type T at a path: the five
@@ -229,7 +231,7 @@ func newResourceCore(b Binding, path string, opts []ResourceOption, kind string)
 			opPatch:  {http.MethodPatch, item},
 			opDelete: {http.MethodDelete, item},
 		} {
-			tmpl, err := parsePathTemplate(spec.path)
+			tmpl, err := pathtmpl.Parse(spec.path)
 			if err != nil {
 				return fail("%w", err)
 			}
@@ -292,7 +294,7 @@ func (rc *resourceCore) asyncChain() Sender {
 
 // collectionURL is the URL of the collection with a query.
 func (rc *resourceCore) collectionURL(q url.Values) string {
-	u := rc.st.prefix + rc.ops[opList].tmpl.parts[0].literal
+	u := rc.st.prefix + rc.ops[opList].tmpl.Parts[0].Literal
 	q = mergeQuery(rc.st.baseQuery, nil, q)
 	if len(q) > 0 {
 		u += "?" + q.Encode()
@@ -321,7 +323,7 @@ func (rc *resourceCore) crudRequest(op int, id any, body any, chain Sender) (*Re
 		return nil, err
 	}
 	d := rc.ops[op]
-	r := routed{names: d.tmpl.placeholders}
+	r := routed{names: d.tmpl.Placeholders}
 	if len(r.names) > 0 {
 		s, err := formatID(id)
 		if err != nil {
