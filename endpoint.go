@@ -127,6 +127,7 @@ func mustEndpoint[P, R any](method, path string, opts []EndpointOption) *Endpoin
 type endpointConfig struct {
 	callPolicy
 	problem string
+	paging  pagingConfig // WithPaginator, WithMaxPages, WithPrefetch: paged endpoints only
 }
 
 // endpointDecl is everything about an endpoint that does not depend on the
@@ -168,6 +169,9 @@ func newEndpointDecl(method, path string, pType, rType reflect.Type, opts []Endp
 	}
 	if d.problem != "" {
 		return nil, declErr("%s", d.problem)
+	}
+	if d.paging.option != "" {
+		return nil, declErr("%s applies to a paged endpoint (kit.Paged) or a resource, not to an endpoint declared with kit.%s", d.paging.option, declaredWith(method))
 	}
 	tmpl, err := pathtmpl.Parse(path)
 	if err != nil {
@@ -233,6 +237,15 @@ func (d *endpointDecl) engineError(st *clientState, lacks string) error {
 // request to send. It validates and encodes the body; nothing is sent when
 // it fails.
 func (d *endpointDecl) request(st *clientState, params any) (*Request, error) {
+	r, err := d.route(params)
+	if err != nil {
+		return nil, err
+	}
+	return st.build(d, &r, "")
+}
+
+// route routes the call's parameters (params is a *P).
+func (d *endpointDecl) route(params any) (routed, error) {
 	r := routed{names: d.tmpl.Placeholders}
 	if n := len(r.names); n > 0 {
 		r.vals = make([]string, n)
@@ -241,8 +254,17 @@ func (d *endpointDecl) request(st *clientState, params any) (*Request, error) {
 	if !d.noArgs {
 		v := reflect.ValueOf(params).Elem()
 		if err := d.plan.apply(v, &r); err != nil {
-			return nil, errorf(d.name, "%w", err)
+			return routed{}, errorf(d.name, "%w", err)
 		}
 	}
-	return st.build(d, &r, "")
+	return r, nil
+}
+
+// declaredWith names the function that declares endpoints of method.
+func declaredWith(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch:
+		return method[:1] + strings.ToLower(method[1:])
+	}
+	return "NewEndpoint"
 }

@@ -145,6 +145,7 @@ func TestErrorGrammar(t *testing.T) {
 		{"query of a bad type", firstErr(kit.NewResource[user](c, "/users").Iterate(ctx, struct{ C chan int }{}))},
 		{"cycling cursor", firstErr(kit.NewResource[user](c, "/cycle", kit.WithPaginator(kit.Cursor{})).All(ctx))},
 		{"next link to another origin", firstAny(kit.NewResource[any](c, "/away", kit.WithPaginator(kit.LinkHeader{})).All(ctx))},
+		{"pagination option on a plain endpoint", errOf(kit.NewEndpoint[kit.NoParams, []user]("GET", "/users", kit.WithPrefetch(2)))},
 	}
 	var b strings.Builder
 	for _, tc := range cases {

@@ -40,16 +40,10 @@ var defaultPolicy = &callPolicy{}
 // nothing is sent when build fails.
 func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Request, error) {
 	if rawURL == "" {
-		for i, ok := range r.filled {
-			if !ok {
-				return nil, errorf(d.name, "no value for path parameter {%s}", r.names[i])
-			}
-		}
 		var b strings.Builder
 		b.Grow(len(st.prefix) + len(d.tmpl.Raw) + 64)
-		b.WriteString(st.prefix)
-		if err := d.tmpl.Expand(&b, r.names, r.vals); err != nil {
-			return nil, errorf(d.name, "%w", err)
+		if err := st.writePath(&b, d, r); err != nil {
+			return nil, err
 		}
 		if q := mergeQuery(st.baseQuery, d.tmpl.Static, r.query); len(q) > 0 {
 			b.WriteByte('?')
@@ -102,6 +96,21 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 	}
 	req.Header = h
 	return req, nil
+}
+
+// writePath writes the URL of a call of d without its query: the client's
+// prefix and d's path with the routed placeholder values.
+func (st *clientState) writePath(b *strings.Builder, d *endpointDecl, r *routed) error {
+	for i, ok := range r.filled {
+		if !ok {
+			return errorf(d.name, "no value for path parameter {%s}", r.names[i])
+		}
+	}
+	b.WriteString(st.prefix)
+	if err := d.tmpl.Expand(b, r.names, r.vals); err != nil {
+		return errorf(d.name, "%w", err)
+	}
+	return nil
 }
 
 // bytesBody is a GetBody over b: each call gets a new reader of the same
