@@ -155,6 +155,12 @@ const (
 var responseType = reflect.TypeFor[*Response]()
 
 func newEndpointDecl(method, path string, pType, rType reflect.Type, opts []EndpointOption) (*endpointDecl, error) {
+	return declare(method, path, pType, rType, opts, false)
+}
+
+// declare checks and makes the declaration of an endpoint, or of a paged
+// endpoint (paged: rType is the record type, and pagination options apply).
+func declare(method, path string, pType, rType reflect.Type, opts []EndpointOption, paged bool) (*endpointDecl, error) {
 	declErr := func(format string, args ...any) error {
 		return &DeclarationError{Method: method, Path: path, Reason: fmt.Sprintf(format, args...)}
 	}
@@ -170,7 +176,11 @@ func newEndpointDecl(method, path string, pType, rType reflect.Type, opts []Endp
 	if d.problem != "" {
 		return nil, declErr("%s", d.problem)
 	}
-	if d.paging.option != "" {
+	if paged {
+		if err := d.paging.complete(); err != nil {
+			return nil, declErr("%v", err)
+		}
+	} else if d.paging.option != "" {
 		return nil, declErr("%s applies to a paged endpoint (kit.Paged) or a resource, not to an endpoint declared with kit.%s", d.paging.option, declaredWith(method))
 	}
 	tmpl, err := pathtmpl.Parse(path)
@@ -189,6 +199,12 @@ func newEndpointDecl(method, path string, pType, rType reflect.Type, opts []Endp
 			return nil, declErr("%v", err)
 		}
 		d.plan = plan
+		if paged && plan.body >= 0 {
+			return nil, declErr("field %s is a data model, which would be the JSON body; a paged endpoint sends GET requests without a body (embed the struct to send its fields as query parameters)", plan.fields[plan.body].goName)
+		}
+	}
+	if paged && rType == responseType {
+		return nil, declErr("record type *kit.Response: records are decoded from JSON; use a data model, or any for raw JSON (Pages gives each page's *kit.Response)")
 	}
 	switch {
 	case rType == responseType:

@@ -146,6 +146,8 @@ func TestErrorGrammar(t *testing.T) {
 		{"cycling cursor", firstErr(kit.NewResource[user](c, "/cycle", kit.WithPaginator(kit.Cursor{})).All(ctx))},
 		{"next link to another origin", firstAny(kit.NewResource[any](c, "/away", kit.WithPaginator(kit.LinkHeader{})).All(ctx))},
 		{"pagination option on a plain endpoint", errOf(kit.NewEndpoint[kit.NoParams, []user]("GET", "/users", kit.WithPrefetch(2)))},
+		{"GoIterate on a sync client", firstErr(kit.Paged[idParams, user]("/teams/{id}/members").GoIterate(ctx, c, idParams{"1"}))},
+		{"pipelined walk after Close", firstErr(kit.Paged[idParams, user]("/teams/{id}/members", kit.WithPrefetch(4)).GoIterate(ctx, closed, idParams{"1"}))},
 	}
 	var b strings.Builder
 	for _, tc := range cases {

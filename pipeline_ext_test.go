@@ -105,7 +105,8 @@ func maps(m map[int]int) map[int]int {
 	return out
 }
 
-// pipeWalker is one way to make a pipelined walk.
+// pipeWalker is one way to make a pipelined walk: an AsyncResource, or a
+// paged endpoint's GoIterate.
 type pipeWalker struct {
 	name string
 	walk func(ctx context.Context, ac *kit.AsyncClient, p kit.Paginator, opts ...pagingOption) iter.Seq2[apiUser, error]
@@ -124,6 +125,14 @@ var pipeWalkers = []pipeWalker{
 			ro = append(ro, o)
 		}
 		return kit.NewAsyncResource[apiUser](ac, "/x", ro...).All(ctx)
+	}},
+	{"GoIterate", func(ctx context.Context, ac *kit.AsyncClient, p kit.Paginator, opts ...pagingOption) iter.Seq2[apiUser, error] {
+		eo := []kit.EndpointOption{kit.WithPaginator(p)}
+		for _, o := range opts {
+			eo = append(eo, o)
+		}
+		ep := kit.Paged[struct{ Dir string }, apiUser]("/{dir}", eo...)
+		return ep.GoIterate(ctx, ac, struct{ Dir string }{"x"})
 	}},
 }
 
