@@ -172,6 +172,7 @@ type pagingConfig struct {
 	maxPages  int
 	prefetch  int
 	layout    *pageLayout // where a page's records are: from the paginator
+	ahead     Lookahead   // the paginator, when it can name pages ahead
 	option    string      // the first pagination option given, for a declaration error
 }
 
@@ -192,6 +193,7 @@ func (pg *pagingConfig) complete() error {
 		return fmt.Errorf("paginator %T: %w", pg.paginator, err)
 	}
 	pg.layout = l
+	pg.ahead, _ = pg.paginator.(Lookahead)
 	return nil
 }
 

@@ -190,7 +190,7 @@ func (w *walk) window() int {
 	if n <= 0 {
 		return 0
 	}
-	if _, ok := w.pg.paginator.(Lookahead); !ok {
+	if w.pg.ahead == nil {
 		n = 1
 	}
 	if w.st.slots != nil {
@@ -361,8 +361,8 @@ func (r *pageRun[T]) enqueue(pr PageRequest, u string) error {
 // cannot be named ahead ends the topping up, not the walk: NextPage will
 // name it, or end the walk with the error.
 func (r *pageRun[T]) ahead(limit, received int) error {
-	la, ok := r.w.pg.paginator.(Lookahead)
-	if !ok || r.window == 0 {
+	la := r.w.pg.ahead
+	if la == nil || r.window == 0 {
 		return nil
 	}
 	w := r.w
