@@ -678,6 +678,58 @@ func TestPipelineWrongGuesses(t *testing.T) {
 	}
 }
 
+// linkAhead names its pages with relative URLs, as a Link header would,
+// and can name them ahead.
+type linkAhead struct{}
+
+func (linkAhead) FirstPage(q url.Values) kit.PageRequest {
+	return kit.PageRequest{URL: "x?page=1&page_size=10"}
+}
+
+func (l linkAhead) NextPage(resp *kit.Response, prev kit.PageRequest) (*kit.PageRequest, error) {
+	var body struct{ Data []apiUser }
+	if err := resp.JSON(&body); err != nil || len(body.Data) < 10 {
+		return nil, err
+	}
+	next, _ := l.PageAfter(prev)
+	return &next, nil
+}
+
+func (linkAhead) PageAfter(prev kit.PageRequest) (kit.PageRequest, bool) {
+	u, err := url.Parse(prev.URL)
+	if err != nil {
+		return kit.PageRequest{}, false
+	}
+	n, _ := strconv.Atoi(u.Query().Get("page"))
+	return kit.PageRequest{URL: fmt.Sprintf("x?page=%d&page_size=10", n+1)}, true
+}
+
+// TestPipelineRelativeURLs: pages named ahead by relative URLs resolve
+// like the ones NextPage names, so they are confirmed, not requested twice.
+func TestPipelineRelativeURLs(t *testing.T) {
+	t.Parallel()
+	for _, w := range pipeWalkers {
+		t.Run(w.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newPipeServer(95)
+			_, ac := setupAsync(t, srv)
+			ids, errs := collect(w.walk(t.Context(), ac, linkAhead{}, kit.WithPrefetch(4)))
+			if len(errs) != 0 || !slices.Equal(ids, seq(1, 95)) {
+				t.Fatalf("ids %v, errs %v", ids, errs)
+			}
+			reqs, _, per := srv.stats()
+			for page, n := range per {
+				if n != 1 {
+					t.Fatalf("page %d requested %d times", page, n)
+				}
+			}
+			if reqs > 10+3 {
+				t.Fatalf("%d requests for 10 pages, want at most 3 past the end", reqs)
+			}
+		})
+	}
+}
+
 // panicky panics in the method named by at, on the page given.
 type panicky struct {
 	kit.PageNumber

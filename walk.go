@@ -384,7 +384,13 @@ func (r *pageRun[T]) ahead(limit, received int) error {
 		if !ok {
 			return nil
 		}
-		u, err := w.pageURL(next, last.req.URL)
+		var prev *url.URL
+		if next.URL != "" {
+			// Resolved against the URL last asked for, parsed again: its
+			// Request belongs to the goroutine sending it now.
+			prev, _ = url.Parse(last.url)
+		}
+		u, err := w.pageURL(next, prev)
 		if err != nil || u == last.url {
 			return nil
 		}
