@@ -341,8 +341,11 @@ func TestFault401Storm(t *testing.T) {
 }
 
 // TestFault401StormPipelined: every page of a pipelined walk gets a 401;
-// the window's 401s share one refresh, each page is sent again once, and
-// the walk ends with the first page's 401.
+// each request of the window is refreshed for and sent again at most once
+// (a request first sent after a refresh, with the new token, may refresh
+// again: exactly one shared refresh is TestPipelineOneRefresh's, with a
+// server that holds the window together), and the walk ends with the first
+// page's 401.
 func TestFault401StormPipelined(t *testing.T) {
 	fs := kittest.NewFaultServer(t, nil)
 	fs.SetFallback(kittest.Fault401)
@@ -365,8 +368,8 @@ func TestFault401StormPipelined(t *testing.T) {
 		t.Fatalf("errs %v, want one 401 for page 1", errs)
 	}
 	checkFaultErr(t, errs[0], "GET", fs.URL())
-	if n, reqs := fetches.Load(), fs.Requests(); n != 2 || reqs < 2 || reqs > 8 {
-		t.Fatalf("fetches %d, requests %d; want 2 (first use and one refresh) and 2 to 8 (a window of 4, each sent twice)", n, reqs)
+	if n, reqs := fetches.Load(), fs.Requests(); n < 2 || n > 5 || reqs < 2 || reqs > 8 {
+		t.Fatalf("fetches %d, requests %d; want 2 to 5 (first use, at most one refresh per request of a window of 4) and 2 to 8 (each sent at most twice)", n, reqs)
 	}
 }
 
