@@ -70,13 +70,18 @@ func (ac *AsyncClient) BaseURL() *url.URL {
 //  1. It stops taking calls: from now on every async call through the
 //     client or a resource bound to it fails with an error matching
 //     ErrClosed, and sends nothing.
-//  2. It waits for the calls in flight (requests, reading and decoding
-//     their responses, page prefetches) until ctx ends. If ctx ends first,
+//  2. It cancels the requests in flight of async walks (AsyncResource,
+//     PagedEndpoint.GoIterate and GoPages), pages fetched ahead
+//     included: their callers may be busy in their loop bodies and never
+//     ask for those pages. Each such walk ends with an error matching
+//     ErrClosed when its caller next asks for a page it does not hold.
+//  3. It waits for the calls in flight (requests, reading and decoding
+//     their responses, the walks' cancelled requests) until ctx ends. If ctx ends first,
 //     it cancels what is still running (those calls fail with errors
 //     matching both context.Canceled and ErrClosed), waits for kit's
 //     goroutines to return, which they do promptly, and will return
 //     ctx.Err().
-//  3. It closes the engine (AsyncEngine.Close, also for an engine given
+//  4. It closes the engine (AsyncEngine.Close, also for an engine given
 //     with WithEngine) and the idle connections of the client's
 //     *http.Client.
 //
@@ -334,6 +339,8 @@ type tracker struct {
 	idle       chan struct{}           // closed when n drops to 0; nil while n == 0
 	life       context.Context         // made on first begin; cancelled by cancelAll
 	cancel     context.CancelCauseFunc // cancels life
+	walks      context.Context         // made on first walkLife; cancelled by close
+	stopWalks  context.CancelCauseFunc // cancels walks
 	finished   chan struct{}           // made by the first close; closed by its caller when done
 }
 
@@ -376,12 +383,27 @@ func (t *tracker) close() (first bool, finished chan struct{}) {
 		return false, t.finished
 	}
 	t.closed = true
-	if t.closingCh == nil {
-		t.closingCh = make(chan struct{})
-	}
-	close(t.closingCh)
 	t.finished = make(chan struct{})
+	if t.stopWalks != nil {
+		t.stopWalks(errCloseCancelled)
+	}
 	return true, t.finished
+}
+
+// walkLife returns a context that close cancels, with errCloseCancelled as
+// the cause. Async walks cancel their page requests when it ends: Close
+// does not wait for pages that a caller busy in its loop body may never
+// ask for.
+func (t *tracker) walkLife() context.Context {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.walks == nil {
+		t.walks, t.stopWalks = context.WithCancelCause(context.Background())
+		if t.closed {
+			t.stopWalks(errCloseCancelled)
+		}
+	}
+	return t.walks
 }
 
 // wait waits until no work is counted, or ctx ends (ctx.Err()). A nil ctx
@@ -416,20 +438,6 @@ func (st *clientState) closedError(what string) error {
 		return errorf(what, "%w", ErrClosed)
 	}
 	return nil
-}
-
-// closingChan returns a channel closed when Close starts: work that would
-// otherwise wait for a consumer (a prefetching walk) stops on it.
-func (t *tracker) closingChan() <-chan struct{} {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closingCh == nil {
-		t.closingCh = make(chan struct{})
-		if t.closed {
-			close(t.closingCh)
-		}
-	}
-	return t.closingCh
 }
 
 // isCancelling reports whether Close has given up waiting and cancels the

@@ -10,8 +10,12 @@ import (
 // AsyncResource is Resource for an AsyncClient: the CRUD methods start the
 // request at once and return a Future, and walks fetch their pages through
 // the async engine. A walk is strictly lazy by default, like Resource's;
-// with WithPrefetch(n) it fetches up to n pages ahead while the caller works
-// through the current one.
+// with WithPrefetch(n) it keeps pages in flight ahead of the caller, up to
+// n at once with PageNumber, Offset or another Lookahead paginator.
+//
+// On an async walk a panic in user code that the walk calls (a paginator,
+// a validator, an interceptor) ends the walk with an error carrying the
+// panic and its stack, as it does for a Future.
 //
 // An AsyncResource is immutable and safe for concurrent use; each iterator
 // it returns must be ranged over by one goroutine at a time. After the
@@ -26,12 +30,38 @@ func NewAsyncResource[T any](b Binding, path string, opts ...ResourceOption) *As
 	return &AsyncResource[T]{rc: newResourceCore(b, path, opts, "AsyncResource")}
 }
 
-// WithPrefetch makes walks of an AsyncResource fetch up to n pages ahead of
-// the caller (at most 64 pages are held: a larger n acts as 64). Default 0:
-// a page is requested only when the records before it are used up.
-// Breaking out of the loop cancels what is in flight; AsyncClient.Close
-// stops the walk (its loop ends with an error matching ErrClosed).
-func WithPrefetch(n int) ResourceOption { return prefetchOption{n} }
+// WithPrefetch makes the async walks of an AsyncResource or a paged
+// endpoint (GoIterate, GoPages) fetch pages ahead of the caller, so that
+// the next pages are on their way while the caller works through the
+// current one. Default 0: a page is requested only when the records before
+// it are used up. Sync walks (Resource, Iterate, Pages) are always that
+// lazy and ignore it. n must not be negative.
+//
+// With a paginator that can name pages ahead (PageNumber, Offset, or any
+// Lookahead), up to n page requests are in flight at once: the walk is
+// pipelined, and on a slow link about n times faster. With any other
+// paginator (Cursor, LinkHeader), whose next request is known only from
+// the page before, one page is fetched ahead. A walk never has more
+// requests in flight than the client's WithMaxInFlight allows, and holds
+// only the pages in flight and not yet yielded, so a large n costs nothing
+// until that many requests are sent.
+//
+// Records still come in order, each exactly once, and an error is yielded
+// once, after every record before the page that failed. A pipelined walk
+// cannot know where the collection ends before it gets there: when a page
+// turns out to be the last (a short page), the up to n-1 requests already
+// sent past it are cancelled, or their responses discarded if they have
+// arrived. Each was a real request: it took a WithRateLimit token and
+// counts against the server's own rate limit. Breaking out of the loop
+// cancels every request in flight and returns once they have stopped.
+//
+// It is both a ResourceOption and an EndpointOption, like WithPaginator.
+func WithPrefetch(n int) interface {
+	ResourceOption
+	EndpointOption
+} {
+	return prefetchOption{n}
+}
 
 // List starts GET path?query and returns a Future of the page's records.
 func (r *AsyncResource[T]) List(ctx context.Context, query any) *Future[[]T] {
@@ -47,7 +77,7 @@ func (r *AsyncResource[T]) List(ctx context.Context, query any) *Future[[]T] {
 		return failedFuture[[]T](err)
 	}
 	return goFuture(rc.st, ctx, req.Endpoint, func(ctx context.Context) ([]T, error) {
-		page, err := getPage[T](ctx, rc, chain, req)
+		page, err := getPage[T](ctx, rc.st, rc.layout, chain, req)
 		if err != nil {
 			return nil, err
 		}
@@ -93,23 +123,12 @@ func (r *AsyncResource[T]) Iterate(ctx context.Context, query any) iter.Seq2[T, 
 }
 
 // Pages walks the pages, yielding each with its response. See
-// Resource.Pages.
+// Resource.Pages, and WithPrefetch for fetching pages ahead of the caller.
 func (r *AsyncResource[T]) Pages(ctx context.Context, query any) iter.Seq2[*Page[T], error] {
 	rc := r.core()
-	chain := rc.asyncChain()
-	fetch := func(ctx context.Context, req *Request) (*Page[T], error) {
-		task, err := rc.st.beginAsync(ctx)
-		if err != nil {
-			return nil, errorf(rc.walkOp(), "%w", err)
-		}
-		defer task.end()
-		page, err := getPage[T](task.ctx, rc, chain, req)
-		return page, task.wrap(err)
-	}
-	if rc != nil && rc.prefetch > 0 {
-		return prefetchPages(ctx, rc, chain, query, fetch)
-	}
-	return walkPages(ctx, rc, chain, query, fetch)
+	return walkPages[T](ctx, true, func() (*walk, error) {
+		return rc.newWalk(query, rc.asyncChain())
+	})
 }
 
 // core returns the resource's state; nil for a nil or zero AsyncResource,
@@ -133,7 +152,11 @@ func (r *AsyncResource[T]) binding() *clientState {
 type prefetchOption struct{ n int }
 
 func (o prefetchOption) applyResource(c *resourceConfig) { c.prefetch = o.n }
-func (o prefetchOption) String() string                  { return fmt.Sprintf("kit.WithPrefetch(%d)", o.n) }
+func (o prefetchOption) applyEndpoint(c *endpointConfig) {
+	c.paging.prefetch = o.n
+	c.paging.used("kit.WithPrefetch")
+}
+func (o prefetchOption) String() string { return fmt.Sprintf("kit.WithPrefetch(%d)", o.n) }
 
 // asyncCRUD checks and builds the request now (nothing is sent on error)
 // and sends it on a tracked goroutine.
@@ -156,127 +179,4 @@ func asyncCRUD[R any](ctx context.Context, rc *resourceCore, op int, id any, bod
 		}
 		return decodeResult[R](resultKindOf(reflect.TypeFor[R]()), 0, rc.st, resp)
 	})
-}
-
-// maxPrefetchBuffer bounds the pages a prefetching walk holds ahead of its
-// consumer, whatever WithPrefetch says: memory follows what is fetched,
-// never the option's value.
-const maxPrefetchBuffer = 64
-
-// safeStep is step, with a panic in user code (a validator, an
-// interceptor) turned into the walk's error: it runs on kit's goroutine.
-func safeStep[T any](ctx context.Context, w *walk, fetch pageFetcher[T]) (page *Page[T], err error) {
-	returned := false
-	defer func() {
-		if !returned {
-			page, err = nil, errorf(w.rc.walkOp(), "%w", newPanicOrExit(recover()))
-		}
-	}()
-	page, err = step(ctx, w, fetch)
-	returned = true
-	return page, err
-}
-
-// safeAdvance is advance, with a panic in the paginator turned into the
-// walk's error.
-func (w *walk) safeAdvance(resp *Response) (err error) {
-	returned := false
-	defer func() {
-		if !returned {
-			err = errorf(w.rc.walkOp(), "paginator %T: %w", w.rc.paginator, newPanicOrExit(recover()))
-		}
-	}()
-	err = w.advance(resp)
-	returned = true
-	return err
-}
-
-// prefetched is one page (or the error that ends the walk) handed from the
-// prefetching goroutine to the caller.
-type prefetched[T any] struct {
-	page *Page[T]
-	err  error
-}
-
-// prefetchPages runs the walk on its own goroutine, up to rc.prefetch pages
-// ahead of the caller: one being fetched and the rest buffered. Leaving the
-// loop cancels the goroutine and waits for it, so nothing outlives the
-// range statement.
-func prefetchPages[T any](ctx context.Context, rc *resourceCore, chain Sender, query any, fetch pageFetcher[T]) iter.Seq2[*Page[T], error] {
-	return func(yield func(*Page[T], error) bool) {
-		w, err := rc.newWalk(query, chain)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		if ctx == nil {
-			yield(nil, errorf(rc.walkOp(), "nil Context"))
-			return
-		}
-		// The producer is tracked async work: Close waits for it, cancels
-		// it, and stops it at once (closing) so that a consumer that calls
-		// Close from its loop body does not wait for itself.
-		task, err := rc.st.beginAsync(ctx)
-		if err != nil {
-			yield(nil, errorf(rc.walkOp(), "%w", err))
-			return
-		}
-		parent := ctx
-		ctx, cancel := context.WithCancel(task.ctx)
-		closing := rc.st.work.closingChan()
-		pages := make(chan prefetched[T], min(rc.prefetch, maxPrefetchBuffer)-1)
-		done := make(chan struct{})
-		complete := false // set by the producer when the walk ended normally
-		go func() {
-			defer task.end()
-			defer close(done)
-			defer close(pages)
-			hand := func(p prefetched[T]) bool {
-				select {
-				case pages <- p:
-					return true
-				case <-ctx.Done():
-				case <-closing:
-				}
-				return false
-			}
-			for {
-				page, err := safeStep(ctx, w, fetch)
-				if err == nil && page == nil {
-					complete = true
-					return
-				}
-				if !hand(prefetched[T]{page, err}) || err != nil {
-					return
-				}
-				if err := w.safeAdvance(page.Response); err != nil {
-					hand(prefetched[T]{nil, err})
-					return
-				}
-			}
-		}()
-		defer func() {
-			cancel()
-			<-done
-		}()
-		for p := range pages {
-			if !yield(p.page, p.err) || p.err != nil {
-				return
-			}
-		}
-		<-done
-		if !complete {
-			// The producer stopped early because ctx ended, possibly
-			// without handing over its error (select picks at random):
-			// the walk must not look finished.
-			err := parent.Err()
-			if err == nil {
-				err = context.Cause(task.ctx)
-			}
-			if err == nil {
-				err = ErrClosed
-			}
-			yield(nil, errorf(rc.walkOp(), "%w", err))
-		}
-	}
 }

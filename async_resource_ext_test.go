@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -83,11 +84,11 @@ func TestPrefetchFetchesAheadAndBreakCancels(t *testing.T) {
 		}
 		if u.ID == 1 {
 			// The caller is still on page 1: pages 2 and 3 are requested
-			// ahead of it.
-			for _, want := range []int{1, 2, 3} {
-				if got := <-requested; got != want {
-					t.Fatalf("requested page %d, want %d", got, want)
-				}
+			// ahead of it (at once, so in any order).
+			got := []int{<-requested, <-requested, <-requested}
+			slices.Sort(got)
+			if !slices.Equal(got, []int{1, 2, 3}) {
+				t.Fatalf("requested pages %v, want 1, 2 and 3", got)
 			}
 			break
 		}
@@ -194,8 +195,10 @@ func TestPrefetchErrorYieldedOnce(t *testing.T) {
 	if fmt.Sprint(ids) != "[1 2]" || len(errs) != 1 || !errors.As(errs[0], &he) || he.StatusCode != http.StatusBadGateway {
 		t.Fatalf("ids %v, errs %v", ids, errs)
 	}
-	if calls.Load() != 3 {
-		t.Fatalf("%d requests, want 3 (nothing after the error)", calls.Load())
+	// Pages 4 to 6 may have been requested ahead (at most n-1 = 3 past
+	// the failed page), never more: the walk stops at the error.
+	if n := calls.Load(); n < 3 || n > 6 {
+		t.Fatalf("%d requests, want 3 to 6 (nothing after the error and what was in flight)", n)
 	}
 }
 

@@ -133,6 +133,39 @@
 // found in a top-level array, or under "data", "items" or "results", or at
 // a dotted ItemsKey. Pages are fetched only as records are consumed.
 //
+// A collection whose path has placeholders is a paged endpoint: declared
+// once like an endpoint, its parameters routed the same way, and walked
+// like a resource (same paginators, guards and errors). Its query and
+// header parameters are sent on every page:
+//
+//	var repos = kit.Paged[struct{ Owner string }, Repo]("/users/{owner}/repos",
+//		kit.WithPaginator(kit.LinkHeader{}))
+//
+//	for r, err := range repos.Iterate(ctx, c, struct{ Owner string }{"ada"}) { ... }
+//
+// Iterate and Pages walk through a Client; GoIterate and GoPages through an
+// AsyncClient. WithPaginator, WithMaxPages and WithPrefetch are options of
+// both resources and paged endpoints.
+//
+// Async walks (AsyncResource, GoIterate, GoPages) can be pipelined. With
+// WithPrefetch(n) and a paginator that can name pages ahead without seeing
+// the page before (PageNumber, Offset, or any Lookahead), up to n page
+// requests are in flight at once, so a walk over a slow link is up to n
+// times faster; with Cursor and LinkHeader, whose next request is in the
+// page before, the next page is fetched while the loop works on the
+// current one. Records still come in order, each once, and an error comes
+// after every record before the page that failed. In-flight pages count
+// against WithMaxInFlight and wait for WithRateLimit. Sync walks are always
+// strictly lazy.
+//
+// A pipelined walk sends requests past the end of the collection: it learns
+// where the collection ends from the first short page, and by then up to
+// n-1 requests for the pages after it may have been sent. They are
+// cancelled, or their responses discarded; the loop never sees them, but
+// the server does, and each took a WithRateLimit token. With a tight rate
+// limit, choose a small n: WithPrefetch(1) never requests a page past the
+// end, nor does a walk with Cursor or LinkHeader.
+//
 // # Auth
 //
 // WithAuth installs an Auth strategy shared by everything bound to the
@@ -195,7 +228,8 @@
 //
 // An AsyncClient sends through an AsyncEngine: Endpoint.Go starts a call at
 // once and returns a Future; AsyncResource returns futures for CRUD and can
-// fetch pages ahead of the caller. Close waits for calls in flight.
+// fetch pages ahead of the caller (see Pagination). Close waits for calls
+// in flight and cancels the page requests of walks.
 //
 //	ac, err := kit.NewAsyncClient(base, kit.WithMaxInFlight(16))
 //	defer ac.Close(ctx)
@@ -203,7 +237,7 @@
 //	f2 := getUser.Go(ctx, ac, UserID{2}) // both in flight
 //	u1, err := f1.Await(ctx)
 //
-//	users := kit.NewAsyncResource[User](ac, "/users", kit.WithPrefetch(2))
+//	users := kit.NewAsyncResource[User](ac, "/users", kit.WithPrefetch(8)) // 8 pages in flight
 //	for u, err := range users.All(ctx) { ... }
 //
 // # Errors
@@ -252,8 +286,9 @@
 // # Testing
 //
 // Package kittest serves an in-memory REST API (users, teams, posts, every
-// pagination style, login and expiring tokens, an OAuth2 token endpoint,
-// uploads, generated downloads, a 202 with a Location, ETags, and an error
-// model, kittest.APIError) on loopback, wires a client to it, and records
+// pagination style, nested collections for paged endpoints, login and
+// expiring tokens, optional latency, an OAuth2 token endpoint, uploads,
+// generated downloads, a 202 with a Location, ETags, and an error model,
+// kittest.APIError) on loopback, wires a client to it, and records
 // requests without a network.
 package kit

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+
+	"github.com/kithttp/kit/internal/pathtmpl"
 )
 
 // Endpoint is a typed HTTP endpoint: a method and a path template, a
@@ -139,6 +141,7 @@ type endpointConfig struct {
 	problem string
 	header  http.Header  // WithHeader: constant headers of the endpoint
 	bodyEnc bodyEncoding // FormBody, Multipart; JSON by default
+	paging  pagingConfig // WithPaginator, WithMaxPages, WithPrefetch: paged endpoints only
 }
 
 // endpointDecl is everything about an endpoint that does not depend on the
@@ -147,7 +150,7 @@ type endpointConfig struct {
 type endpointDecl struct {
 	method string
 	name   string
-	tmpl   *pathTemplate
+	tmpl   *pathtmpl.Template
 	plan   *paramPlan
 	noArgs bool // P has nothing to route
 	result resultKind
@@ -193,6 +196,12 @@ func resultKindFor(rType reflect.Type) (resultKind, error) {
 }
 
 func newEndpointDecl(method, path string, pType, rType reflect.Type, opts []EndpointOption) (*endpointDecl, error) {
+	return declare(method, path, pType, rType, opts, false)
+}
+
+// declare checks and makes the declaration of an endpoint, or of a paged
+// endpoint (paged: rType is the record type, and pagination options apply).
+func declare(method, path string, pType, rType reflect.Type, opts []EndpointOption, paged bool) (*endpointDecl, error) {
 	declErr := func(format string, args ...any) error {
 		return &DeclarationError{Method: method, Path: path, Reason: fmt.Sprintf(format, args...)}
 	}
@@ -208,22 +217,35 @@ func newEndpointDecl(method, path string, pType, rType reflect.Type, opts []Endp
 	if d.problem != "" {
 		return nil, declErr("%s", d.problem)
 	}
-	tmpl, err := parsePathTemplate(path)
+	if paged {
+		if err := d.paging.complete(); err != nil {
+			return nil, declErr("%v", err)
+		}
+	} else if d.paging.option != "" {
+		return nil, declErr("%s applies to a paged endpoint (kit.Paged) or a resource, not to an endpoint declared with kit.%s", d.paging.option, declaredWith(method))
+	}
+	tmpl, err := pathtmpl.Parse(path)
 	if err != nil {
 		return nil, declErr("%v", err)
 	}
 	d.tmpl = tmpl
 	if pType == noParamsType || (pType != nil && pType.Kind() == reflect.Struct && pType.NumField() == 0) {
 		d.noArgs = true
-		if len(tmpl.placeholders) > 0 {
-			return nil, declErr("placeholder {%s} has no field: P is %s", tmpl.placeholders[0], pType)
+		if len(tmpl.Placeholders) > 0 {
+			return nil, declErr("placeholder {%s} has no field: P is %s", tmpl.Placeholders[0], pType)
 		}
 	} else {
-		plan, err := newParamPlan(pType, tmpl.placeholders)
+		plan, err := newParamPlan(pType, tmpl.Placeholders)
 		if err != nil {
 			return nil, declErr("%v", err)
 		}
 		d.plan = plan
+		if paged && plan.body >= 0 {
+			return nil, declErr("field %s is a data model, which would be the JSON body; a paged endpoint sends GET requests without a body (embed the struct to send its fields as query parameters)", plan.fields[plan.body].goName)
+		}
+	}
+	if paged && rType == responseType {
+		return nil, declErr("record type *kit.Response: records are decoded from JSON; use a data model, or any for raw JSON (Pages gives each page's *kit.Response)")
 	}
 	if d.result, err = resultKindFor(rType); err != nil {
 		return nil, declErr("%v", err)
@@ -315,7 +337,16 @@ func (d *endpointDecl) engineError(st *clientState, lacks string) error {
 // request to send. It validates and encodes the body; nothing is sent when
 // it fails.
 func (d *endpointDecl) request(st *clientState, params any) (*Request, error) {
-	r := routed{names: d.tmpl.placeholders}
+	r, err := d.route(params)
+	if err != nil {
+		return nil, err
+	}
+	return st.build(d, &r, "")
+}
+
+// route routes the call's parameters (params is a *P).
+func (d *endpointDecl) route(params any) (routed, error) {
+	r := routed{names: d.tmpl.Placeholders}
 	if n := len(r.names); n > 0 {
 		r.vals = make([]string, n)
 		r.filled = make([]bool, n)
@@ -323,8 +354,17 @@ func (d *endpointDecl) request(st *clientState, params any) (*Request, error) {
 	if !d.noArgs {
 		v := reflect.ValueOf(params).Elem()
 		if err := d.plan.apply(v, &r); err != nil {
-			return nil, errorf(d.name, "%w", err)
+			return routed{}, errorf(d.name, "%w", err)
 		}
 	}
-	return st.build(d, &r, "")
+	return r, nil
+}
+
+// declaredWith names the function that declares endpoints of method.
+func declaredWith(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch:
+		return method[:1] + strings.ToLower(method[1:])
+	}
+	return "NewEndpoint"
 }

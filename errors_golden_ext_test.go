@@ -177,6 +177,9 @@ func TestErrorGrammar(t *testing.T) {
 		{"OpenFile of a missing file", errOf(kit.OpenFile(filepath.Join("testdata", "no-such-file")))},
 		{"download result of type File", errOf(kit.NewEndpoint[kit.NoParams, kit.File]("GET", "/file"))},
 		{"FormBody and Multipart", errOf(kit.NewEndpoint[struct{ Body user }, user]("POST", "/x", kit.FormBody(), kit.Multipart()))},
+		{"pagination option on a plain endpoint", errOf(kit.NewEndpoint[kit.NoParams, []user]("GET", "/users", kit.WithPrefetch(2)))},
+		{"GoIterate on a sync client", firstErr(kit.Paged[idParams, user]("/teams/{id}/members").GoIterate(ctx, c, idParams{"1"}))},
+		{"pipelined walk after Close", firstErr(kit.Paged[idParams, user]("/teams/{id}/members", kit.WithPrefetch(4)).GoIterate(ctx, closed, idParams{"1"}))},
 	}
 	var b strings.Builder
 	for _, tc := range cases {

@@ -1,14 +1,21 @@
 // Fault-injection suite: every kind of call through every fault of
-// kittest.FaultServer. Matrix: 12 call kinds (Endpoint.Call, Endpoint.Go,
+// kittest.FaultServer. Matrix: 14 call kinds (Endpoint.Call, Endpoint.Go,
 // Resource Get, List, Create, Update, Delete, iteration with PageNumber,
 // Offset, Cursor and LinkHeader, AsyncResource iteration with
-// WithPrefetch(2)) × 10 faults (refused, reset mid-body, truncated body,
-// cut JSON, malformed JSON, wrong content type, body over the limit, stall
-// until the deadline, 503 without retry, redirect loop) = 120, less 5 that
-// do not apply to Delete (a 204 with no body, returned raw) = 115 cases;
-// plus 4 iterations recovering by retry (one per paginator, every record
-// once and in order), non-advancing cursor and Link header (ErrPageLoop),
-// and a 401 storm. Each passes under go test -race.
+// WithPrefetch(2), pipelined AsyncResource iteration with Offset and
+// WithPrefetch(8), and PagedEndpoint.GoIterate of a nested collection
+// with WithPrefetch(4)) × 10 faults (refused, reset mid-body, truncated
+// body, cut JSON, malformed JSON, wrong content type, body over the limit,
+// stall until the deadline, 503 without retry, redirect loop) = 140, less 5
+// that do not apply to Delete (a 204 with no body, returned raw) = 135
+// cases. In a pipelined walk the fault hits whichever page request reaches
+// the server first; the collections are long enough that it is never one
+// past the end, whose error would be discarded. Plus 4 iterations
+// recovering by retry (one per paginator, every record once and in order)
+// and 3 async ones (a prefetching walk, a pipelined one, a paged
+// endpoint's), non-advancing cursor and Link header (ErrPageLoop, sync and
+// async), and a 401 storm for a call and for a pipelined walk. Each passes
+// under go test -race.
 package kit_test
 
 import (
@@ -19,6 +26,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,6 +40,11 @@ type faultUser struct {
 }
 
 var faultGetUser = kit.Get[struct{ ID int }, faultUser]("/users/{id}")
+
+// faultMembers is a nested collection walked in a pipeline: team 1 has 50
+// users, 5 full pages of 10 and an empty one.
+var faultMembers = kit.Paged[struct{ ID int }, faultUser]("/teams/{id}/members",
+	kit.WithPaginator(kit.PageNumber{PageSize: 10}), kit.WithPrefetch(4))
 
 type faultKind struct {
 	name string
@@ -102,6 +115,33 @@ func faultKinds(t *testing.T) []faultKind {
 			defer ac.Close(context.Background())
 			r := kit.NewAsyncResource[faultUser](ac, "/paged/users", kit.WithPaginator(kit.PageNumber{PageSize: 50}), kit.WithPrefetch(2))
 			for _, err := range r.All(ctx) {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"AsyncResource.Pipelined8", "", func(ctx context.Context, url string) error {
+			ac, err := kit.NewAsyncClient(url, kit.WithMaxBodySize(64<<10))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ac.Close(context.Background())
+			r := kit.NewAsyncResource[faultUser](ac, "/offset/users", kit.WithPaginator(kit.Offset{Limit: 25}), kit.WithPrefetch(8))
+			for _, err := range r.All(ctx) {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"PagedEndpoint.GoIterate4", "", func(ctx context.Context, url string) error {
+			ac, err := kit.NewAsyncClient(url, kit.WithMaxBodySize(64<<10))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ac.Close(context.Background())
+			for _, err := range faultMembers.GoIterate(ctx, ac, struct{ ID int }{1}) {
 				if err != nil {
 					return err
 				}
@@ -300,6 +340,39 @@ func TestFault401Storm(t *testing.T) {
 	}
 }
 
+// TestFault401StormPipelined: every page of a pipelined walk gets a 401;
+// each request of the window is refreshed for and sent again at most once
+// (a request first sent after a refresh, with the new token, may refresh
+// again: exactly one shared refresh is TestPipelineOneRefresh's, with a
+// server that holds the window together), and the walk ends with the first
+// page's 401.
+func TestFault401StormPipelined(t *testing.T) {
+	fs := kittest.NewFaultServer(t, nil)
+	fs.SetFallback(kittest.Fault401)
+	var fetches atomic.Int32
+	auth := kit.TokenAuth(func(ctx context.Context) (kit.Token, error) {
+		fetches.Add(1)
+		return kit.Token{Value: "rejected"}, nil
+	})
+	ac, err := kit.NewAsyncClient(fs.URL(), kit.WithAuth(auth))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ac.Close(context.Background())
+	var errs []error
+	for _, err := range faultMembers.GoIterate(t.Context(), ac, struct{ ID int }{1}) {
+		errs = append(errs, err)
+	}
+	var he *kit.HTTPError
+	if len(errs) != 1 || !errors.As(errs[0], &he) || he.StatusCode != 401 || !strings.Contains(he.URL, "page=1&") {
+		t.Fatalf("errs %v, want one 401 for page 1", errs)
+	}
+	checkFaultErr(t, errs[0], "GET", fs.URL())
+	if n, reqs := fetches.Load(), fs.Requests(); n < 2 || n > 5 || reqs < 2 || reqs > 8 {
+		t.Fatalf("fetches %d, requests %d; want 2 to 5 (first use, at most one refresh per request of a window of 4) and 2 to 8 (each sent at most twice)", n, reqs)
+	}
+}
+
 // TestFaultStuckLink: a server whose next link points at the page just
 // served, for sync and prefetching async walks: ErrPageLoop, each record
 // once.
@@ -346,34 +419,57 @@ func TestFaultStuckLink(t *testing.T) {
 // TestFaultRetryRecoversAsync: the async paths recover by retry too, an
 // endpoint future and a prefetching walk (every record once, in order).
 func TestFaultRetryRecoversAsync(t *testing.T) {
-	fs := kittest.NewFaultServer(t, kittest.NewAPI(kittest.WithUsers(100)))
-	fs.SetRetryAfter("0")
-	ac, err := kit.NewAsyncClient(fs.URL(), kit.WithRetry(kit.RetryPolicy{MaxAttempts: 5, BaseDelay: time.Millisecond}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ac.Close(context.Background())
-	ctx := t.Context()
-
-	fs.Script(503, kittest.FaultReset, 502)
-	u, err := faultGetUser.Go(ctx, ac, struct{ ID int }{7}).Await(ctx)
-	if err != nil || u.ID != 7 {
-		t.Fatalf("Go after 3 faults: %+v, %v", u, err)
-	}
-
-	r := kit.NewAsyncResource[faultUser](ac, "/paged/users", kit.WithPaginator(kit.PageNumber{PageSize: 30}), kit.WithPrefetch(2))
-	fs.Script(kittest.FaultNone, 503, kittest.FaultTruncated, 502, kittest.FaultReset)
-	want := 1
-	for u, err := range r.All(ctx) {
+	client := func(t *testing.T) (*kittest.FaultServer, *kit.AsyncClient) {
+		fs := kittest.NewFaultServer(t, kittest.NewAPI(kittest.WithUsers(100)))
+		fs.SetRetryAfter("0")
+		ac, err := kit.NewAsyncClient(fs.URL(), kit.WithRetry(kit.RetryPolicy{MaxAttempts: 5, BaseDelay: time.Millisecond}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if u.ID != want {
-			t.Fatalf("record %d: got id %d", want, u.ID)
-		}
-		want++
+		t.Cleanup(func() { ac.Close(context.Background()) })
+		return fs, ac
 	}
-	if want != 101 {
-		t.Fatalf("got %d records, want 100", want-1)
+	t.Run("Go", func(t *testing.T) {
+		fs, ac := client(t)
+		fs.Script(503, kittest.FaultReset, 502)
+		u, err := faultGetUser.Go(t.Context(), ac, struct{ ID int }{7}).Await(t.Context())
+		if err != nil || u.ID != 7 {
+			t.Fatalf("Go after 3 faults: %+v, %v", u, err)
+		}
+	})
+	// Walks: the faults hit whichever requests of a window arrive first,
+	// at most 4 on one page, so 5 attempts always suffice.
+	for _, w := range []struct {
+		name string
+		walk func(ctx context.Context, ac *kit.AsyncClient) iter.Seq2[faultUser, error]
+		step int // between ids
+	}{
+		{"prefetch 2", func(ctx context.Context, ac *kit.AsyncClient) iter.Seq2[faultUser, error] {
+			return kit.NewAsyncResource[faultUser](ac, "/paged/users", kit.WithPaginator(kit.PageNumber{PageSize: 30}), kit.WithPrefetch(2)).All(ctx)
+		}, 1},
+		{"pipelined 8", func(ctx context.Context, ac *kit.AsyncClient) iter.Seq2[faultUser, error] {
+			return kit.NewAsyncResource[faultUser](ac, "/offset/users", kit.WithPaginator(kit.Offset{Limit: 10}), kit.WithPrefetch(8)).All(ctx)
+		}, 1},
+		{"paged endpoint", func(ctx context.Context, ac *kit.AsyncClient) iter.Seq2[faultUser, error] {
+			return faultMembers.GoIterate(ctx, ac, struct{ ID int }{1}) // team 1: ids 1, 6, 11, ...
+		}, 5},
+	} {
+		t.Run(w.name, func(t *testing.T) {
+			fs, ac := client(t)
+			fs.Script(kittest.FaultNone, 503, kittest.FaultTruncated, 502, kittest.FaultReset)
+			want := 1
+			for u, err := range w.walk(t.Context(), ac) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if u.ID != want {
+					t.Fatalf("got id %d, want %d", u.ID, want)
+				}
+				want += w.step
+			}
+			if want != 101 {
+				t.Fatalf("walk ended before id %d", want)
+			}
+		})
 	}
 }

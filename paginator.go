@@ -25,6 +25,28 @@ type Paginator interface {
 	NextPage(resp *Response, prev PageRequest) (*PageRequest, error)
 }
 
+// Lookahead is implemented by paginators that can name the page after
+// another without seeing its response, as PageNumber and Offset can: the
+// request for page 3 is page=3, whatever page 2 holds. An async walk with
+// WithPrefetch(n) uses it to keep up to n page requests in flight at once;
+// with a paginator that is not a Lookahead it fetches one page ahead.
+//
+// PageAfter returns the request NextPage would return after the page of
+// prev if that page were full (not the last); ok is false when it cannot
+// tell, and the walk then waits for NextPage. Like NextPage it must not
+// modify prev.Params, and it must be safe for concurrent use.
+//
+// NextPage stays the authority: a walk compares the request NextPage
+// returns with the one PageAfter named, and when they differ (or NextPage
+// returns nil: the collection ended) it cancels the requests named ahead,
+// or discards their responses, and goes on from NextPage's request. A
+// PageAfter that guesses wrong costs requests, never records: records come
+// in order, each once, exactly as from a walk without prefetching.
+type Lookahead interface {
+	Paginator
+	PageAfter(prev PageRequest) (next PageRequest, ok bool)
+}
+
 // PageRequest is one page request of a walk.
 type PageRequest struct {
 	Params url.Values // query for this page
@@ -90,6 +112,13 @@ func (p PageNumber) NextPage(resp *Response, prev PageRequest) (*PageRequest, er
 	return nextNumbered(resp, prev, p.ItemsKey, pp, sp, size, func(page, _ int) int { return page + 1 })
 }
 
+// PageAfter returns the page number after prev's, and implements
+// Lookahead.
+func (p PageNumber) PageAfter(prev PageRequest) (PageRequest, bool) {
+	pp, sp, size := p.params()
+	return afterNumbered(prev, pp, sp, size, func(page, _ int) int { return page + 1 })
+}
+
 // ItemsPath returns ItemsKey.
 func (p PageNumber) ItemsPath() string { return p.ItemsKey }
 
@@ -107,6 +136,13 @@ func (p Offset) FirstPage(params url.Values) PageRequest {
 func (p Offset) NextPage(resp *Response, prev PageRequest) (*PageRequest, error) {
 	op, lp, limit := p.params()
 	return nextNumbered(resp, prev, p.ItemsKey, op, lp, limit, func(off, limit int) int { return off + limit })
+}
+
+// PageAfter returns the offset after prev's page (offset+limit), and
+// implements Lookahead.
+func (p Offset) PageAfter(prev PageRequest) (PageRequest, bool) {
+	op, lp, limit := p.params()
+	return afterNumbered(prev, op, lp, limit, func(off, limit int) int { return off + limit })
 }
 
 // ItemsPath returns ItemsKey.
@@ -213,17 +249,32 @@ func nextNumbered(resp *Response, prev PageRequest, itemsKey, param, sizeParam s
 	if n == 0 || n < size {
 		return nil, nil
 	}
+	req, ok := afterNumbered(prev, param, sizeParam, size, next)
+	if !ok {
+		return nil, fmt.Errorf("kit: paginator: parameter %s=%q is not a number that can advance", param, prev.Params.Get(param))
+	}
+	return &req, nil
+}
+
+// afterNumbered is the PageAfter shared by PageNumber and Offset: the
+// request nextNumbered returns after a full page. ok is false when prev's
+// position is not a number, or one that would overflow (NextPage then
+// reports it).
+func afterNumbered(prev PageRequest, param, sizeParam string, size int, next func(cur, size int) int) (PageRequest, bool) {
+	if s, err := strconv.Atoi(prev.Params.Get(sizeParam)); err == nil && s > 0 {
+		size = s
+	}
 	cur, err := strconv.Atoi(prev.Params.Get(param))
 	if err != nil {
-		return nil, fmt.Errorf("kit: paginator: parameter %s=%q is not a number", param, prev.Params.Get(param))
+		return PageRequest{}, false
 	}
 	nxt := next(cur, size)
 	if nxt <= cur {
-		return nil, fmt.Errorf("kit: paginator: parameter %s=%d cannot advance (it would overflow)", param, cur)
+		return PageRequest{}, false // it would overflow
 	}
 	req := prev.Clone()
 	req.Params.Set(param, strconv.Itoa(nxt))
-	return &req, nil
+	return req, true
 }
 
 func cloneValues(v url.Values) url.Values {

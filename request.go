@@ -51,26 +51,12 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 			return nil, errorf(d.name, "%w", err)
 		}
 	case rawURL == "":
-		for i, ok := range r.filled {
-			if !ok {
-				return nil, errorf(d.name, "no value for path parameter {%s}", r.names[i])
-			}
-		}
 		var b strings.Builder
-		prefix, baseQuery := st.prefix, st.baseQuery
-		if d.tmpl.origin != "" {
-			// An absolute URL: the base URL's query goes only to its origin.
-			prefix = d.tmpl.origin
-			if o, err := url.Parse(prefix); err != nil || !st.sameOrigin(o) {
-				baseQuery = nil
-			}
+		b.Grow(len(st.prefix) + len(d.tmpl.Raw) + 64)
+		if err := st.writePath(&b, d, r); err != nil {
+			return nil, err
 		}
-		b.Grow(len(prefix) + len(d.tmpl.raw) + 64)
-		b.WriteString(prefix)
-		if err := d.tmpl.expand(&b, r.names, r.vals); err != nil {
-			return nil, errorf(d.name, "%w", err)
-		}
-		if q := mergeQuery(baseQuery, d.tmpl.static, r.query); len(q) > 0 {
+		if q := mergeQuery(st.baseQueryFor(d), d.tmpl.Static, r.query); len(q) > 0 {
 			b.WriteByte('?')
 			b.WriteString(q.Encode())
 		}
@@ -148,7 +134,7 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 	// endpoint's replace the client's, and a call's header parameters
 	// replace both for the same key. The client's credential headers stay
 	// on the base URL's origin.
-	other := (d.tmpl.origin != "" || r.target != nil) && !st.sameOrigin(u)
+	other := (d.tmpl.Origin != "" || r.target != nil) && !st.sameOrigin(u)
 	for k, vs := range st.header {
 		if other && st.isCredentialHeader(k) {
 			continue
@@ -217,6 +203,37 @@ func (st *clientState) targetURL(target *url.URL, query url.Values) (*url.URL, e
 		}
 	}
 	return u, nil
+}
+
+// writePath writes the URL of a call of d without its query: the client's
+// base URL (or the template's own origin, for an absolute URL) and the
+// expanded path.
+func (st *clientState) writePath(b *strings.Builder, d *endpointDecl, r *routed) error {
+	for i, ok := range r.filled {
+		if !ok {
+			return errorf(d.name, "no value for path parameter {%s}", r.names[i])
+		}
+	}
+	if d.tmpl.Origin != "" {
+		b.WriteString(d.tmpl.Origin)
+	} else {
+		b.WriteString(st.prefix)
+	}
+	if err := d.tmpl.Expand(b, r.names, r.vals); err != nil {
+		return errorf(d.name, "%w", err)
+	}
+	return nil
+}
+
+// baseQueryFor is the base URL's query for a call of d: none for an
+// absolute URL on another origin.
+func (st *clientState) baseQueryFor(d *endpointDecl) url.Values {
+	if d.tmpl.Origin != "" {
+		if o, err := url.Parse(d.tmpl.Origin); err != nil || !st.sameOrigin(o) {
+			return nil
+		}
+	}
+	return st.baseQuery
 }
 
 // bytesBody is a GetBody over b: each call gets a new reader of the same

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
-	"net/url"
 	"reflect"
 	"strings"
+
+	"github.com/kithttp/kit/internal/pathtmpl"
 )
 
 // Resource is a REST collection of records of type T at a path: the five
@@ -44,13 +45,28 @@ func NewResource[T any](b Binding, path string, opts ...ResourceOption) *Resourc
 	return &Resource[T]{rc: newResourceCore(b, path, opts, "Resource")}
 }
 
-// WithPaginator sets how a resource walks pages. Default: PageNumber{}.
-func WithPaginator(p Paginator) ResourceOption { return paginatorOption{p} }
+// WithPaginator sets how a resource or a paged endpoint walks pages.
+// Default: PageNumber{}. It is both a ResourceOption and an EndpointOption;
+// on an endpoint that is not paged (declared with Get, Post, ...) it is a
+// declaration error.
+func WithPaginator(p Paginator) interface {
+	ResourceOption
+	EndpointOption
+} {
+	return paginatorOption{p}
+}
 
-// WithMaxPages ends any walk of the resource quietly after n pages. Default:
-// no bound (walks are still guarded against paginators that do not
-// advance and servers that repeat a page).
-func WithMaxPages(n int) ResourceOption { return maxPagesOption{n} }
+// WithMaxPages ends any walk of the resource or paged endpoint quietly
+// after n pages. Default: no bound (walks are still guarded against
+// paginators that do not advance and servers that repeat a page). n must
+// not be negative. It is both a ResourceOption and an EndpointOption, like
+// WithPaginator.
+func WithMaxPages(n int) interface {
+	ResourceOption
+	EndpointOption
+} {
+	return maxPagesOption{n}
+}
 
 // List returns the records of one page: GET path?query. query is nil, a
 // map[string]any, url.Values, or a struct routed with the query rules of
@@ -63,7 +79,7 @@ func (r *Resource[T]) List(ctx context.Context, query any) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	page, err := getPage[T](ctx, rc, chain, req)
+	page, err := getPage[T](ctx, rc.st, rc.layout, chain, req)
 	if err != nil {
 		return nil, err
 	}
@@ -121,9 +137,8 @@ func (r *Resource[T]) Iterate(ctx context.Context, query any) iter.Seq2[T, error
 // fetched is yielded, an empty last one included.
 func (r *Resource[T]) Pages(ctx context.Context, query any) iter.Seq2[*Page[T], error] {
 	rc := r.core()
-	chain := rc.syncChain()
-	return walkPages(ctx, rc, chain, query, func(ctx context.Context, req *Request) (*Page[T], error) {
-		return getPage[T](ctx, rc, chain, req)
+	return walkPages[T](ctx, false, func() (*walk, error) {
+		return rc.newWalk(query, rc.syncChain())
 	})
 }
 
@@ -147,20 +162,65 @@ func (r *Resource[T]) binding() *clientState {
 
 // resourceConfig collects what the resource options set.
 type resourceConfig struct {
+	pagingConfig
+}
+
+// pagingConfig is what the pagination options set, on a resource or a
+// paged endpoint, and what is derived from them once, at construction.
+type pagingConfig struct {
 	paginator Paginator
 	maxPages  int
 	prefetch  int
+	layout    *pageLayout // where a page's records are: from the paginator
+	ahead     Lookahead   // the paginator, when it can name pages ahead
+	option    string      // the first pagination option given, for a declaration error
+}
+
+// complete fills the defaults in and checks the options; the error says
+// what is wrong.
+func (pg *pagingConfig) complete() error {
+	if pg.paginator == nil {
+		pg.paginator = PageNumber{}
+	}
+	if pg.maxPages < 0 {
+		return fmt.Errorf("WithMaxPages(%d): must not be negative", pg.maxPages)
+	}
+	if pg.prefetch < 0 {
+		return fmt.Errorf("WithPrefetch(%d): must not be negative", pg.prefetch)
+	}
+	l, err := newPageLayout(pg.paginator)
+	if err != nil {
+		return fmt.Errorf("paginator %T: %w", pg.paginator, err)
+	}
+	pg.layout = l
+	pg.ahead, _ = pg.paginator.(Lookahead)
+	return nil
+}
+
+// used records that a pagination option was given to an endpoint.
+func (pg *pagingConfig) used(option string) {
+	if pg.option == "" {
+		pg.option = option
+	}
 }
 
 type paginatorOption struct{ p Paginator }
 
 func (o paginatorOption) applyResource(c *resourceConfig) { c.paginator = o.p }
-func (o paginatorOption) String() string                  { return fmt.Sprintf("kit.WithPaginator(%#v)", o.p) }
+func (o paginatorOption) applyEndpoint(c *endpointConfig) {
+	c.paging.paginator = o.p
+	c.paging.used("kit.WithPaginator")
+}
+func (o paginatorOption) String() string { return fmt.Sprintf("kit.WithPaginator(%#v)", o.p) }
 
 type maxPagesOption struct{ n int }
 
 func (o maxPagesOption) applyResource(c *resourceConfig) { c.maxPages = o.n }
-func (o maxPagesOption) String() string                  { return fmt.Sprintf("kit.WithMaxPages(%d)", o.n) }
+func (o maxPagesOption) applyEndpoint(c *endpointConfig) {
+	c.paging.maxPages = o.n
+	c.paging.used("kit.WithMaxPages")
+}
+func (o maxPagesOption) String() string { return fmt.Sprintf("kit.WithMaxPages(%d)", o.n) }
 
 // The operations of a resource, each an endpoint declaration of its own
 // (made once, with the resource): their requests are built by the same code
@@ -180,12 +240,11 @@ var opNames = [numOps]string{"List", "Get", "Create", "Update", "Patch", "Delete
 // resourceCore is the non-generic part of a resource, shared by Resource
 // and AsyncResource.
 type resourceCore struct {
-	st     *clientState
-	kind   string // "Resource" or "AsyncResource", for messages
-	path   string // as given
-	err    error  // a problem found at construction, reported by every call
-	layout *pageLayout
-	ops    [numOps]*endpointDecl
+	st   *clientState
+	kind string // "Resource" or "AsyncResource", for messages
+	path string // as given
+	err  error  // a problem found at construction, reported by every call
+	ops  [numOps]*endpointDecl
 	resourceConfig
 }
 
@@ -206,14 +265,8 @@ func newResourceCore(b Binding, path string, opts []ResourceOption, kind string)
 	if rc.st == nil {
 		return fail("%w", ErrNilBinding)
 	}
-	if rc.paginator == nil {
-		rc.paginator = PageNumber{}
-	}
-	if rc.maxPages < 0 {
-		return fail("WithMaxPages(%d): must not be negative", rc.maxPages)
-	}
-	if rc.prefetch < 0 {
-		return fail("WithPrefetch(%d): must not be negative", rc.prefetch)
+	if err := rc.pagingConfig.complete(); err != nil {
+		return fail("%w", err)
 	}
 	if path != "" {
 		if strings.ContainsAny(path, "{}?#") {
@@ -229,18 +282,13 @@ func newResourceCore(b Binding, path string, opts []ResourceOption, kind string)
 			opPatch:  {http.MethodPatch, item},
 			opDelete: {http.MethodDelete, item},
 		} {
-			tmpl, err := parsePathTemplate(spec.path)
+			tmpl, err := pathtmpl.Parse(spec.path)
 			if err != nil {
 				return fail("%w", err)
 			}
 			rc.ops[op] = &endpointDecl{method: spec.method, name: spec.method + " " + spec.path, tmpl: tmpl}
 		}
 	}
-	l, err := newPageLayout(rc.paginator)
-	if err != nil {
-		return fail("paginator %T: %w", rc.paginator, err)
-	}
-	rc.layout = l
 	return rc
 }
 
@@ -290,14 +338,18 @@ func (rc *resourceCore) asyncChain() Sender {
 	return rc.st.asyncChain
 }
 
-// collectionURL is the URL of the collection with a query.
-func (rc *resourceCore) collectionURL(q url.Values) string {
-	u := rc.st.prefix + rc.ops[opList].tmpl.parts[0].literal
-	q = mergeQuery(rc.st.baseQuery, nil, q)
-	if len(q) > 0 {
-		u += "?" + q.Encode()
+// newWalk checks a walk of the collection (Iterate, All and Pages) and
+// starts it, with query sent on every page.
+func (rc *resourceCore) newWalk(query any, chain Sender) (*walk, error) {
+	if err := rc.checkAs("Iterate", opList, chain); err != nil {
+		return nil, err
 	}
-	return u
+	d := rc.ops[opList]
+	q, err := queryFrom(query)
+	if err != nil {
+		return nil, errorf(d.name, "%w", err)
+	}
+	return newWalk(rc.st, d, &rc.pagingConfig, chain, rc.st.prefix+d.tmpl.Parts[0].Literal, nil, q), nil
 }
 
 // crud runs one CRUD operation and decodes its result into R.
@@ -321,7 +373,7 @@ func (rc *resourceCore) crudRequest(op int, id any, body any, chain Sender) (*Re
 		return nil, err
 	}
 	d := rc.ops[op]
-	r := routed{names: d.tmpl.placeholders}
+	r := routed{names: d.tmpl.Placeholders}
 	if len(r.names) > 0 {
 		s, err := formatID(id)
 		if err != nil {
@@ -386,18 +438,18 @@ func (rc *resourceCore) listRequest(query any, chain Sender) (*Request, error) {
 }
 
 // getPage sends the request of a page and decodes its records.
-func getPage[T any](ctx context.Context, rc *resourceCore, chain Sender, req *Request) (*Page[T], error) {
-	resp, err := rc.st.send(ctx, chain, req)
+func getPage[T any](ctx context.Context, st *clientState, layout *pageLayout, chain Sender, req *Request) (*Page[T], error) {
+	resp, err := st.send(ctx, chain, req)
 	if err != nil {
 		return nil, err
 	}
 	page := &Page[T]{Response: resp}
-	if err := decodePage(rc.layout, resp, &page.Records); err != nil {
+	if err := decodePage(layout, resp, &page.Records); err != nil {
 		return nil, err
 	}
 	if resultKindOf(reflect.TypeFor[T]()) == resultTyped {
-		if err := validateValue(rc.st.validator, reflect.ValueOf(page.Records)); err != nil {
-			return nil, errorf(rc.st.opOf(req.Method, req.URL), "page records: %w", err)
+		if err := validateValue(st.validator, reflect.ValueOf(page.Records)); err != nil {
+			return nil, errorf(st.opOf(req.Method, req.URL), "page records: %w", err)
 		}
 	}
 	return page, nil

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/kithttp/kit/internal/pathtmpl"
 )
 
 func TestReadLimited(t *testing.T) {
@@ -108,7 +110,7 @@ func TestBuildHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	type body struct{ A int }
-	d := &endpointDecl{method: "POST", name: "POST /x", tmpl: &pathTemplate{raw: "/x", parts: []pathPart{{literal: "/x"}}}}
+	d := &endpointDecl{method: "POST", name: "POST /x", tmpl: &pathtmpl.Template{Raw: "/x", Parts: []pathtmpl.Part{{Literal: "/x"}}}}
 	tests := []struct {
 		name string
 		r    routed

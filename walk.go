@@ -4,66 +4,501 @@ import (
 	"context"
 	"hash/maphash"
 	"iter"
+	"net/http"
 	"net/url"
+	"slices"
 )
 
 // Private implementation past this point.
 //
-// walk.go is the page walk shared by Resource and AsyncResource: ask the
-// paginator for a request, fetch the page, yield it, ask for the next one.
-// Guards end a walk that does not advance.
+// walk.go is the one page walk behind Resource, AsyncResource and
+// PagedEndpoint, sync and async: ask the paginator for a request, fetch
+// the page, yield it, ask for the next one. Guards end a walk that does not
+// advance.
+//
+// A sync walk fetches each page on the caller's goroutine when the records
+// before it are used up. An async walk fetches each page on a tracked
+// goroutine of its own (so AsyncClient.Close waits for it, and a panic in
+// user code becomes the walk's error), and with WithPrefetch(n) keeps
+// requests in flight ahead of the caller:
+//
+//   - The queue holds the pages requested and not yet handed to the caller,
+//     in walk order. q[0] is the page the caller gets next.
+//   - With a Lookahead paginator, the queue is topped up with the pages
+//     PageAfter names, up to n requests in flight (n+1 entries while the
+//     caller holds q[0]); with any other paginator, NextPage names the one
+//     page after q[0] before q[0] is yielded.
+//   - Pages are handled strictly in order: guard, then NextPage. NextPage
+//     stays the authority: the request it returns must be the one queued
+//     next (compared by URL), or the queue past q[0] is cancelled and the
+//     walk goes on from NextPage's request. So a walk yields exactly the
+//     records a sync walk would, whatever PageAfter names.
+//   - A page that fails is yielded (as the error) only when its turn comes;
+//     when an earlier page ends the walk, its error is discarded.
+//   - Cancelled requests wait in the graveyard until their goroutine has
+//     returned; leaving the loop cancels everything and waits for it.
+//
+// Memory follows the queue, which holds at most min(n, the client's
+// WithMaxInFlight) requests in flight: never a buffer sized by n.
 
-// pageFetcher sends the request of a page and decodes it.
-type pageFetcher[T any] func(ctx context.Context, req *Request) (*Page[T], error)
+// walk is the state of one page walk: what it walks (a resource's or a
+// paged endpoint's collection), where it is, and its guards. Not safe for
+// concurrent use: only the goroutine ranging over the walk touches it.
+type walk struct {
+	st     *clientState
+	d      *endpointDecl // the GET of every page: its name and call policy
+	pg     *pagingConfig
+	chain  Sender      // the sync or async chain the pages go through
+	base   string      // the collection's URL, without query
+	header http.Header // header parameters sent with every page
+	query  url.Values  // the caller's query (a private copy)
 
-// walkPages is the lazy loop shared by every paginator: it fetches each page
-// with fetch, yields it, then asks the paginator for the next one; an error
-// is yielded once and ends the walk. chain is the chain the pages go
-// through, nil when the engine lacks the protocol.
-func walkPages[T any](ctx context.Context, rc *resourceCore, chain Sender, query any, fetch pageFetcher[T]) iter.Seq2[*Page[T], error] {
+	req        *PageRequest // the next request the paginator asked for; nil: over
+	seen       seenURLs
+	prevReqURL *url.URL // URL of the request that produced the last page; next links resolve against it
+	prevSpan   []byte
+	pages      int
+}
+
+// newWalk returns a walk of the collection at base; first must be called
+// before the walk's first request.
+func newWalk(st *clientState, d *endpointDecl, pg *pagingConfig, chain Sender, base string, header http.Header, query url.Values) *walk {
+	if len(header) > 0 {
+		// Every page's request gets these values; capped slices make an
+		// interceptor's Header.Add on one request copy, not share.
+		h := make(http.Header, len(header))
+		for k, vs := range header {
+			h[k] = slices.Clip(vs)
+		}
+		header = h
+	}
+	return &walk{st: st, d: d, pg: pg, chain: chain, base: base, header: header, query: query}
+}
+
+// first asks the paginator for the first request.
+func (w *walk) first() error {
+	first := w.pg.paginator.FirstPage(cloneValues(w.query))
+	w.req = &first
+	return nil
+}
+
+// nextURL returns the URL of the request the paginator asked for, and
+// records it: "" when the walk is over (no request, or WithMaxPages
+// reached); an error for a URL the walk has already requested.
+func (w *walk) nextURL() (string, error) {
+	if w.req == nil || (w.pg.maxPages > 0 && w.pages >= w.pg.maxPages) {
+		return "", nil
+	}
+	u, err := w.pageURL(*w.req, w.prevReqURL)
+	if err != nil {
+		return "", err
+	}
+	if !w.seen.add(u) {
+		return "", errorf(w.op(), "%w: paginator %T asked for %s, which the walk has already requested", ErrPageLoop, w.pg.paginator, w.st.secrets.redactString(u))
+	}
+	return u, nil
+}
+
+// build makes the request of a page at u.
+func (w *walk) build(u string) (*Request, error) {
+	return w.st.build(w.d, &routed{header: w.header}, u)
+}
+
+// guard records a fetched page, refusing one whose records are exactly
+// those of the page before.
+func (w *walk) guard(resp *Response) error {
+	w.pages++
+	if resp.page != nil && len(resp.page.span) > 2 && w.prevSpan != nil && string(resp.page.span) == string(w.prevSpan) {
+		return errorf(w.op(), "%w: page %d has exactly the records of the page before", ErrPageLoop, w.pages)
+	}
+	if resp.page != nil {
+		w.prevSpan = resp.page.span
+	}
+	if resp.Request != nil {
+		w.prevReqURL = resp.Request.URL
+	}
+	return nil
+}
+
+// advance asks the paginator for the request after the page of resp.
+func (w *walk) advance(resp *Response) error {
+	next, err := w.pg.paginator.NextPage(resp, *w.req)
+	if err != nil {
+		return errorf(w.op(), "paginator %T: %w", w.pg.paginator, err)
+	}
+	w.req = next
+	return nil
+}
+
+// collectionURL is the URL of the collection with a query.
+func (w *walk) collectionURL(q url.Values) string {
+	q = mergeQuery(w.st.baseQuery, w.d.tmpl.Static, q)
+	if len(q) == 0 {
+		return w.base
+	}
+	return w.base + "?" + q.Encode()
+}
+
+// pageURL turns a PageRequest into the URL to fetch. A URL in the request
+// is resolved against prev (the URL of the page before), completed with the
+// caller's query parameters it lacks, and refused on another origin.
+func (w *walk) pageURL(pr PageRequest, prev *url.URL) (string, error) {
+	if pr.URL == "" {
+		return w.collectionURL(pr.Params), nil
+	}
+	ref, err := url.Parse(pr.URL)
+	if err != nil {
+		return "", errorf(w.op(), "bad next-page URL: %w", err)
+	}
+	base := prev
+	if base == nil {
+		base, _ = url.Parse(w.collectionURL(nil))
+	}
+	u := base.ResolveReference(ref)
+	if !sameOrigin(u, w.st.base) {
+		return "", errorf(w.op(), "next page %s: %w %s", w.st.redact(u), ErrCrossOrigin, w.st.origin())
+	}
+	q := u.Query()
+	added := false
+	for _, src := range []url.Values{pr.Params, w.query} {
+		for k, vs := range src {
+			if _, ok := q[k]; !ok {
+				q[k] = append([]string(nil), vs...)
+				added = true
+			}
+		}
+	}
+	if added {
+		u.RawQuery = q.Encode()
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u.String(), nil
+}
+
+// op is what a walk attempts, for its errors: walking the pages of the
+// collection's (redacted) URL.
+func (w *walk) op() string {
+	return "GET " + w.st.secrets.redactString(w.collectionURL(nil)) + ": walking pages"
+}
+
+// window is how many page requests an async walk keeps in flight ahead of
+// the caller: WithPrefetch's n with a Lookahead paginator, 1 with another,
+// never more than the client's in-flight limit; 0 for a strictly lazy walk.
+func (w *walk) window() int {
+	n := w.pg.prefetch
+	if n <= 0 {
+		return 0
+	}
+	if w.pg.ahead == nil {
+		n = 1
+	}
+	if w.st.slots != nil {
+		n = min(n, w.st.slots.max)
+	}
+	return n
+}
+
+// walkPages is the page walk of every resource and paged endpoint. start
+// makes the walk's state when ranging begins; its error is the walk's one
+// error. A sync walk fetches each page on the caller's goroutine; an async
+// one (async set, w.chain the async chain) on goroutines of its own, up to
+// w.window() pages ahead. Pages are yielded in order, every page fetched
+// included; an error is yielded once and ends the walk.
+func walkPages[T any](ctx context.Context, async bool, start func() (*walk, error)) iter.Seq2[*Page[T], error] {
 	return func(yield func(*Page[T], error) bool) {
-		w, err := rc.newWalk(query, chain)
+		w, err := start()
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		for {
-			page, err := step(ctx, w, fetch)
+		if ctx == nil {
+			yield(nil, errorf(w.op(), "nil Context"))
+			return
+		}
+		r := &pageRun[T]{w: w, caller: ctx, ctx: ctx, async: async}
+		if async {
+			r.window = w.window()
+			r.ctx, r.cancel = context.WithCancelCause(ctx)
+			// AsyncClient.Close cancels the walk's requests at once.
+			unhook := context.AfterFunc(w.st.work.walkLife(), func() { r.cancel(errCloseCancelled) })
+			defer unhook()
+			defer r.stop()
+		}
+		if err := r.protect(w.first); err != nil {
+			yield(nil, err)
+			return
+		}
+		r.loop(yield)
+	}
+}
+
+// pageRun is one ranging over a walk: the walk and the queue of requests
+// past the caller's position (see the notes at the top of the file).
+type pageRun[T any] struct {
+	w      *walk
+	caller context.Context // the caller's
+	ctx    context.Context // the walk's: cancelled when an async walk ends, or by Close
+	cancel context.CancelCauseFunc
+	async  bool
+	window int
+
+	q         []*pageFetch[T] // requested, not yet handed to the caller, in order
+	graveyard []*pageFetch[T] // cancelled; their goroutines may still run
+}
+
+// pageFetch is one page request of a walk: started on a goroutine of its
+// own (async), or to be sent when the caller needs the page (sync).
+type pageFetch[T any] struct {
+	pr     PageRequest // what the paginator asked for or named ahead
+	url    string      // the URL requested, for comparing with NextPage's
+	req    *Request
+	cancel context.CancelFunc // async only
+	done   chan struct{}      // async only: closed once page, err are set and the goroutine is done with kit's work
+	page   *Page[T]
+	err    error
+}
+
+func (r *pageRun[T]) loop(yield func(*Page[T], error) bool) {
+	w := r.w
+	for {
+		if len(r.q) == 0 {
+			u, err := w.nextURL()
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			if page == nil || !yield(page, nil) {
+			if u == "" {
 				return
 			}
-			if err := w.advance(page.Response); err != nil {
+			if err := r.enqueue(*w.req, u); err != nil {
 				yield(nil, err)
 				return
+			}
+		}
+		if err := r.caller.Err(); err != nil {
+			yield(nil, errorf(w.op(), "%w", err))
+			return
+		}
+		if err := r.ahead(r.window, 0); err != nil {
+			yield(nil, err)
+			return
+		}
+		page, err := r.wait(r.q[0])
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if err := w.guard(page.Response); err != nil {
+			yield(nil, err)
+			return
+		}
+		// after is an error to yield after the page; over: the page is
+		// the last.
+		var after error
+		over := false
+		if r.window > 0 {
+			// Name and start the next page before the caller gets this
+			// one, so that it is fetched while the caller works.
+			over, after = r.next(page.Response)
+		}
+		if !yield(page, nil) {
+			return
+		}
+		r.q[0] = nil
+		r.q = r.q[1:]
+		if r.window == 0 {
+			after = r.protect(func() error { return w.advance(page.Response) })
+		}
+		if after != nil {
+			yield(nil, after)
+			return
+		}
+		if over {
+			return
+		}
+	}
+}
+
+// next asks the paginator for the page after q[0], whose response is resp,
+// and makes sure it is q[1]: confirmed when it was named ahead, started
+// otherwise. Then it tops the queue up. over is true when q[0] is the last
+// page; after is an error that ends the walk once q[0] is yielded.
+func (r *pageRun[T]) next(resp *Response) (over bool, after error) {
+	w := r.w
+	if err := r.protect(func() error { return w.advance(resp) }); err != nil {
+		r.discard(1)
+		return true, err
+	}
+	u, err := w.nextURL()
+	if err != nil || u == "" {
+		r.discard(1)
+		return true, err
+	}
+	if len(r.q) < 2 || r.q[1].url != u {
+		r.discard(1)
+		if err := r.enqueue(*w.req, u); err != nil {
+			return true, err
+		}
+	}
+	return false, r.ahead(r.window+1, 1)
+}
+
+// enqueue builds the request of pr at u and starts it at the end of the
+// queue.
+func (r *pageRun[T]) enqueue(pr PageRequest, u string) error {
+	req, err := r.w.build(u)
+	if err != nil {
+		return err
+	}
+	r.q = append(r.q, r.start(&pageFetch[T]{pr: pr, url: u, req: req}))
+	return nil
+}
+
+// ahead tops the queue up to limit entries with the pages a Lookahead
+// paginator names, within WithMaxPages; received is how many entries at
+// the front have been received and counted by guard (0 or 1). A page that
+// cannot be named ahead ends the topping up, not the walk: NextPage will
+// name it, or end the walk with the error.
+func (r *pageRun[T]) ahead(limit, received int) error {
+	la := r.w.pg.ahead
+	if la == nil || r.window == 0 {
+		return nil
+	}
+	w := r.w
+	for len(r.q) < limit {
+		if w.pg.maxPages > 0 && w.pages+len(r.q)-received >= w.pg.maxPages {
+			return nil
+		}
+		last := r.q[len(r.q)-1]
+		var (
+			next PageRequest
+			ok   bool
+		)
+		if err := r.protect(func() error {
+			next, ok = la.PageAfter(last.pr)
+			return nil
+		}); err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		var prev *url.URL
+		if next.URL != "" {
+			// Resolved against the URL last asked for, parsed again: its
+			// Request belongs to the goroutine sending it now.
+			prev, _ = url.Parse(last.url)
+		}
+		u, err := w.pageURL(next, prev)
+		if err != nil || u == last.url {
+			return nil
+		}
+		req, err := w.build(u)
+		if err != nil {
+			return nil
+		}
+		r.q = append(r.q, r.start(&pageFetch[T]{pr: next, url: u, req: req}))
+	}
+	return nil
+}
+
+// start sends f's request on a tracked goroutine of its own (async walks);
+// a sync walk sends it in wait.
+func (r *pageRun[T]) start(f *pageFetch[T]) *pageFetch[T] {
+	if !r.async {
+		return f
+	}
+	ctx, cancel := context.WithCancel(r.ctx)
+	f.cancel, f.done = cancel, make(chan struct{})
+	what := r.w.st.opOf(f.req.Method, f.req.URL)
+	task, err := r.w.st.beginAsync(ctx)
+	if err != nil {
+		f.err = errorf(what, "%w", err)
+		close(f.done)
+		return f
+	}
+	go func() {
+		returned := false
+		defer close(f.done) // last: the task has ended
+		defer task.end()
+		defer func() {
+			if !returned {
+				// A panic in a validator, an interceptor or an auth.
+				f.page, f.err = nil, recovered(what, recover())
+			}
+			f.err = task.wrap(f.err)
+		}()
+		f.page, f.err = getPage[T](task.ctx, r.w.st, r.w.pg.layout, r.w.chain, f.req)
+		returned = true
+	}()
+	return f
+}
+
+// wait returns f's page, fetching it now in a sync walk.
+func (r *pageRun[T]) wait(f *pageFetch[T]) (*Page[T], error) {
+	if f.done == nil {
+		return getPage[T](r.ctx, r.w.st, r.w.pg.layout, r.w.chain, f.req)
+	}
+	<-f.done
+	return f.page, f.err
+}
+
+// discard cancels the requests from q[i] on.
+func (r *pageRun[T]) discard(i int) {
+	if i >= len(r.q) {
+		return
+	}
+	live := r.graveyard[:0]
+	for _, f := range r.graveyard {
+		select {
+		case <-f.done:
+		default:
+			live = append(live, f)
+		}
+	}
+	clear(r.graveyard[len(live):])
+	r.graveyard = live
+	for j, f := range r.q[i:] {
+		if f.cancel != nil {
+			f.cancel()
+			r.graveyard = append(r.graveyard, f)
+		}
+		r.q[i+j] = nil
+	}
+	r.q = r.q[:i]
+}
+
+// stop cancels every request of an async walk still in flight and waits
+// until their goroutines are done, so that nothing of the walk outlives
+// the range statement.
+func (r *pageRun[T]) stop() {
+	r.cancel(nil)
+	for _, fs := range [][]*pageFetch[T]{r.q, r.graveyard} {
+		for _, f := range fs {
+			if f != nil && f.done != nil {
+				<-f.done
 			}
 		}
 	}
 }
 
-// step fetches the walk's next page: nil when the walk is over.
-func step[T any](ctx context.Context, w *walk, fetch pageFetcher[T]) (*Page[T], error) {
-	req, err := w.nextRequest()
-	if err != nil || req == nil {
-		return nil, err
+// protect calls fn, the walk's call into a paginator. In an async walk a
+// panic there ends the walk with an error carrying it and its stack, as it
+// would on one of the walk's goroutines; a sync walk lets it through to
+// the caller.
+func (r *pageRun[T]) protect(fn func() error) (err error) {
+	if !r.async {
+		return fn()
 	}
-	if ctx == nil {
-		return nil, errorf(w.rc.walkOp(), "nil Context")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, errorf(w.rc.walkOp(), "%w", err)
-	}
-	page, err := fetch(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if err := w.guard(page.Response); err != nil {
-		return nil, err
-	}
-	return page, nil
+	returned := false
+	defer func() {
+		if !returned {
+			err = errorf(r.w.op(), "paginator %T: %w", r.w.pg.paginator, newPanicOrExit(recover()))
+		}
+	}()
+	err = fn()
+	returned = true
+	return err
 }
 
 // records flattens a page walk into a record walk.
@@ -82,114 +517,6 @@ func records[T any](pages iter.Seq2[*Page[T], error]) iter.Seq2[T, error] {
 			}
 		}
 	}
-}
-
-// walk is the state of one page walk; not generic, not safe for concurrent
-// use.
-type walk struct {
-	rc         *resourceCore
-	query      url.Values // the caller's query (a private copy)
-	req        *PageRequest
-	seen       seenURLs
-	prevReqURL *url.URL // URL of the request that produced the last page; next links resolve against it
-	prevSpan   []byte
-	pages      int
-}
-
-func (rc *resourceCore) newWalk(query any, chain Sender) (*walk, error) {
-	if err := rc.checkAs("Iterate", opList, chain); err != nil {
-		return nil, err
-	}
-	q, err := queryFrom(query)
-	if err != nil {
-		return nil, errorf(rc.ops[opList].name, "%w", err)
-	}
-	first := rc.paginator.FirstPage(cloneValues(q))
-	return &walk{rc: rc, query: q, req: &first}, nil
-}
-
-// nextRequest returns the request of the next page to fetch, or nil when
-// the walk is over.
-func (w *walk) nextRequest() (*Request, error) {
-	if w.req == nil || (w.rc.maxPages > 0 && w.pages >= w.rc.maxPages) {
-		return nil, nil
-	}
-	u, err := w.rc.pageURL(*w.req, w.query, w.prevReqURL)
-	if err != nil {
-		return nil, err
-	}
-	if !w.seen.add(u) {
-		return nil, errorf(w.rc.walkOp(), "%w: paginator %T asked for %s, which the walk has already requested", ErrPageLoop, w.rc.paginator, w.rc.st.secrets.redactString(u))
-	}
-	return w.rc.st.build(w.rc.ops[opList], &routed{}, u)
-}
-
-// guard records a fetched page, refusing one whose records are exactly
-// those of the page before.
-func (w *walk) guard(resp *Response) error {
-	w.pages++
-	if resp.page != nil && len(resp.page.span) > 2 && w.prevSpan != nil && string(resp.page.span) == string(w.prevSpan) {
-		return errorf(w.rc.walkOp(), "%w: page %d has exactly the records of the page before", ErrPageLoop, w.pages)
-	}
-	if resp.page != nil {
-		w.prevSpan = resp.page.span
-	}
-	if resp.Request != nil {
-		w.prevReqURL = resp.Request.URL
-	}
-	return nil
-}
-
-// advance asks the paginator for the request after the page of resp.
-func (w *walk) advance(resp *Response) error {
-	next, err := w.rc.paginator.NextPage(resp, *w.req)
-	if err != nil {
-		return errorf(w.rc.walkOp(), "paginator %T: %w", w.rc.paginator, err)
-	}
-	w.req = next
-	return nil
-}
-
-// pageURL turns a PageRequest into the URL to fetch. A URL in the request
-// is resolved against prev (the URL of the page before), completed with the
-// caller's query parameters it lacks, and refused on another origin.
-func (rc *resourceCore) pageURL(pr PageRequest, callerQuery url.Values, prev *url.URL) (string, error) {
-	if pr.URL == "" {
-		return rc.collectionURL(pr.Params), nil
-	}
-	ref, err := url.Parse(pr.URL)
-	if err != nil {
-		return "", errorf(rc.walkOp(), "bad next-page URL: %w", err)
-	}
-	base := prev
-	if base == nil {
-		base, _ = url.Parse(rc.collectionURL(nil))
-	}
-	u := base.ResolveReference(ref)
-	if !sameOrigin(u, rc.st.base) {
-		return "", errorf(rc.walkOp(), "next page %s: %w %s", rc.st.redact(u), ErrCrossOrigin, rc.st.origin())
-	}
-	q := u.Query()
-	added := false
-	for _, src := range []url.Values{pr.Params, callerQuery} {
-		for k, vs := range src {
-			if _, ok := q[k]; !ok {
-				q[k] = append([]string(nil), vs...)
-				added = true
-			}
-		}
-	}
-	if added {
-		u.RawQuery = q.Encode()
-	}
-	u.Fragment, u.RawFragment = "", ""
-	return u.String(), nil
-}
-
-// walkOp is what a walk attempts, for its errors: walking the pages of the
-// collection's (redacted) URL.
-func (rc *resourceCore) walkOp() string {
-	return "GET " + rc.st.secrets.redactString(rc.collectionURL(nil)) + ": walking pages"
 }
 
 // seenURLs remembers the URLs a walk has requested, so that a paginator

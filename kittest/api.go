@@ -50,6 +50,10 @@ import (
 //	GET    /teams                       JSON array of teams
 //	GET    /teams/{id}                  one team, with an ETag (304 if not modified)
 //	POST   /teams/{id}/users?team=NAME  bulk create (JSON array), 201 with the team
+//	GET    /teams/{id}/members          the team's users, like /users; page, page_size
+//	GET    /offset/teams/{id}/members   the team's users, like /offset/users
+//	GET    /cursor/teams/{id}/members   the team's users, like /cursor/users
+//	GET    /linked/teams/{id}/members   the team's users, like /linked/users
 //	GET    /paged/users                 {"data"}; page, page_size
 //	GET    /offset/users                {"items","offset","limit","total"}; offset, limit
 //	GET    /cursor/users                {"results","meta":{"next_cursor"}}; cursor, limit
@@ -76,6 +80,10 @@ import (
 //
 // All user listings share the filters active=true|false, team_id=N and
 // q=<case-insensitive substring of the name>, and are ordered by id. The
+// /teams/{id}/members listings are nested collections for paged endpoints
+// (kit.Paged): their team is the one in the path (a team_id parameter is
+// ignored), an unknown team is a 404, and their Link headers point at
+// "members?page=...". The
 // cursor is opaque; on the last page next_cursor is null in /cursor/users
 // and "" in /cursor-flat/users. Page
 // numbers start at 1; page sizes and limits default to 20 and must be
@@ -166,8 +174,8 @@ type API struct {
 }
 
 // APIOption configures an API made by NewAPI. The options are WithUsers,
-// WithCredentials, WithTokenTTL, WithTokenUses, WithRequireAuth and
-// WithSigningKey.
+// WithCredentials, WithTokenTTL, WithTokenUses, WithRequireAuth,
+// WithSigningKey and WithLatency.
 type APIOption interface {
 	apply(*apiConfig)
 }
@@ -179,7 +187,8 @@ type apiConfig struct {
 	tokenTTL    time.Duration
 	tokenUses   int
 	requireAuth bool
-	signingKey  []byte // empty: no request signing
+	signingKey  []byte        // empty: no request signing
+	latency     time.Duration // WithLatency
 }
 
 type apiOptionFunc func(*apiConfig)
@@ -223,6 +232,15 @@ func WithTokenUses(n int) APIOption {
 // (false) only /me and /private/reports do.
 func WithRequireAuth(on bool) APIOption {
 	return apiOptionFunc(func(c *apiConfig) { c.requireAuth = on })
+}
+
+// WithLatency makes the API wait d before it answers each request, as a
+// server across a network would: for demos and benchmarks of concurrent
+// requests and pipelined walks (kit.WithPrefetch). A request whose context
+// ends first gets no response. The request is counted in Stats when it
+// arrives. d of zero or less (the default) answers at once.
+func WithLatency(d time.Duration) APIOption {
+	return apiOptionFunc(func(c *apiConfig) { c.latency = d })
 }
 
 // Stats is a snapshot of an API's request counters, as returned by
@@ -285,6 +303,15 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.stats.Requests++
 	a.stats.ByPath[r.Method+" "+r.URL.Path]++
 	a.mu.Unlock()
+	if d := a.cfg.latency; d > 0 {
+		timer := time.NewTimer(d)
+		select {
+		case <-timer.C:
+		case <-r.Context().Done():
+			timer.Stop()
+			return
+		}
+	}
 
 	if _, pattern := a.mux.Handler(r); pattern != "" {
 		a.mux.ServeHTTP(w, r)
@@ -376,6 +403,10 @@ func (a *API) routes() {
 	a.handle("GET /teams", apiAuthOptional, a.listTeams)
 	a.handle("GET /teams/{id}", apiAuthOptional, a.getTeam)
 	a.handle("POST /teams/{id}/users", apiAuthOptional, a.createTeamUsers)
+	a.handle("GET /teams/{id}/members", apiAuthOptional, a.teamMembers(a.listUsers))
+	a.handle("GET /offset/teams/{id}/members", apiAuthOptional, a.teamMembers(a.offsetUsers))
+	a.handle("GET /cursor/teams/{id}/members", apiAuthOptional, a.teamMembers(a.cursorUsers))
+	a.handle("GET /linked/teams/{id}/members", apiAuthOptional, a.teamMembers(a.linkedUsers))
 
 	a.handle("GET /paged/users", apiAuthOptional, a.pagedUsers)
 	a.handle("GET /offset/users", apiAuthOptional, a.offsetUsers)

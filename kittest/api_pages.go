@@ -1,9 +1,11 @@
 package kittest
 
 import (
+	"context"
 	"encoding/base64"
 	"net/http"
 	"net/url"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,6 +23,7 @@ const apiDefaultPageSize = 20
 func (a *API) pageQuery(w http.ResponseWriter, r *http.Request, sizeName string) (users []apiUser, page, size int, ok bool) {
 	q := r.URL.Query()
 	f, msg := apiParseFilter(q)
+	apiScope(r, &f)
 	if msg == "" {
 		page, msg = apiIntParam(q, "page", 1, 1, apiMaxInt)
 	}
@@ -39,6 +42,7 @@ func (a *API) pageQuery(w http.ResponseWriter, r *http.Request, sizeName string)
 func (a *API) limitQuery(w http.ResponseWriter, r *http.Request) (q url.Values, users []apiUser, limit int, ok bool) {
 	q = r.URL.Query()
 	f, msg := apiParseFilter(q)
+	apiScope(r, &f)
 	if msg == "" {
 		limit, msg = apiIntParam(q, "limit", apiDefaultPageSize, 1, apiMaxPageSize)
 	}
@@ -47,6 +51,30 @@ func (a *API) limitQuery(w http.ResponseWriter, r *http.Request) (q url.Values, 
 		return nil, nil, 0, false
 	}
 	return q, a.filteredUsers(f), limit, true
+}
+
+// apiTeamScope is the context key of the team a /teams/{id}/members
+// listing is limited to.
+type apiTeamScope struct{}
+
+// teamMembers limits the user listing list to the team in the path: a
+// nested collection. An unknown team is a 404.
+func (a *API) teamMembers(list http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		t, ok := a.pathTeam(w, r)
+		if !ok {
+			return
+		}
+		list(w, r.WithContext(context.WithValue(r.Context(), apiTeamScope{}, t.ID)))
+	}
+}
+
+// apiScope limits f to the team of a /teams/{id}/members listing, whatever
+// the team_id parameter says.
+func apiScope(r *http.Request, f *apiFilter) {
+	if id, ok := r.Context().Value(apiTeamScope{}).(int); ok {
+		f.teamID, f.hasTeam = id, true
+	}
 }
 
 // apiLastPage returns the number of the last page of n items, at least 1.
@@ -216,8 +244,9 @@ func (a *API) stuckUsers(w http.ResponseWriter, r *http.Request) {
 // across two field lines, first (and prev) on one, next and last on the
 // other, and on the second-to-last page next and last share one link-value,
 // rel="next last". Targets are path-relative references like
-// "users?page=2&per_page=20" that keep the request's other query
-// parameters.
+// "users?page=2&per_page=20" (named after the last segment of the request
+// path: "members?..." for a team's members) that keep the request's other
+// query parameters.
 func (a *API) linkedUsers(w http.ResponseWriter, r *http.Request) {
 	users, page, size, ok := a.pageQuery(w, r, "per_page")
 	if !ok {
@@ -231,9 +260,10 @@ func (a *API) linkedUsers(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	sort.Strings(extra)
+	name := path.Base(r.URL.Path)
 	ref := func(p int) string {
 		var b strings.Builder
-		b.WriteString("<users?page=")
+		b.WriteString("<" + name + "?page=")
 		b.WriteString(strconv.Itoa(p))
 		b.WriteString("&per_page=")
 		b.WriteString(strconv.Itoa(size))

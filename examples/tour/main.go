@@ -251,6 +251,9 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := asyncTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
+	if err := pagedTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
 	t.section("Done")
 	t.say("%d requests in all", t.requests.Load())
 	return nil
@@ -337,7 +340,7 @@ func asyncTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) er
 		}
 		n++
 	}
-	t.say("a walk prefetching 2 pages ahead: %d users in %d requests", n, t.requests.Load()-before)
+	t.say("a cursor walk with WithPrefetch(2), one page ahead (each cursor is in the page before): %d users in %d requests", n, t.requests.Load()-before)
 	got, err := kit.NewAsyncResource[User](ac, "/users").Get(ctx, 7).Await(ctx)
 	if err != nil {
 		return err

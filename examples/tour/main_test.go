@@ -26,7 +26,8 @@ func TestTour(t *testing.T) {
 		"→ GET /paged/users?page=2&page_size=4",
 		"pagination does not advance",
 		"GET /me as Ada Lovelace, after 2 logins",
-		"a walk prefetching 2 pages ahead: 251 users",
+		"a cursor walk with WithPrefetch(2), one page ahead",
+		": 251 users in 13 requests",
 		"after Close: kit: GET /users/{id}: client is closed",
 		"does not implement kit.Engine",
 		"answered from memory: 2 hits, 2 304s at the server",
@@ -39,7 +40,13 @@ func TestTour(t *testing.T) {
 		"export 1 is done",
 		"ErrNotModified=true",
 		"*kittest.APIError code=not_found",
-		"== 10. Done",
+		"== 10. Paged endpoints and pipelined walks",
+		"→ GET /teams/2/members?active=true&page=2&page_size=10",
+		"kit.Paged /teams/{id}/members: 34 active members of team 2",
+		"with 2 ms a page, a sync walk: 200 members of team 5 in ",
+		"the same walk pipelined, GoIterate with WithPrefetch(8): 200 members in ",
+		"× as fast (in order, each once)",
+		"== 11. Done",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("tour output lacks %q", want)

@@ -1,0 +1,186 @@
+// Package pathtmpl parses and expands kit's endpoint path templates:
+// "/teams/{id}/users?kind=x" is the literal "/teams/", the placeholder id,
+// the literal "/users" and the static query kind=x. kit parses every
+// declaration with it, and tools that check declarations ahead of time
+// (kitgen) use it too, so both accept the same templates and report the
+// same messages.
+package pathtmpl
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// Template is a path template, parsed once. It is immutable and safe for
+// concurrent use.
+type Template struct {
+	Raw          string     // as written
+	Origin       string     // "https://host:port" of an absolute URL template; "" for a path
+	Parts        []Part     // the path, in order
+	Placeholders []string   // distinct placeholder names, in order of first appearance
+	Static       url.Values // the query written in the template; nil when none
+}
+
+// Part is one piece of a template's path: a literal or a placeholder.
+type Part struct {
+	Literal string // already escaped; "" for a placeholder
+	Name    string // placeholder name; "" for a literal
+}
+
+// Parse parses a path template. A path that does not start with "/" gets
+// one. Literal bytes that may not stand in a URL path are percent-encoded;
+// existing escapes must be well formed. Placeholders are {name}, where name
+// is not empty and has no '{', '/' or space; they may appear only in the
+// path, not in the static query.
+//
+// A template may also be an absolute http or https URL
+// ("https://uploads.example.com/files/{id}"): Origin is then its scheme and
+// host, and the rest is parsed as a path. Placeholders may not stand in the
+// host.
+func Parse(raw string) (*Template, error) {
+	t := &Template{Raw: raw}
+	path, query, hasQuery := strings.Cut(raw, "?")
+	if origin, rest, ok, err := splitOrigin(path); err != nil {
+		return nil, err
+	} else if ok {
+		t.Origin, path = origin, rest
+	}
+	if hasQuery {
+		if strings.ContainsAny(query, "{}") {
+			// Placeholders fill the path only; a query parameter is a field.
+			return nil, fmt.Errorf("placeholder in the query %q: only the path has placeholders; make it a field", query)
+		}
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			return nil, fmt.Errorf("bad query in path: %v", err)
+		}
+		t.Static = q
+	}
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	for path != "" {
+		open := strings.IndexByte(path, '{')
+		lit := path
+		if open >= 0 {
+			lit = path[:open]
+		}
+		if strings.IndexByte(lit, '}') >= 0 {
+			return nil, fmt.Errorf("unbalanced '}' in path")
+		}
+		if lit != "" {
+			esc, err := escapeLiteral(lit)
+			if err != nil {
+				return nil, err
+			}
+			t.Parts = append(t.Parts, Part{Literal: esc})
+		}
+		if open < 0 {
+			break
+		}
+		rest := path[open+1:]
+		end := strings.IndexByte(rest, '}')
+		if end < 0 {
+			return nil, fmt.Errorf("unterminated '{' in path")
+		}
+		name := rest[:end]
+		if name == "" || strings.ContainsAny(name, "{/ ") {
+			return nil, fmt.Errorf("bad placeholder {%s}", name)
+		}
+		t.Parts = append(t.Parts, Part{Name: name})
+		if !slices.Contains(t.Placeholders, name) {
+			t.Placeholders = append(t.Placeholders, name)
+		}
+		path = rest[end+1:]
+	}
+	return t, nil
+}
+
+// Expand writes the escaped path to b, each placeholder filled with the
+// value at the same position in vals as its name in names, escaped as one
+// path segment. A value that is empty, "." or ".." is an error (it would
+// change the resource addressed); so is a placeholder without a value,
+// reported as an empty one.
+func (t *Template) Expand(b *strings.Builder, names, vals []string) error {
+	for _, p := range t.Parts {
+		if p.Name == "" {
+			b.WriteString(p.Literal)
+			continue
+		}
+		v := ""
+		for i, n := range names {
+			if n == p.Name {
+				v = vals[i]
+				break
+			}
+		}
+		switch v {
+		case "", ".", "..":
+			return fmt.Errorf("path parameter {%s} is %q, which would change the resource addressed", p.Name, v)
+		}
+		b.WriteString(url.PathEscape(v))
+	}
+	return nil
+}
+
+// IsPathByte reports whether c may stand unescaped in a path (RFC 3986
+// pchar plus '/').
+func IsPathByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._~!$&'()*+,;=:@/", c) >= 0
+}
+
+// escapeLiteral percent-encodes bytes that may not stand in a URL path and
+// checks existing escapes.
+func escapeLiteral(lit string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(lit); i++ {
+		c := lit[i]
+		switch {
+		case c == '%':
+			if i+2 >= len(lit) || !isHex(lit[i+1]) || !isHex(lit[i+2]) {
+				return "", fmt.Errorf("bad escape %q in path", lit[i:min(i+3, len(lit))])
+			}
+			b.WriteByte(c)
+		case IsPathByte(c):
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String(), nil
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// splitOrigin splits an absolute http(s) URL path template into its origin
+// ("https://host") and path. ok is false for a plain path.
+func splitOrigin(path string) (origin, rest string, ok bool, err error) {
+	scheme, after, found := strings.Cut(path, "://")
+	if !found {
+		return "", path, false, nil
+	}
+	scheme = strings.ToLower(scheme)
+	if scheme != "http" && scheme != "https" {
+		if strings.ContainsAny(scheme, "/{") {
+			return "", path, false, nil // "://" inside a path
+		}
+		return "", "", false, fmt.Errorf("absolute URL with scheme %q: only http and https URLs can be endpoints", scheme)
+	}
+	host, p, _ := strings.Cut(after, "/")
+	if strings.ContainsAny(host, "{}") {
+		return "", "", false, fmt.Errorf("placeholder in the host %q: only the path has placeholders", host)
+	}
+	u, perr := url.Parse(scheme + "://" + host)
+	if perr != nil || u.Host == "" || u.User != nil || u.Fragment != "" {
+		return "", "", false, fmt.Errorf("bad host %q in absolute URL", host)
+	}
+	return scheme + "://" + strings.ToLower(u.Host), "/" + p, true, nil
+}

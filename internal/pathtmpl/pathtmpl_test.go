@@ -1,0 +1,99 @@
+package pathtmpl
+
+import (
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		raw          string
+		parts        []Part
+		placeholders []string
+		static       url.Values
+	}{
+		{"", []Part{{Literal: "/"}}, nil, nil},
+		{"users", []Part{{Literal: "/users"}}, nil, nil},
+		{"/users/{id}", []Part{{Literal: "/users/"}, {Name: "id"}}, []string{"id"}, nil},
+		{"/teams/{id}/users", []Part{{Literal: "/teams/"}, {Name: "id"}, {Literal: "/users"}}, []string{"id"}, nil},
+		{"/{a}{b}", []Part{{Literal: "/"}, {Name: "a"}, {Name: "b"}}, []string{"a", "b"}, nil},
+		{"/{a}/x/{a}", []Part{{Literal: "/"}, {Name: "a"}, {Literal: "/x/"}, {Name: "a"}}, []string{"a"}, nil},
+		{"/files/{name}.json", []Part{{Literal: "/files/"}, {Name: "name"}, {Literal: ".json"}}, []string{"name"}, nil},
+		{"/search?type=repo&sort=", []Part{{Literal: "/search"}}, nil, url.Values{"type": {"repo"}, "sort": {""}}},
+		{"/a b/ü", []Part{{Literal: "/a%20b/%C3%BC"}}, nil, nil},
+		{"/a%20b", []Part{{Literal: "/a%20b"}}, nil, nil},
+		{"/a#b", []Part{{Literal: "/a%23b"}}, nil, nil},
+		{"/v1:batch", []Part{{Literal: "/v1:batch"}}, nil, nil},
+	}
+	for _, tt := range tests {
+		got, err := Parse(tt.raw)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tt.raw, err)
+			continue
+		}
+		if !reflect.DeepEqual(got.Parts, tt.parts) || !reflect.DeepEqual(got.Placeholders, tt.placeholders) || !reflect.DeepEqual(got.Static, tt.static) {
+			t.Errorf("Parse(%q) = parts %+v placeholders %q static %v\nwant parts %+v placeholders %q static %v",
+				tt.raw, got.Parts, got.Placeholders, got.Static, tt.parts, tt.placeholders, tt.static)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ raw, want string }{
+		{"/users/{id", "unterminated"},
+		{"/users/id}", "unbalanced"},
+		{"/users/{}", "bad placeholder"},
+		{"/users/{a/b}", "bad placeholder"},
+		{"/users/{a b}", "bad placeholder"},
+		{"/users/{a{b}", "bad placeholder"},
+		{"/a%zz", "bad escape"},
+		{"/a%4", "bad escape"},
+		{"/a%", "bad escape"},
+		{"/a?x=%zz", "bad query"},
+		{"/search?q={q}", "placeholder in the query"},
+		{"/search?{q}", "placeholder in the query"},
+	}
+	for _, tt := range tests {
+		_, err := Parse(tt.raw)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%q) error = %v, want %q", tt.raw, err, tt.want)
+		}
+	}
+}
+
+func TestExpand(t *testing.T) {
+	t.Parallel()
+	tmpl, err := Parse("/a/{x}/b/{y}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"x", "y"}
+	tests := []struct {
+		x, y, want, wantErr string
+	}{
+		{"1", "2", "/a/1/b/2", ""},
+		{"a/b", "c d", "/a/a%2Fb/b/c%20d", ""},
+		{"?#%", "é", "/a/%3F%23%25/b/%C3%A9", ""},
+		{"...", ".x", "/a/.../b/.x", ""},
+		{"", "2", "", "{x}"},
+		{".", "2", "", "{x}"},
+		{"1", "..", "", "{y}"},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		err := tmpl.Expand(&b, names, []string{tt.x, tt.y})
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("expand(%q, %q) = %q, %v; want an error naming %s", tt.x, tt.y, b.String(), err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || b.String() != tt.want {
+			t.Errorf("expand(%q, %q) = %q, %v; want %q", tt.x, tt.y, b.String(), err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package kit_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+
+	"github.com/kithttp/kit"
+	"github.com/kithttp/kit/kittest"
+)
+
+// MemberQuery addresses the members of one team: ID fills {id}, Active is
+// sent as a query parameter on every page (when not nil).
+type MemberQuery struct {
+	ID     int
+	Active *bool
+}
+
+// teamMembers is a nested collection: its path has a placeholder, so it is
+// a paged endpoint rather than a Resource.
+var teamMembers = kit.Paged[MemberQuery, User]("/teams/{id}/members",
+	kit.WithPaginator(kit.PageNumber{PageSize: 10}))
+
+func ExamplePaged() {
+	srv, c := demoAPI()
+	defer srv.Close()
+
+	active := true
+	n := 0
+	for u, err := range teamMembers.Iterate(context.Background(), c, MemberQuery{ID: 2, Active: &active}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if n < 3 {
+			fmt.Println(u.ID, u.Name)
+		}
+		n++
+	}
+	fmt.Println(n, "active members of team 2")
+	// Output:
+	// 2 Alan Turing
+	// 7 Frances Allen
+	// 17 Frances McCarthy
+	// 34 active members of team 2
+}
+
+// A pipelined walk: with WithPrefetch(8) and a paginator that can name
+// pages ahead (PageNumber), GoIterate keeps up to 8 page requests in
+// flight while the loop works through the records, in order.
+func ExamplePagedEndpoint_GoIterate() {
+	srv := httptest.NewServer(kittest.NewAPI(kittest.WithUsers(1000)))
+	defer srv.Close()
+	ac, err := kit.NewAsyncClient(srv.URL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ac.Close(context.Background())
+
+	members := kit.Paged[MemberQuery, User]("/teams/{id}/members",
+		kit.WithPaginator(kit.PageNumber{PageSize: 10}), kit.WithPrefetch(8))
+	n, last := 0, 0
+	for u, err := range members.GoIterate(context.Background(), ac, MemberQuery{ID: 5}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if u.ID <= last {
+			log.Fatal("out of order")
+		}
+		n, last = n+1, u.ID
+	}
+	fmt.Println(n, "members of team 5, the last one", last)
+	// Output:
+	// 200 members of team 5, the last one 1000
+}
+
+// TotalCount is a custom paginator for APIs in the style of json-server:
+// _page and _limit parameters, and the size of the whole collection in an
+// X-Total-Count header. It stops on the last page without asking for an
+// empty one after it, and it implements kit.Lookahead (page n+1 follows
+// page n whatever page n holds), so that a pipelined walk can keep several
+// pages in flight.
+type TotalCount struct{ Limit int }
+
+// FirstPage asks for page 1.
+func (p TotalCount) FirstPage(q url.Values) kit.PageRequest {
+	q.Set("_page", "1")
+	q.Set("_limit", strconv.Itoa(p.Limit))
+	return kit.PageRequest{Params: q}
+}
+
+// NextPage asks for the next page until the total is reached.
+func (p TotalCount) NextPage(resp *kit.Response, prev kit.PageRequest) (*kit.PageRequest, error) {
+	total, err := strconv.Atoi(resp.Header.Get("X-Total-Count"))
+	if err != nil {
+		return nil, fmt.Errorf("X-Total-Count: %w", err)
+	}
+	page, _ := strconv.Atoi(prev.Params.Get("_page"))
+	if page*p.Limit >= total {
+		return nil, nil
+	}
+	next, _ := p.PageAfter(prev)
+	return &next, nil
+}
+
+// PageAfter names the page after prev without its response.
+func (p TotalCount) PageAfter(prev kit.PageRequest) (kit.PageRequest, bool) {
+	page, err := strconv.Atoi(prev.Params.Get("_page"))
+	if err != nil {
+		return kit.PageRequest{}, false
+	}
+	next := prev.Clone() // never modify prev
+	next.Params.Set("_page", strconv.Itoa(page+1))
+	return next, true
+}
+
+func ExampleLookahead() {
+	// A json-server-like API of 45 todos.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		page, _ := strconv.Atoi(r.URL.Query().Get("_page"))
+		limit, _ := strconv.Atoi(r.URL.Query().Get("_limit"))
+		w.Header().Set("X-Total-Count", "45")
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, "[")
+		for id := (page-1)*limit + 1; id <= min(page*limit, 45); id++ {
+			if id > (page-1)*limit+1 {
+				fmt.Fprint(w, ",")
+			}
+			fmt.Fprintf(w, `{"id":%d}`, id)
+		}
+		fmt.Fprint(w, "]")
+	}))
+	defer srv.Close()
+	ac, err := kit.NewAsyncClient(srv.URL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ac.Close(context.Background())
+
+	type Todo struct {
+		ID int `json:"id"`
+	}
+	todos := kit.NewAsyncResource[Todo](ac, "/todos", kit.WithPaginator(TotalCount{Limit: 10}), kit.WithPrefetch(4))
+	var ids []int
+	for page, err := range todos.Pages(context.Background(), nil) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		ids = append(ids, page.Records[0].ID)
+	}
+	fmt.Println("pages start at", ids)
+	// Output:
+	// pages start at [1 11 21 31 41]
+}
