@@ -48,6 +48,18 @@ func Example_kitgen() {
 	_, err = gh.GetTeam(ctx, 2, team.Header.Get("ETag")) // If-None-Match: the ETag
 	fmt.Println("team 2 again, not modified:", errors.Is(err, kit.ErrNotModified))
 
+	n := 0
+	for m, err := range gh.ListMembers(ctx, 2, &github.MemberListOptions{PerPage: 10}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if n++; n == 12 {
+			fmt.Printf("member 12 of team 2: user %d\n", m.ID)
+			break // no page past the one needed is fetched
+		}
+	}
+	fmt.Printf("pages fetched: %d\n", api.Stats().ByPath["GET /linked/teams/2/members"])
+
 	name := "Payments"
 	team2, err := gh.AddMembers(ctx, 2, []github.User{{Name: "Grace Hopper", Email: "grace@example.com"}}, &name)
 	if err != nil {
@@ -69,7 +81,7 @@ func Example_kitgen() {
 	}
 	fmt.Printf("user 1 active: %v\n", ada.Active)
 
-	n := 0
+	n = 0
 	for u, err := range gh.Users.All(ctx) { // every page of 50, lazily
 		if err != nil {
 			log.Fatal(err)
@@ -90,6 +102,8 @@ func Example_kitgen() {
 	// search: 3 of 10 users
 	// team 2: Payments, 50 members, status 200
 	// team 2 again, not modified: true
+	// member 12 of team 2: user 57
+	// pages fetched: 2
 	// team 2 now: 51 members
 	// user 1 has 2 posts
 	// user 1 active: false

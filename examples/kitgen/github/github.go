@@ -5,15 +5,17 @@
 //
 // It is Example A of kitgen's design, with its paths moved to routes that
 // kittest.NewAPI serves, so that it runs: users are GitHub's users, teams
-// stand for repositories (they carry an ETag), and a team's users for a
-// repository's collaborators. Every kind of declaration is here: path,
-// query and header parameters, a JSON body, a result with its response,
-// a NoAuth login feeding kit.TokenAuth through a hand-written constructor,
-// a resource field, and a resource type with endpoints of its own.
+// stand for repositories (they carry an ETag), and a team's users, walked
+// through their Link headers, for a repository's issues. Every kind of
+// declaration is here: path, query and header parameters, a JSON body, a
+// result with its response, a lazy walk of a paged collection, a NoAuth
+// login feeding kit.TokenAuth through a hand-written constructor, a
+// resource field, and a resource type with endpoints of its own.
 package github
 
 import (
 	"context"
+	"iter"
 
 	"github.com/kithttp/kit"
 )
@@ -71,6 +73,15 @@ type API interface {
 	//
 	//kit:post /users
 	CreateUser(ctx context.Context, user User) (User, error)
+
+	// ListMembers walks a team's users, following the Link headers of its
+	// pages: lazily, and breaking out of the loop stops fetching. opts is
+	// spread into the query of every page; nil sends none of its fields.
+	//
+	//kit:get /linked/teams/{id}/members
+	//kit:query {opts}
+	//kit:option kit.WithPaginator(kit.LinkHeader{})
+	ListMembers(ctx context.Context, id int, opts *MemberListOptions) iter.Seq2[User, error]
 
 	// AddMembers creates users in a team (the spec's example): id fills
 	// the path, payload is the JSON array body, team is the query.

@@ -2,6 +2,7 @@ package github_test
 
 import (
 	"context"
+	"iter"
 	"net/http"
 	"reflect"
 	"testing"
@@ -39,7 +40,11 @@ type (
 		ID   int
 		ETag string `kit:"If-None-Match,header,omitempty"`
 	}
-	createUserParams struct{ User github.User }
+	createUserParams  struct{ User github.User }
+	listMembersParams struct {
+		ID int
+		github.MemberListOptions
+	}
 	addMembersParams struct {
 		ID      int
 		Payload []github.User
@@ -62,6 +67,7 @@ var (
 	getTeam    = kit.Get[getTeamParams, kit.Result[github.Team]]("/teams/{id}")
 	createUser = kit.Post[createUserParams, github.User]("/users")
 	addMembers = kit.Post[addMembersParams, github.Team]("/teams/{id}/users")
+	members    = kit.Paged[listMembersParams, github.User]("/linked/teams/{id}/members", kit.WithPaginator(kit.LinkHeader{}))
 	login      = kit.Post[loginParams, github.Token]("/login", kit.NoAuth())
 	posts      = kit.Get[postsParams, []github.Post]("/users/{id}/posts")
 	deactivate = kit.Patch[deactivateParams, *kit.Response]("/users/{id}")
@@ -103,6 +109,14 @@ func (c *handClient) GetTeam(ctx context.Context, id int, etag string) (kit.Resu
 
 func (c *handClient) CreateUser(ctx context.Context, user github.User) (github.User, error) {
 	return createUser.Call(ctx, c, createUserParams{user})
+}
+
+func (c *handClient) ListMembers(ctx context.Context, id int, opts *github.MemberListOptions) iter.Seq2[github.User, error] {
+	p := listMembersParams{ID: id}
+	if opts != nil {
+		p.MemberListOptions = *opts
+	}
+	return members.Iterate(ctx, c, p)
 }
 
 func (c *handClient) AddMembers(ctx context.Context, id int, payload []github.User, team *string) (github.Team, error) {
@@ -156,6 +170,11 @@ func TestHandwrittenMatchesGenerated(t *testing.T) {
 			return call2(g.CreateUser(ctx, newUser)), call2(h.CreateUser(ctx, newUser))
 		},
 		func(g *github.Client, h *handClient) (any, any) {
+			active := true
+			opts := &github.MemberListOptions{Active: &active, PerPage: 4}
+			return collect(g.ListMembers(ctx, 3, opts)), collect(h.ListMembers(ctx, 3, opts))
+		},
+		func(g *github.Client, h *handClient) (any, any) {
 			return call2(g.AddMembers(ctx, 2, []github.User{newUser}, &team)), call2(h.AddMembers(ctx, 2, []github.User{newUser}, &team))
 		},
 		func(g *github.Client, h *handClient) (any, any) {
@@ -192,6 +211,17 @@ func TestHandwrittenMatchesGenerated(t *testing.T) {
 }
 
 func call2[T any](v T, err error) []any { return []any{v, err} }
+
+// collect ranges over a walk, up to ten records.
+func collect[T any](seq iter.Seq2[T, error]) []any {
+	var out []any
+	for v, err := range seq {
+		if out = append(out, v, err); len(out) == 20 {
+			break
+		}
+	}
+	return out
+}
 
 // stripToken removes the bearer token, different for each API.
 func stripToken(h http.Header) {

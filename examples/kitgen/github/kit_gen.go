@@ -5,9 +5,12 @@ package github
 
 import (
 	"context"
+	"iter"
 
 	"github.com/kithttp/kit"
 )
+
+const _ = kit.IsAtLeastVersion0_2_0 // if undefined: upgrade kit, or use an older kitgen
 
 // NewClient makes a *kit.Client for baseURL with the //kit:option values of
 // Client, then opts, and binds a Client to it with BindClient.
@@ -46,7 +49,7 @@ type _kit_API struct{ b kit.Binding }
 
 var _ API = _kit_API{} // if this stops compiling, the interface changed: run go generate
 
-// GetUser: GET /users/{id} (github.go:53).
+// GetUser: GET /users/{id} (github.go:55).
 type _kit_API_GetUser_P struct {
 	P_id int `kit:"id"`
 }
@@ -57,7 +60,7 @@ func (c _kit_API) GetUser(ctx context.Context, id int) (User, error) {
 	return _kit_API_GetUser.Call(ctx, c.b, _kit_API_GetUser_P{P_id: id})
 }
 
-// SearchUsers: GET /users (github.go:59).
+// SearchUsers: GET /users (github.go:61).
 type _kit_API_SearchUsers_P struct {
 	P_q        string `kit:"q"`
 	P_teamID   int    `kit:"team_id,omitempty"`
@@ -71,7 +74,7 @@ func (c _kit_API) SearchUsers(ctx context.Context, q string, teamID int, page in
 	return _kit_API_SearchUsers.Call(ctx, c.b, _kit_API_SearchUsers_P{P_q: q, P_teamID: teamID, P_page: page, P_pageSize: pageSize})
 }
 
-// GetTeam: GET /teams/{id} (github.go:68).
+// GetTeam: GET /teams/{id} (github.go:70).
 type _kit_API_GetTeam_P struct {
 	P_id   int    `kit:"id"`
 	P_etag string `kit:"If-None-Match,header,omitempty"`
@@ -83,7 +86,7 @@ func (c _kit_API) GetTeam(ctx context.Context, id int, etag string) (kit.Result[
 	return _kit_API_GetTeam.Call(ctx, c.b, _kit_API_GetTeam_P{P_id: id, P_etag: etag})
 }
 
-// CreateUser: POST /users (github.go:73).
+// CreateUser: POST /users (github.go:75).
 type _kit_API_CreateUser_P struct {
 	P_user User `kit:"user"`
 }
@@ -94,7 +97,23 @@ func (c _kit_API) CreateUser(ctx context.Context, user User) (User, error) {
 	return _kit_API_CreateUser.Call(ctx, c.b, _kit_API_CreateUser_P{P_user: user})
 }
 
-// AddMembers: POST /teams/{id}/users (github.go:79).
+// ListMembers: GET /linked/teams/{id}/members (github.go:84).
+type _kit_API_ListMembers_P struct {
+	P_id              int `kit:"id"`
+	MemberListOptions     // //kit:query {opts}: its fields are promoted into the query
+}
+
+var _kit_API_ListMembers = kit.Paged[_kit_API_ListMembers_P, User]("/linked/teams/{id}/members", kit.WithPaginator(kit.LinkHeader{}))
+
+func (c _kit_API) ListMembers(ctx context.Context, id int, opts *MemberListOptions) iter.Seq2[User, error] {
+	p := _kit_API_ListMembers_P{P_id: id}
+	if opts != nil {
+		p.MemberListOptions = *opts // a copy: the caller's value is never touched
+	}
+	return _kit_API_ListMembers.Iterate(ctx, c.b, p)
+}
+
+// AddMembers: POST /teams/{id}/users (github.go:90).
 type _kit_API_AddMembers_P struct {
 	P_id      int     `kit:"id"`
 	P_payload []User  `kit:"payload"`
@@ -111,7 +130,7 @@ type _kit_auth struct{ b kit.Binding }
 
 var _ auth = _kit_auth{} // if this stops compiling, the interface changed: run go generate
 
-// login: POST /login (github.go:85).
+// login: POST /login (github.go:96).
 type _kit_auth_login_P struct {
 	P_creds Credentials `kit:"creds"`
 	P_h0    string      `kit:"Accept,header"`
@@ -127,7 +146,7 @@ type _kit_UserAPI struct{ b kit.Binding }
 
 var _ UserAPI = _kit_UserAPI{} // if this stops compiling, the interface changed: run go generate
 
-// Posts: GET /users/{id}/posts (github.go:100).
+// Posts: GET /users/{id}/posts (github.go:111).
 type _kit_UserAPI_Posts_P struct {
 	P_id int `kit:"id"`
 }
@@ -138,7 +157,7 @@ func (c _kit_UserAPI) Posts(ctx context.Context, id int) ([]Post, error) {
 	return _kit_UserAPI_Posts.Call(ctx, c.b, _kit_UserAPI_Posts_P{P_id: id})
 }
 
-// Deactivate: PATCH /users/{id} (github.go:105).
+// Deactivate: PATCH /users/{id} (github.go:116).
 type _kit_UserAPI_Deactivate_P struct {
 	P_id    int      `kit:"id"`
 	P_patch Activity `kit:"patch"`

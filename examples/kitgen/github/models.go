@@ -47,3 +47,11 @@ type Token struct {
 	AccessToken string `json:"access_token"`
 	TokenType   string `json:"token_type"`
 }
+
+// MemberListOptions filters ListMembers: a plain struct with kit tags,
+// spread into the query.
+type MemberListOptions struct {
+	Active  *bool  `kit:"active"`
+	Query   string `kit:"q,omitempty"`
+	PerPage int    `kit:"per_page,omitempty"`
+}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kithttp/kit/internal/pathtmpl"
 	"github.com/kithttp/kit/internal/structtag"
 )
 
@@ -170,6 +171,14 @@ func (g *generator) method(m *Method) {
 		}
 	}
 	g.checkBody(m)
+	if m.Result != resultIter && m.Result != resultPages {
+		for _, o := range m.Options {
+			switch o.kitFunc {
+			case "WithPaginator", "WithMaxPages", "WithPrefetch":
+				g.errorf(o.Pos, "%s: kit.%s applies to a paged endpoint (a method returning iter.Seq2) or a resource, not to %s", m.Name, o.kitFunc, m.Name)
+			}
+		}
+	}
 }
 
 // placeholder is a {name} of a path and its position.
@@ -178,15 +187,16 @@ type placeholder struct {
 	pos  token.Pos
 }
 
-// parsePath parses an endpoint path with kit's parser and returns its
+// parsePath parses an endpoint path with kit's own parser (and messages),
+// and returns its
 // placeholders with their positions in the directive.
 func parsePath(path string, dl *dirLine) ([]placeholder, error) {
-	tmpl, err := parsePathTemplate(path)
+	tmpl, err := pathtmpl.Parse(path)
 	if err != nil {
 		return nil, err
 	}
 	var out []placeholder
-	for _, name := range tmpl.placeholders {
+	for _, name := range tmpl.Placeholders {
 		off := dl.d.Path.Off + strings.Index(path, "{"+name+"}")
 		out = append(out, placeholder{name: name, pos: dl.pos(off)})
 	}
@@ -200,7 +210,7 @@ func (g *generator) checkResourcePath(path string, dl *dirLine, where string) {
 		g.errorf(pos, "%s: resource path %s: a collection path has no placeholders, query or fragment", where, path)
 		return
 	}
-	if _, err := parsePathTemplate("/" + strings.Trim(path, "/") + "/{id}"); err != nil {
+	if _, err := pathtmpl.Parse("/" + strings.Trim(path, "/") + "/{id}"); err != nil {
 		g.errorf(pos, "%s: resource path %s: %v", where, path, err)
 	}
 }
@@ -235,8 +245,15 @@ func (g *generator) result(m *Method) {
 			if elem, ok := g.kitPointer(args.At(0), "Page"); ok && elem != nil {
 				m.Result, m.R = resultPages, elem
 			}
-			if m.Verb != "" && m.Verb != "GET" {
+			switch {
+			case m.Verb != "" && m.Verb != "GET":
 				g.errorf(pos, "%s: result %s: a paginated method is a GET (kit.Paged), not %s", m.Name, g.typeString(t), m.Verb)
+			case isPointerTo(m.R, kitPath, "Response"):
+				g.errorf(pos, "%s: record type *kit.Response: records are decoded from JSON; use a data model, or any for raw JSON (iter.Seq2[*kit.Page[T], error] gives each page's *kit.Response)", m.Name)
+			default:
+				if why := g.resultProblem(m.R); why != "" {
+					g.errorf(pos, "%s: %s", m.Name, why)
+				}
 			}
 			return
 		}
@@ -290,14 +307,15 @@ func (g *generator) resultProblem(r types.Type) string {
 func (g *generator) checkBody(m *Method) {
 	enc := ""
 	for _, o := range m.Options {
-		if o.enc == "" {
+		if o.kitFunc != "FormBody" && o.kitFunc != "Multipart" {
 			continue
 		}
-		if enc != "" && enc != o.enc {
-			g.errorf(o.Pos, "%s: %s and %s exclude each other", m.Name, enc, o.enc)
+		oenc := "kit." + o.kitFunc + "()"
+		if enc != "" && enc != oenc {
+			g.errorf(o.Pos, "%s: %s and %s exclude each other", m.Name, enc, oenc)
 			return
 		}
-		enc = o.enc
+		enc = oenc
 	}
 	bf := m.body
 	switch {
@@ -923,8 +941,8 @@ func (g *generator) option(dl *dirLine, kind string) *Option {
 		case *ast.Ident:
 			id = fn
 		}
-		if f, ok := info.Uses[id].(*types.Func); ok && f.Pkg() != nil && f.Pkg().Path() == kitPath && (f.Name() == "FormBody" || f.Name() == "Multipart") {
-			o.enc = "kit." + f.Name() + "()"
+		if f, ok := info.Uses[id].(*types.Func); ok && f.Pkg() != nil && f.Pkg().Path() == kitPath {
+			o.kitFunc = f.Name()
 		}
 	}
 	ast.Inspect(expr, func(n ast.Node) bool {

@@ -103,7 +103,7 @@ func (e *emitter) printf(format string, args ...any) {
 
 // body writes everything after the imports.
 func (e *emitter) body() {
-	e.im.kit()
+	e.printf("const _ = %s.IsAtLeastVersion0_2_0 // if undefined: upgrade kit, or use an older kitgen\n\n", e.im.kit())
 	for _, r := range e.g.model.Roots {
 		e.root(r)
 	}

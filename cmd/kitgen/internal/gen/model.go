@@ -84,7 +84,10 @@ type Option struct {
 	// renames them for the generated file.
 	pkgs map[*ast.Ident]*types.Package
 	dot  map[*ast.Ident]bool
-	enc  string // "kit.FormBody()" or "kit.Multipart()" when it is one of those
+	// kitFunc names the kit function the expression calls, if it is such
+	// a call: kitgen checks FormBody, Multipart and the paging options as
+	// kit would.
+	kitFunc string
 }
 
 // dirLine is one directive comment line.
