@@ -277,6 +277,29 @@
 //	var he *kit.HTTPError
 //	if errors.As(err, &he) && he.StatusCode == http.StatusNotFound { ... }
 //
+// # Generated clients
+//
+// The kitgen command (github.com/kithttp/kit/cmd/kitgen, a module of its
+// own, run with go tool kitgen from a //go:generate line) implements
+// endpoint interfaces declared with //kit: directives, routing each method's
+// own parameters by name and type, and reports declaration mistakes at go
+// generate, with their positions:
+//
+//	//kit:client
+//	type Client struct {
+//		*kit.Client
+//		API
+//	}
+//
+//	type API interface {
+//		//kit:get /users/{username}
+//		GetUser(ctx context.Context, username string) (User, error)
+//	}
+//
+// gives NewClient, BindClient and an implementation of API over kit.Get.
+// The result picks the call: (R, error), error, *Future[R] or a paginated
+// iter.Seq2[T, error]. See examples/kitgen/github and the README.
+//
 // # Concurrency
 //
 // Clients, endpoints and resources are safe for concurrent use. Auth,

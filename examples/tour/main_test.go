@@ -46,7 +46,12 @@ func TestTour(t *testing.T) {
 		"with 2 ms a page, a sync walk: 200 members of team 5 in ",
 		"the same walk pipelined, GoIterate with WithPrefetch(8): 200 members in ",
 		"× as fast (in order, each once)",
-		"== 11. Done",
+		"== 11. Generated clients: kitgen",
+		"declared as GetUser(ctx, id int) with //kit:get /users/{id}: Ada Lovelace",
+		"etag sent as If-None-Match: ErrNotModified=true",
+		"→ GET /linked/teams/4/members?page=2&per_page=5",
+		"stopped after 6 members",
+		"== 12. Done",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("tour output lacks %q", want)
