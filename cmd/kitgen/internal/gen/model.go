@@ -75,6 +75,60 @@ type Iface struct {
 	embedded token.Pos
 }
 
+// Method is an endpoint method of an interface.
+type Method struct {
+	Iface   *Iface
+	Name    string
+	NamePos token.Pos
+	Src     token.Position
+	Sig     *types.Signature
+	Type    *ast.FuncType
+	dirs    []*dirLine
+
+	Verb    string // GET, POST, ...
+	Path    string
+	NoAuth  bool
+	Options []*Option
+	Ctx     string // the name of the context parameter in the generated method
+	Params  []*Param
+	Headers []constHeader
+	Result  resultKind
+	R       types.Type // R of the endpoint, or T of the records
+	ok      bool       // no errors: emit it
+
+	misplaced bool   // a malformed or trailing directive is reported already
+	body      *Param // the request body, if any
+}
+
+// Param is one parameter of an endpoint method, after ctx, and its route.
+type Param struct {
+	Name      string
+	Type      types.Type
+	Pos       token.Pos
+	Route     route
+	Tag       string // the kit tag name: a query name, placeholder or header name
+	OmitEmpty bool
+	Ptr       bool   // routeSpread: the parameter is *S
+	Embed     string // routeSpread: the name of the embedded field (S's name)
+	class     typeClass
+	by        *dirLine // the directive that routes it, if any
+}
+
+// constHeader is a //kit:header Name: literal.
+type constHeader struct {
+	Name, Value, Field string
+}
+
+type resultKind uint8
+
+const (
+	resultCall   resultKind = iota // (R, error): ep.Call
+	resultError                    // error: ep.Call with R = *kit.Response, dropped
+	resultFuture                   // *kit.Future[R]: ep.Go
+	resultIter                     // iter.Seq2[T, error]: Iterate / GoIterate
+	resultPages                    // iter.Seq2[*kit.Page[T], error]: Pages / GoPages
+)
+
 // Option is a //kit:option expression, type-checked in its file's scope.
 type Option struct {
 	Pos  token.Pos
