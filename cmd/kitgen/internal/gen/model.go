@@ -191,19 +191,9 @@ func (g *generator) build() {
 	g.sources = map[string]bool{}
 	g.model.Pkg = g.pkg
 	g.scanDirectives()
-	g.indexTypes()
-	for _, f := range g.files {
-		for _, decl := range f.Decls {
-			gd, ok := decl.(*ast.GenDecl)
-			if !ok || gd.Tok != token.TYPE {
-				continue
-			}
-			for _, spec := range gd.Specs {
-				ts := spec.(*ast.TypeSpec)
-				if hasVerb(g.lines[g.docs[ts]], "client") {
-					g.root(ts)
-				}
-			}
+	for _, ts := range g.indexTypes() {
+		if hasVerb(g.lines[g.docs[ts]], "client") {
+			g.root(ts)
 		}
 	}
 	g.reportUnclaimed()
@@ -260,8 +250,10 @@ func (g *generator) scanDirectives() {
 }
 
 // indexTypes maps the package's type names to their declarations, and
-// each declaration to its doc comment.
-func (g *generator) indexTypes() {
+// each declaration to its doc comment. It returns the declarations in
+// source order.
+func (g *generator) indexTypes() []*ast.TypeSpec {
+	var specs []*ast.TypeSpec
 	g.specs = map[*types.TypeName]*ast.TypeSpec{}
 	g.docs = map[*ast.TypeSpec]*ast.CommentGroup{}
 	for _, f := range g.files {
@@ -280,9 +272,11 @@ func (g *generator) indexTypes() {
 				if tn, ok := g.info.Defs[ts.Name].(*types.TypeName); ok {
 					g.specs[tn] = ts
 				}
+				specs = append(specs, ts)
 			}
 		}
 	}
+	return specs
 }
 
 // directive verbs allowed in each place.
