@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/format"
 	"go/types"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -262,7 +263,7 @@ func (e *emitter) iface(it *Iface) {
 func (e *emitter) method(impl string, m *Method) {
 	kit := e.im.kit()
 	ep, pType := e.names[m], e.names[pKey{m}]
-	src := fmt.Sprintf("%s:%d", baseName(m.Src.Filename), m.Src.Line)
+	src := fmt.Sprintf("%s:%d", filepath.Base(m.Src.Filename), m.Src.Line)
 
 	e.printf("// %s: %s %s (%s).\n", m.Name, m.Verb, m.Path, src)
 	if len(m.Params) == 0 && len(m.Headers) == 0 {

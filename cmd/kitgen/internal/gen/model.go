@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -339,15 +340,8 @@ func (g *generator) reportUnclaimed() {
 
 func (g *generator) noteSource(pos token.Pos) {
 	if name := g.fset.Position(pos).Filename; name != "" {
-		g.sources[baseName(name)] = true
+		g.sources[filepath.Base(name)] = true
 	}
-}
-
-func baseName(path string) string {
-	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
-		return path[i+1:]
-	}
-	return path
 }
 
 // root reads a //kit:client type.
