@@ -3,24 +3,26 @@
 //
 //   - [SSE]: the events of a text/event-stream, by the WHATWG HTML
 //     standard's rules for parsing server-sent events (section 9.2.6);
-//   - [Delimited]: the lines of NDJSON and JSON Lines ([NewLines]), or the
-//     RS-separated records of an application/json-seq ([NewSeq], RFC 7464);
+//   - [Lines]: the lines of NDJSON and JSON Lines;
+//   - [Seq]: the RS-separated records of an application/json-seq (RFC 7464);
 //   - [Array]: the elements of one top-level JSON array.
 //
 // It does not decode JSON: each reader hands over a record's bytes (for an
-// event, its data), which the caller decodes. The array reader checks the
-// array's own syntax (brackets, commas, what follows the array) and finds
-// where each element ends, tracking strings and nesting; the syntax of an
-// element itself is left to the caller's decoder.
+// event, its data), which the caller decodes. The array and json-seq
+// readers check the syntax around the values (brackets, commas and what
+// follows the array; RS and whitespace between records) and find where
+// each value ends, tracking strings and nesting; the syntax of a value
+// itself is left to the caller's decoder.
 //
 // # Memory
 //
 // A reader holds the record being framed and one read's worth of input,
 // never the stream: its buffer starts at 32 KiB and grows only for a record
 // larger than that, up to the limit given to its constructor. A record (an
-// NDJSON line, an array element, an event's data, or any one line of an
-// event stream) longer than the limit is [ErrTooLarge], reported as soon as
-// the limit is passed, without reading the rest of it.
+// NDJSON line, a json-seq value, an array element, an event's data, or any
+// one line of an event stream) longer than the limit is [ErrTooLarge],
+// reported as soon as the limit is passed, without reading the rest of it;
+// the reader then returns it again if called.
 //
 // # Input
 //
@@ -40,13 +42,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // ErrTooLarge is returned for a record longer than the reader's limit.
 var ErrTooLarge = errors.New("record too large")
 
 // SyntaxError reports input that cannot be framed: an array body that is
-// not one JSON array, or a stream that ends inside an array.
+// not one JSON array or that ends inside it, or a json-seq record cut
+// short or followed by more than whitespace.
 type SyntaxError struct {
 	Offset int64  // byte offset in the input where the problem was found
 	Msg    string // what is wrong
@@ -79,6 +83,7 @@ type source struct {
 	err     error // what the last read ended with; sticky
 	max     int   // the most bytes of one record buf may hold
 	bomDone bool
+	stuck   error // an error that ended the framing (ErrTooLarge, a *SyntaxError); returned again
 }
 
 func (s *source) init(r io.Reader, max int) {
@@ -86,7 +91,14 @@ func (s *source) init(r io.Reader, max int) {
 	if s.buf == nil {
 		s.buf = make([]byte, readSize)
 	}
-	s.start, s.pos, s.end, s.base, s.err, s.bomDone = 0, 0, 0, 0, nil, false
+	s.start, s.pos, s.end, s.base, s.err, s.bomDone, s.stuck = 0, 0, 0, 0, nil, false, nil
+}
+
+// stick ends the framing with err: later calls return it again.
+func (s *source) stick(err error) error {
+	s.stuck = err
+	s.err = err
+	return err
 }
 
 // offset is the input offset of buf[i].
@@ -179,11 +191,9 @@ func trimSpace(b []byte) ([]byte, int) {
 	return b[i:j], i
 }
 
-// Delimited frames records separated by one byte: the lines of NDJSON and
-// JSON Lines, or the RS-separated records of an application/json-seq.
-type Delimited struct {
+// Lines frames the lines of NDJSON and JSON Lines.
+type Lines struct {
 	s     source
-	sep   byte
 	limit int
 }
 
@@ -191,34 +201,28 @@ type Delimited struct {
 // ends with LF (a CR before it is whitespace), the last one may end with
 // the input, and lines of whitespace only are skipped. A line longer than
 // limit bytes is ErrTooLarge.
-func NewLines(r io.Reader, limit int) *Delimited { return newDelimited(r, '\n', limit) }
-
-// NewSeq returns a reader of the records of an application/json-seq (RFC
-// 7464): each record starts with an RS byte (0x1E) and runs to the next;
-// whitespace around a record (its closing LF) is removed, and empty records
-// are skipped. Bytes before the first RS are a record too. A record longer
-// than limit bytes is ErrTooLarge.
-func NewSeq(r io.Reader, limit int) *Delimited { return newDelimited(r, 0x1E, limit) }
-
-func newDelimited(r io.Reader, sep byte, limit int) *Delimited {
-	d := &Delimited{sep: sep, limit: max(limit, 1)}
+func NewLines(r io.Reader, limit int) *Lines {
+	d := &Lines{limit: max(limit, 1)}
 	d.s.init(r, d.limit+1)
 	return d
 }
 
-// Next returns the next record without the whitespace around it, and its
+// Next returns the next line without the whitespace around it, and its
 // offset in the input. The bytes are valid until the next call. At the end
 // of the input it returns io.EOF.
-func (d *Delimited) Next() ([]byte, int64, error) {
+func (d *Lines) Next() ([]byte, int64, error) {
 	s := &d.s
+	if s.stuck != nil {
+		return nil, s.offset(s.start), s.stuck
+	}
 	s.skipBOM()
 	for {
-		if i := bytes.IndexByte(s.buf[s.pos:s.end], d.sep); i >= 0 {
+		if i := bytes.IndexByte(s.buf[s.pos:s.end], '\n'); i >= 0 {
 			j := s.pos + i
 			raw, off := s.buf[s.start:j], s.offset(s.start)
 			s.start, s.pos = j+1, j+1
 			if len(raw) > d.limit {
-				return nil, off, ErrTooLarge
+				return nil, off, s.stick(ErrTooLarge)
 			}
 			if rec, cut := trimSpace(raw); len(rec) > 0 {
 				return rec, off + int64(cut), nil
@@ -227,16 +231,13 @@ func (d *Delimited) Next() ([]byte, int64, error) {
 		}
 		s.pos = s.end
 		if s.end-s.start > d.limit {
-			return nil, s.offset(s.start), ErrTooLarge
+			return nil, s.offset(s.start), s.stick(ErrTooLarge)
 		}
 		if err := s.fill(); err != nil {
-			if err == ErrTooLarge {
-				return nil, s.offset(s.start), err
-			}
 			raw, off := s.buf[s.start:s.end], s.offset(s.start)
 			s.start = s.end
 			if err == io.EOF {
-				if rec, cut := trimSpace(raw); len(rec) > 0 {
+				if rec, cut := trimSpace(raw); len(rec) > 0 && len(raw) <= d.limit {
 					return rec, off + int64(cut), nil
 				}
 			}
@@ -245,26 +246,223 @@ func (d *Delimited) Next() ([]byte, int64, error) {
 	}
 }
 
+// valueScan finds where a JSON value ends, one read at a time, tracking
+// strings and nesting. It does not check the value's syntax.
+type valueScan struct {
+	scalar bool // a number, literal or anything else not an object, array or string
+	depth  int
+	inStr  bool
+	esc    bool
+}
+
+// rs is the record separator of application/json-seq.
+const rs = 0x1E
+
+// start begins the scan of a value whose first byte is c.
+func (v *valueScan) start(c byte) {
+	*v = valueScan{scalar: c != '{' && c != '[' && c != '"'}
+}
+
+// scan scans b from i, and returns the index just past the value's end and
+// true, or len(b) and false when the value goes on past b. A scalar ends
+// before whitespace, or a byte of stops; an object, array or string after
+// its closing bracket or quote. With seq set an RS byte ends any value
+// (returned as the end, and cut reports it).
+func (v *valueScan) scan(b []byte, i int, stops string, seq bool) (end int, done, cut bool) {
+	if v.scalar {
+		for ; i < len(b); i++ {
+			c := b[i]
+			if isSpace(c) || strings.IndexByte(stops, c) >= 0 || (seq && c == rs) {
+				return i, true, false
+			}
+		}
+		return len(b), false, false
+	}
+	for i < len(b) {
+		if v.inStr {
+			if v.esc {
+				v.esc = false
+				i++
+			}
+			for i < len(b) && !stringSpecial[b[i]] {
+				i++
+			}
+			if i == len(b) {
+				break
+			}
+			switch b[i] {
+			case '\\':
+				v.esc = true
+				i++
+				continue
+			case rs:
+				if seq {
+					return i, true, true
+				}
+				i++
+				continue
+			}
+			v.inStr = false
+			i++
+			if v.depth == 0 {
+				return i, true, false
+			}
+			continue
+		}
+		for i < len(b) && !structural[b[i]] {
+			i++
+		}
+		if i == len(b) {
+			break
+		}
+		switch b[i] {
+		case '"':
+			v.inStr = true
+		case '{', '[':
+			v.depth++
+		case '}', ']':
+			v.depth--
+			if v.depth <= 0 {
+				return i + 1, true, false
+			}
+		case rs:
+			if seq {
+				return i, true, true
+			}
+		}
+		i++
+	}
+	return len(b), false, false
+}
+
+// The bytes scan stops at, inside and outside strings (RS for json-seq).
+var stringSpecial, structural [256]bool
+
+func init() {
+	stringSpecial['"'], stringSpecial['\\'], stringSpecial[rs] = true, true, true
+	for _, c := range "\"{}[]\x1e" {
+		structural[c] = true
+	}
+}
+
+// Seq frames the records of an application/json-seq (RFC 7464).
+type Seq struct {
+	s     source
+	limit int
+	after bool // a record's value has been framed; whitespace or RS must follow
+	n     int  // records framed
+	v     valueScan
+}
+
+// NewSeq returns a reader of the records of an application/json-seq (RFC
+// 7464): each record is an RS byte (0x1E), one JSON value and a LF. A
+// record is framed as soon as its value is complete, without waiting for
+// the LF or the next RS. Empty records (RS RS) are skipped, and a value
+// before the first RS is a record too. A record cut short by an RS, or by
+// the end of the input, or followed by anything but whitespace before the
+// next RS, is a *SyntaxError. A record longer than limit bytes is
+// ErrTooLarge.
+func NewSeq(r io.Reader, limit int) *Seq {
+	q := &Seq{limit: max(limit, 1)}
+	q.s.init(r, q.limit+1)
+	return q
+}
+
+// Next returns the bytes of the next record's value and their offset in
+// the input; they are valid until the next call. At the end of the input it
+// returns io.EOF.
+func (q *Seq) Next() ([]byte, int64, error) {
+	s := &q.s
+	if s.stuck != nil {
+		return nil, s.offset(s.start), s.stuck
+	}
+	s.skipBOM()
+	for {
+		// Between records: whitespace and RS bytes.
+		for s.pos < s.end {
+			c := s.buf[s.pos]
+			if !isSpace(c) && c != rs {
+				break
+			}
+			if c == rs {
+				q.after = false
+			}
+			s.pos++
+		}
+		s.start = s.pos
+		if s.pos == s.end {
+			if err := s.fill(); err != nil {
+				return nil, s.offset(s.pos), err
+			}
+			continue
+		}
+		if q.after {
+			return nil, 0, q.fail(s.offset(s.pos), fmt.Sprintf("after record %d: want whitespace or RS, found %s", q.n, quoteByte(s.buf[s.pos])), nil)
+		}
+		q.v.start(s.buf[s.pos])
+		for {
+			end, done, cut := q.v.scan(s.buf[:s.end], s.pos, "", true)
+			s.pos = end
+			if done && !cut {
+				rec, off := s.buf[s.start:end], s.offset(s.start)
+				s.start = end
+				q.after = true
+				q.n++
+				if len(rec) > q.limit {
+					return nil, off, s.stick(ErrTooLarge)
+				}
+				return rec, off, nil
+			}
+			if cut {
+				return nil, 0, q.fail(s.offset(end), fmt.Sprintf("record %d is cut short by an RS", q.n+1), nil)
+			}
+			if s.end-s.start > q.limit {
+				return nil, s.offset(s.start), s.stick(ErrTooLarge)
+			}
+			if err := s.fill(); err != nil {
+				if err == io.EOF && q.v.scalar {
+					break // the value ends with the input: framed above next time round
+				}
+				if err == io.EOF {
+					return nil, 0, q.fail(s.offset(s.end), fmt.Sprintf("the input ends inside record %d", q.n+1), io.ErrUnexpectedEOF)
+				}
+				if err == ErrTooLarge {
+					return nil, s.offset(s.start), s.stick(err)
+				}
+				return nil, s.offset(s.end), err
+			}
+		}
+		// A scalar that ends the input.
+		rec, off := s.buf[s.start:s.end], s.offset(s.start)
+		s.pos, s.start = s.end, s.end
+		q.after = true
+		q.n++
+		if len(rec) > q.limit {
+			return nil, off, s.stick(ErrTooLarge)
+		}
+		return rec, off, nil
+	}
+}
+
+func (q *Seq) fail(off int64, msg string, err error) error {
+	return q.s.stick(&SyntaxError{Offset: off, Msg: msg, Err: err})
+}
+
 // Array frames the elements of one top-level JSON array.
 type Array struct {
 	s     source
 	limit int
 	state uint8
 	n     int // elements framed
-
-	// The scan of the element being framed, kept across reads.
-	depth int
-	inStr bool
-	esc   bool
+	v     valueScan
 }
 
 const (
-	arrayBefore    = iota // before the '['
-	arrayFirst            // after the '[': an element or ']'
-	arrayElement          // after a ',': an element
-	arrayAfter            // after an element: ',' or ']'
-	arrayDone             // after the ']': whitespace to the end
-	arrayCorrupted        // after an error
+	arrayBefore  = iota // before the '['
+	arrayFirst          // after the '[': an element or ']'
+	arrayElement        // after a ',': an element
+	arrayAfter          // after an element: ',' or ']'
+	arrayDone           // after the ']': whitespace to the end
 )
 
 // NewArray returns a reader of the elements of the JSON array that r holds.
@@ -283,8 +481,8 @@ func (a *Array) Next() ([]byte, int64, error) {
 	s := &a.s
 	s.skipBOM()
 	for {
-		if a.state == arrayCorrupted {
-			return nil, s.offset(s.pos), a.s.err
+		if s.stuck != nil {
+			return nil, s.offset(s.pos), s.stuck
 		}
 		c, err := a.peek()
 		if err != nil {
@@ -337,9 +535,7 @@ func (a *Array) Next() ([]byte, int64, error) {
 
 // fail ends the reader with a *SyntaxError.
 func (a *Array) fail(off int64, msg string, err error) error {
-	a.state = arrayCorrupted
-	a.s.err = &SyntaxError{Offset: off, Msg: msg, Err: err}
-	return a.s.err
+	return a.s.stick(&SyntaxError{Offset: off, Msg: msg, Err: err})
 }
 
 // peek skips whitespace, consuming it, and returns the next byte unread.
@@ -363,9 +559,7 @@ func (a *Array) peek() (byte, error) {
 func (a *Array) element() ([]byte, int64, error) {
 	s := &a.s
 	s.start = s.pos
-	first := s.buf[s.pos]
-	scalar := first != '{' && first != '[' && first != '"'
-	a.depth, a.inStr, a.esc = 0, false, false
+	a.v.start(s.buf[s.pos])
 	emit := func(end int) ([]byte, int64, error) {
 		rec, off := s.buf[s.start:end], s.offset(s.start)
 		s.pos, s.start = end, end
@@ -377,13 +571,8 @@ func (a *Array) element() ([]byte, int64, error) {
 		return rec, off, nil
 	}
 	for {
-		var end int
-		var done bool
-		if scalar {
-			end, done = a.scanScalar()
-		} else {
-			end, done = a.scanValue()
-		}
+		end, done, _ := a.v.scan(s.buf[:s.end], s.pos, ",]", false)
+		s.pos = end
 		if done {
 			return emit(end)
 		}
@@ -392,7 +581,7 @@ func (a *Array) element() ([]byte, int64, error) {
 		}
 		if err := s.fill(); err != nil {
 			switch {
-			case err == io.EOF && scalar:
+			case err == io.EOF && a.v.scalar:
 				// A number (say) that ends the input; the next call
 				// reports that the array ends early.
 				return emit(s.end)
@@ -406,86 +595,7 @@ func (a *Array) element() ([]byte, int64, error) {
 	}
 }
 
-func (a *Array) tooLarge() error {
-	a.state = arrayCorrupted
-	a.s.err = ErrTooLarge
-	return ErrTooLarge
-}
-
-// scanScalar scans a number or literal (or whatever else is not an object,
-// array or string): it ends before whitespace, ',' or ']'.
-func (a *Array) scanScalar() (int, bool) {
-	s := &a.s
-	for i := s.pos; i < s.end; i++ {
-		switch s.buf[i] {
-		case ',', ']', ' ', '\t', '\n', '\r':
-			s.pos = i
-			return i, true
-		}
-	}
-	s.pos = s.end
-	return 0, false
-}
-
-// scanValue scans an object, array or string, resuming where the last call
-// stopped: it ends after the bracket or quote that closes it.
-func (a *Array) scanValue() (int, bool) {
-	s := &a.s
-	b := s.buf[:s.end]
-	i := s.pos
-	for i < len(b) {
-		if a.inStr {
-			if a.esc {
-				a.esc = false
-				i++
-				continue
-			}
-			j := indexQuoteOrEscape(b[i:])
-			if j < 0 {
-				i = len(b)
-				break
-			}
-			i += j
-			if b[i] == '\\' {
-				a.esc = true
-				i++
-				continue
-			}
-			a.inStr = false
-			i++
-			if a.depth == 0 {
-				s.pos = i
-				return i, true
-			}
-			continue
-		}
-		switch b[i] {
-		case '"':
-			a.inStr = true
-		case '{', '[':
-			a.depth++
-		case '}', ']':
-			a.depth--
-			if a.depth <= 0 {
-				s.pos = i + 1
-				return i + 1, true
-			}
-		}
-		i++
-	}
-	s.pos = i
-	return 0, false
-}
-
-// indexQuoteOrEscape returns the index of the first '"' or '\\' in b, or -1.
-func indexQuoteOrEscape(b []byte) int {
-	for i, c := range b {
-		if c == '"' || c == '\\' {
-			return i
-		}
-	}
-	return -1
-}
+func (a *Array) tooLarge() error { return a.s.stick(ErrTooLarge) }
 
 func quoteByte(c byte) string {
 	if c >= 0x20 && c < 0x7f {

@@ -242,7 +242,7 @@ func (s *stallReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func linesAll(d *Delimited) ([]string, error) {
+func linesAll(d interface{ Next() ([]byte, int64, error) }) ([]string, error) {
 	var out []string
 	for {
 		b, _, err := d.Next()
@@ -288,12 +288,44 @@ func TestSeq(t *testing.T) {
 		{"\x1e1\n\x1e\n\x1e2", []string{"1", "2"}},
 		{"1\n\x1e2\n", []string{"1", "2"}},
 		{"\x1e{\"a\":\n1}\n", []string{"{\"a\":\n1}"}},
+		{"\x1e\x1e \x1e[1,\"\\\"]\"]\n\x1e\"s\"\x1etrue\x1enull", []string{`[1,"\"]"]`, `"s"`, "true", "null"}},
+		{"\xEF\xBB\xBF\x1e12.5e3\n", []string{"12.5e3"}},
 	}
 	for _, tc := range tests {
 		for _, n := range []int{1, 2, 1 << 20} {
 			got, err := linesAll(NewSeq(chunked(tc.in, n), 100))
 			if err != nil || !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("NewSeq(%q), chunks of %d = %q, %v; want %q", tc.in, n, got, err, tc.want)
+			}
+		}
+	}
+}
+
+func TestSeqSyntaxErrors(t *testing.T) {
+	tests := []struct {
+		in     string
+		n      int
+		msg    string
+		offset int64
+		eof    bool
+	}{
+		{"\x1e{\"a\":1\x1e{\"b\":2}\n", 0, "record 1 is cut short by an RS", 7, false},
+		{"\x1e1\n\x1e\"ab\x1e\"\n", 1, "record 2 is cut short by an RS", 7, false},
+		{"\x1e1 2\n", 1, "after record 1: want whitespace or RS, found '2'", 3, false},
+		{"\x1e{\"a\":1}}\n", 1, "after record 1: want whitespace or RS, found '}'", 8, false},
+		{"\x1e{\"a\":", 0, "the input ends inside record 1", 6, true},
+	}
+	for _, tc := range tests {
+		for _, n := range []int{1, 1 << 20} {
+			q := NewSeq(chunked(tc.in, n), 100)
+			got, err := linesAll(q)
+			var se *SyntaxError
+			if !errors.As(err, &se) || se.Msg != tc.msg || se.Offset != tc.offset || len(got) != tc.n || errors.Is(err, io.ErrUnexpectedEOF) != tc.eof {
+				t.Errorf("%q, chunks of %d: %q, err %v (%#v); want %d records, %q at %d", tc.in, n, got, err, se, tc.n, tc.msg, tc.offset)
+				continue
+			}
+			if _, _, again := q.Next(); again != err {
+				t.Errorf("%q: Next after the error = %v, want the same error", tc.in, again)
 			}
 		}
 	}

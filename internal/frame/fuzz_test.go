@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -185,15 +186,10 @@ func refOverLimit(in string, limit int) bool {
 	return false
 }
 
-// FuzzLines checks the NDJSON and json-seq readers against a split of the
-// whole input on the separator, whatever the reads and limits.
+// FuzzLines checks the NDJSON reader against a split of the whole input on
+// LF, whatever the reads and limits.
 func FuzzLines(f *testing.F) {
-	f.Fuzz(func(t *testing.T, in []byte, seq bool, chunk uint8, limit uint8) {
-		sep := "\n"
-		newReader := NewLines
-		if seq {
-			sep, newReader = "\x1e", NewSeq
-		}
+	f.Fuzz(func(t *testing.T, in []byte, chunk uint8, limit uint8) {
 		var want []string
 		var wantOffs []int64
 		body := string(in)
@@ -201,7 +197,7 @@ func FuzzLines(f *testing.F) {
 		if strings.HasPrefix(body, "\xEF\xBB\xBF") {
 			off = 3
 		}
-		for _, part := range strings.Split(body[off:], sep) {
+		for _, part := range strings.Split(body[off:], "\n") {
 			rec, cut := trimSpace([]byte(part))
 			if len(rec) > 0 {
 				want = append(want, string(rec))
@@ -209,7 +205,7 @@ func FuzzLines(f *testing.F) {
 			}
 			off += len(part) + 1
 		}
-		d := newReader(chunked(body, int(chunk)), 1<<20)
+		d := NewLines(chunked(body, int(chunk)), 1<<20)
 		for i := 0; ; i++ {
 			rec, off, err := d.Next()
 			if err == io.EOF {
@@ -227,10 +223,10 @@ func FuzzLines(f *testing.F) {
 		}
 
 		// With a small limit, records in order until ErrTooLarge, which
-		// comes only for a record (with its surrounding whitespace) over
-		// the limit.
+		// comes only for a line (with its surrounding whitespace) over the
+		// limit.
 		lim := int(limit) + 1
-		d = newReader(chunked(body, int(chunk)), lim)
+		d = NewLines(chunked(body, int(chunk)), lim)
 		for i := 0; ; i++ {
 			rec, _, err := d.Next()
 			if err == io.EOF {
@@ -238,7 +234,7 @@ func FuzzLines(f *testing.F) {
 			}
 			if errors.Is(err, ErrTooLarge) {
 				over := false
-				for _, part := range strings.Split(strings.TrimPrefix(body, "\xEF\xBB\xBF"), sep) {
+				for _, part := range strings.Split(strings.TrimPrefix(body, "\xEF\xBB\xBF"), "\n") {
 					over = over || len(part) > lim
 				}
 				if !over {
@@ -249,6 +245,58 @@ func FuzzLines(f *testing.F) {
 			if err != nil || i >= len(want) || string(rec) != want[i] {
 				t.Fatalf("limit %d: record %d = %q, %v", lim, i, rec, err)
 			}
+		}
+	})
+}
+
+// FuzzSeq checks the json-seq reader against a split of the whole input on
+// RS: when every record is a valid JSON value, the reader frames exactly
+// those values; when the reader frames every record without an error and
+// each is valid JSON, so is every RS-separated part; and reads of any size
+// give the same records as one.
+func FuzzSeq(f *testing.F) {
+	f.Fuzz(func(t *testing.T, in []byte, chunk uint8) {
+		var parts []string
+		allValid := true
+		for _, part := range strings.Split(strings.TrimPrefix(string(in), "\xEF\xBB\xBF"), "\x1e") {
+			rec, _ := trimSpace([]byte(part))
+			if len(rec) > 0 {
+				parts = append(parts, string(rec))
+				allValid = allValid && json.Valid(rec)
+			}
+		}
+		read := func(n int) ([]string, error) {
+			q := NewSeq(chunked(string(in), n), 1<<20)
+			var recs []string
+			for {
+				rec, off, err := q.Next()
+				if err != nil {
+					return recs, err
+				}
+				if off < 0 || off+int64(len(rec)) > int64(len(in)) || string(in[off:off+int64(len(rec))]) != string(rec) {
+					t.Fatalf("record %q at %d is not the input's bytes there", rec, off)
+				}
+				recs = append(recs, string(rec))
+			}
+		}
+		got, err := read(int(chunk))
+		whole, wholeErr := read(1 << 20)
+		if !slices.Equal(got, whole) || (err == nil) != (wholeErr == nil) || err != nil && err.Error() != wholeErr.Error() {
+			t.Fatalf("reads of %d bytes: %q, %v; one read: %q, %v", chunk, got, err, whole, wholeErr)
+		}
+		if allValid && (err != io.EOF || !slices.Equal(got, parts)) {
+			t.Fatalf("valid records %q: framed %q, %v", parts, got, err)
+		}
+		framedValid := err == io.EOF
+		for _, r := range got {
+			framedValid = framedValid && json.Valid([]byte(r))
+		}
+		if framedValid && (!allValid || !slices.Equal(got, parts)) {
+			t.Fatalf("framed %q without an error, each valid, but the records are %q", got, parts)
+		}
+		var se *SyntaxError
+		if err != io.EOF && !errors.As(err, &se) {
+			t.Fatalf("error %v is neither io.EOF nor a *SyntaxError", err)
 		}
 	})
 }

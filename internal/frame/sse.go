@@ -93,12 +93,15 @@ func (p *SSE) Next() (Event, error) {
 	if p.done {
 		return Event{}, io.EOF
 	}
+	if p.s.stuck != nil {
+		return Event{}, p.s.stuck
+	}
 	p.s.skipBOM()
 	for {
 		line, off, err := p.line()
 		if err != nil {
 			if err == ErrTooLarge {
-				p.s.err = ErrTooLarge
+				p.s.stick(err)
 			}
 			return Event{}, err
 		}
@@ -113,8 +116,7 @@ func (p *SSE) Next() (Event, error) {
 			continue
 		}
 		if err := p.field(line, off); err != nil {
-			p.s.err = err
-			return Event{}, err
+			return Event{}, p.s.stick(err)
 		}
 	}
 }
