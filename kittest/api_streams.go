@@ -48,9 +48,15 @@ type ChatChunk struct {
 }
 
 // ChatReply returns the reply POST /chat streams for message, as the
-// texts of its tokens in order.
+// texts of its tokens in order: "You said: <message>. Here is my answer,
+// streamed one token at a time.", its words each with the space after it
+// (no period is added after a message that ends with one, or with ? or !).
 func ChatReply(message string) []string {
-	words := strings.Fields("You said: " + strings.Join(strings.Fields(message), " ") + ". Here is my answer, streamed one token at a time.")
+	said := strings.Join(strings.Fields(message), " ")
+	if !strings.HasSuffix(said, ".") && !strings.HasSuffix(said, "?") && !strings.HasSuffix(said, "!") {
+		said += "."
+	}
+	words := strings.Fields("You said: " + said + " Here is my answer, streamed one token at a time.")
 	for i := range words[:len(words)-1] {
 		words[i] += " "
 	}

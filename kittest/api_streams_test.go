@@ -139,6 +139,9 @@ func TestAPI_Chat(t *testing.T) {
 	if text.String() != want || strings.Join(ChatReply("hello kit"), "") != want {
 		t.Errorf("reply %q, want %q", text.String(), want)
 	}
+	if got := strings.Join(ChatReply("Why?"), ""); got != "You said: Why? Here is my answer, streamed one token at a time." {
+		t.Errorf("reply to a question: %q", got)
+	}
 	if r := apiTDo(t, srv, apiTReq{method: "POST", path: "/chat", ctype: "application/json", body: `{"message":" "}`}); r.status != 422 {
 		t.Errorf("empty message: %d", r.status)
 	}
