@@ -39,7 +39,13 @@ func TestTour(t *testing.T) {
 		"export 1 is done",
 		"ErrNotModified=true",
 		"*kittest.APIError code=not_found",
-		"== 10. Done",
+		"POST /chat answered text/event-stream; the tokens, printed as they arrive:",
+		`token  0 "You "`,
+		"the reply: You said: What is kit? Here is my answer, streamed one token at a time.",
+		"events 1 2 3 4 5 6 7 8 9 10, each once, in order; the last connection resumed with Last-Event-ID 8",
+		"NDJSON: 50 users of team 4, the first",
+		"a JSON array of 100000 records (about 19 MB) decoded one element at a time",
+		"== 11. Done",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("tour output lacks %q", want)
