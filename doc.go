@@ -128,9 +128,9 @@
 // record is decoded and validated as R = T would be; memory holds one
 // record, and WithMaxBodySize bounds each record, not the stream.
 //
-//	var chat = kit.Post[ChatRequest, *kit.Stream[Chunk]]("/chat")
+//	var chat = kit.Post[struct{ Body ChatRequest }, *kit.Stream[Chunk]]("/chat")
 //
-//	s, err := chat.Call(ctx, c, req) // returns once the headers are in
+//	s, err := chat.Call(ctx, c, struct{ Body ChatRequest }{req}) // returns once the headers are in
 //	if err != nil { ... }
 //	defer s.Close()
 //	for chunk, err := range s.All() { // Events adds each event's id, type and retry

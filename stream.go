@@ -20,9 +20,9 @@ import (
 // decoded and validated as R = T would be. A non-2xx status is an
 // *HTTPError from Call, as always.
 //
-//	var chat = kit.Post[ChatRequest, *kit.Stream[Chunk]]("/chat")
+//	var chat = kit.Post[struct{ Body ChatRequest }, *kit.Stream[Chunk]]("/chat")
 //
-//	s, err := chat.Call(ctx, c, req)
+//	s, err := chat.Call(ctx, c, struct{ Body ChatRequest }{req})
 //	if err != nil { ... }
 //	defer s.Close()
 //	for chunk, err := range s.All() {
