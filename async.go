@@ -145,12 +145,13 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R]
 		return failedFuture[R](err)
 	}
 	return goFuture(st, ctx, e.d.name, func(ctx context.Context) (R, error) {
+		sc := e.d.newStreamCall(ctx, st.asyncChain, req)
 		resp, err := st.send(ctx, st.asyncChain, req)
 		if err != nil {
 			var zero R
 			return zero, err
 		}
-		return decodeResult[R](e.d.result, e.d.inner, st, resp)
+		return decodeResult[R](e.d.result, e.d.inner, st, resp, sc)
 	})
 }
 

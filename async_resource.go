@@ -177,6 +177,6 @@ func asyncCRUD[R any](ctx context.Context, rc *resourceCore, op int, id any, bod
 			var zero R
 			return zero, err
 		}
-		return decodeResult[R](resultKindOf(reflect.TypeFor[R]()), 0, rc.st, resp)
+		return decodeResult[R](resultKindOf(reflect.TypeFor[R]()), 0, rc.st, resp, nil)
 	})
 }

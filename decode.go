@@ -11,19 +11,20 @@ import (
 // Private implementation past this point.
 
 // decodeResult turns a response into the endpoint's result. kind is how R
-// is made; inner, for R = Result[T], how T is.
-func decodeResult[R any](kind, inner resultKind, st *clientState, resp *Response) (R, error) {
+// is made; inner, for R = Result[T], how T is. sc is the call of a result
+// that is a Stream; nil for the others.
+func decodeResult[R any](kind, inner resultKind, st *clientState, resp *Response, sc *streamCall) (R, error) {
 	var out R
 	if kind == resultWrapped {
 		c := any(&out).(resultCarrier)
 		c.setResponse(resp)
-		if err := decodeInto(inner, st, resp, c.valuePtr()); err != nil {
+		if err := decodeInto(inner, st, resp, c.valuePtr(), sc); err != nil {
 			var zero R // not a partly decoded value
 			return zero, err
 		}
 		return out, nil
 	}
-	if err := decodeInto(kind, st, resp, &out); err != nil {
+	if err := decodeInto(kind, st, resp, &out, sc); err != nil {
 		var zero R
 		return zero, err
 	}
@@ -31,8 +32,10 @@ func decodeResult[R any](kind, inner resultKind, st *clientState, resp *Response
 }
 
 // decodeInto makes the result of the given kind from resp in *ptr.
-func decodeInto(kind resultKind, st *clientState, resp *Response, ptr any) error {
+func decodeInto(kind resultKind, st *clientState, resp *Response, ptr any, sc *streamCall) error {
 	switch kind {
+	case resultRecords:
+		return sc.open.openStream(ptr, st, resp, sc)
 	case resultResponse:
 		*ptr.(**Response) = resp
 		return nil

@@ -1,8 +1,9 @@
 // Package kit declares typed HTTP API clients: declare an endpoint once,
 // call it with typed arguments, get a validated typed result. Resources
-// give CRUD and lazy iteration over every page of a collection; auth
-// strategies refresh tokens on a 401; async clients fan requests out
-// concurrently.
+// give CRUD and lazy iteration over every page of a collection; streams
+// give the records of server-sent events, NDJSON and huge JSON arrays as
+// they arrive; auth strategies refresh tokens on a 401; async clients fan
+// requests out concurrently.
 //
 // # Clients
 //
@@ -117,6 +118,30 @@
 //	body, err := download.Call(ctx, c, ref)
 //	defer body.Close()
 //	_, err = io.Copy(f, body)
+//
+// # Streams of typed records
+//
+// R = *Stream[T] decodes a response of any length one record at a time, as
+// the caller ranges over it, framed by its content type: server-sent events
+// (text/event-stream, by the WHATWG rules; data: [DONE] ends the stream),
+// NDJSON and JSON Lines, application/json-seq, or one JSON array. Each
+// record is decoded and validated as R = T would be; memory holds one
+// record, and WithMaxBodySize bounds each record, not the stream.
+//
+//	var chat = kit.Post[struct{ Body ChatRequest }, *kit.Stream[Chunk]]("/chat")
+//
+//	s, err := chat.Call(ctx, c, struct{ Body ChatRequest }{req}) // returns once the headers are in
+//	if err != nil { ... }
+//	defer s.Close()
+//	for chunk, err := range s.All() { // Events adds each event's id, type and retry
+//		if err != nil { ... } // one *DecodeError, *ValidationError, ...; the loop ends
+//		fmt.Print(chunk.Text)
+//	}
+//
+// Breaking out of the loop, its end, or Close releases the connection; the
+// call's context bounds the stream. An event stream whose connection drops
+// after events with an id is resumed with Last-Event-ID when the endpoint
+// may be retried (WithRetry, an idempotent method), each event once.
 //
 // # Resources
 //
@@ -304,14 +329,18 @@
 //
 // Clients, endpoints and resources are safe for concurrent use. Auth,
 // Engine, Paginator and Validator implementations must be too. One
-// iterator value must not be ranged over from two goroutines at once.
+// iterator value must not be ranged over from two goroutines at once. A
+// Stream is ranged over once; its Close and Response may be called from any
+// goroutine.
 //
 // # Testing
 //
 // Package kittest serves an in-memory REST API (users, teams, posts, every
 // pagination style, nested collections for paged endpoints, login and
 // expiring tokens, optional latency, an OAuth2 token endpoint, uploads,
-// generated downloads, a 202 with a Location, ETags, and an error model,
-// kittest.APIError) on loopback, wires a client to it, and records
+// generated downloads, a 202 with a Location, ETags, an error model,
+// kittest.APIError, and streams: server-sent events with ids and scripted
+// drops, a token-by-token chat reply, NDJSON and generated JSON arrays of
+// any size) on loopback, wires a client to it, and records
 // requests without a network.
 package kit

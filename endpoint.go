@@ -19,7 +19,9 @@ import (
 //
 // R may be *Response (the raw response, nothing decoded), any (raw JSON:
 // objects decode to map[string]any), io.ReadCloser (the body, unread: see
-// below) or Result[T] (T as R = T would be, with the response). A 2xx
+// below), *Stream[T] (records decoded one at a time as the caller ranges:
+// server-sent events, NDJSON, JSON Lines, json-seq or a huge JSON array; see
+// Stream) or Result[T] (T as R = T would be, with the response). A 2xx
 // response with an empty body (such as 204 No Content) gives the zero R (nil
 // for pointer, slice, map and any) without validation; a *Response result
 // still carries status and headers.
@@ -101,11 +103,12 @@ func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P) (R, erro
 	if err != nil {
 		return zero, err
 	}
+	sc := e.d.newStreamCall(ctx, st.syncChain, req)
 	resp, err := st.send(ctx, st.syncChain, req)
 	if err != nil {
 		return zero, err
 	}
-	return decodeResult[R](e.d.result, e.d.inner, st, resp)
+	return decodeResult[R](e.d.result, e.d.inner, st, resp, sc)
 }
 
 // String returns the declaration, e.g. "GET /users/{id}".
@@ -156,6 +159,9 @@ type endpointDecl struct {
 	result resultKind
 	inner  resultKind // R = Result[T]: how T is made
 	rType  reflect.Type
+	// records makes the result of R = *Stream[T] (or Result[*Stream[T]]);
+	// nil for other results.
+	records recordsOpener
 	endpointConfig
 }
 
@@ -167,6 +173,7 @@ const (
 	resultResponse                   // R is *Response
 	resultStream                     // R is io.ReadCloser: the body, unread
 	resultWrapped                    // R is Result[T]: T as inner, with the response
+	resultRecords                    // R is *Stream[T]: records decoded as the caller ranges
 )
 
 var (
@@ -191,8 +198,26 @@ func resultKindFor(rType reflect.Type) (resultKind, error) {
 		return 0, fmt.Errorf("result type %s: a download is an io.ReadCloser (or a kit.Result[io.ReadCloser])", rType)
 	case isResultType(rType):
 		return resultWrapped, nil
+	case rType.Kind() == reflect.Pointer && isStreamType(rType.Elem()):
+		return resultRecords, nil
+	case isStreamType(rType):
+		return 0, fmt.Errorf("result type %s: a Stream result is a pointer, *kit.Stream[T]", rType)
 	}
 	return resultTyped, nil
+}
+
+// checkRecordType checks the record type T of a result *Stream[T]: a type
+// JSON decodes into, as R = T would be.
+func checkRecordType(rType reflect.Type) error {
+	t := reflect.Zero(rType).Interface().(recordsOpener).recordType()
+	kind, err := resultKindFor(t)
+	if err != nil {
+		return fmt.Errorf("result type %s: %w", rType, err)
+	}
+	if kind != resultTyped && kind != resultRaw {
+		return fmt.Errorf("result type %s: a record is a JSON value decoded into T, and T cannot be %s", rType, t)
+	}
+	return nil
 }
 
 func newEndpointDecl(method, path string, pType, rType reflect.Type, opts []EndpointOption) (*endpointDecl, error) {
@@ -258,8 +283,17 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 		if d.inner == resultWrapped {
 			return nil, declErr("result type %s: a Result of a Result", rType)
 		}
+		if d.inner == resultRecords {
+			rType = vt
+		}
 	}
-	d.stream = d.result == resultStream || d.inner == resultStream
+	if d.result == resultRecords || d.inner == resultRecords {
+		if err := checkRecordType(rType); err != nil {
+			return nil, declErr("%v", err)
+		}
+		d.records = reflect.Zero(rType).Interface().(recordsOpener)
+	}
+	d.stream = d.result == resultStream || d.inner == resultStream || d.records != nil
 	if err := d.checkBody(); err != nil {
 		return nil, declErr("%v", err)
 	}

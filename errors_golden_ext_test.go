@@ -67,6 +67,18 @@ func TestErrorGrammar(t *testing.T) {
 		w.Header().Set("Link", `<https://elsewhere.example/away?page=2>; rel="next"`)
 		fmt.Fprint(w, `[{"name":"x"}]`)
 	})
+	mux.HandleFunc("GET /records", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		fmt.Fprint(w, "{\"name\":\"a\"}\n{\"name\":\""+strings.Repeat("b", 20)+"\"}\n{\"name\":nope}\n")
+	})
+	mux.HandleFunc("GET /feed", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if r.Header.Get("Last-Event-ID") == "" {
+			fmt.Fprint(w, "id: 1\ndata: {\"name\":\"a\"}\n\n")
+		}
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler) // a dropped connection
+	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	ctx := t.Context()
@@ -118,6 +130,18 @@ func TestErrorGrammar(t *testing.T) {
 		return nil
 	}
 	errOf := func(_ any, err error) error { return err }
+	stream := func(b kit.Binding, path string) *kit.Stream[user] {
+		s, err := kit.Get[kit.NoParams, *kit.Stream[user]](path).Call(ctx, b, kit.NoParams{})
+		if err != nil {
+			t.Errorf("stream %s: %v", path, err)
+		}
+		return s
+	}
+	rangedTwice := stream(c, "/records")
+	for range rangedTwice.All() {
+		break
+	}
+	bigRecords, _ := kit.NewClient(srv.URL, kit.WithMaxBodySize(16))
 
 	cases := []struct {
 		name string
@@ -180,6 +204,14 @@ func TestErrorGrammar(t *testing.T) {
 		{"pagination option on a plain endpoint", errOf(kit.NewEndpoint[kit.NoParams, []user]("GET", "/users", kit.WithPrefetch(2)))},
 		{"GoIterate on a sync client", firstErr(kit.Paged[idParams, user]("/teams/{id}/members").GoIterate(ctx, c, idParams{"1"}))},
 		{"pipelined walk after Close", firstErr(kit.Paged[idParams, user]("/teams/{id}/members", kit.WithPrefetch(4)).GoIterate(ctx, closed, idParams{"1"}))},
+		{"stream record that does not decode", firstErr(stream(c, "/records").All())},
+		{"stream record over the limit", firstErr(stream(bigRecords, "/records").All())},
+		{"stream dropped, resuming gives up", firstErr(stream(retrying, "/feed").All())},
+		{"stream dropped, not resumed", firstErr(stream(c, "/feed").All())},
+		{"stream ranged twice", firstErr(rangedTwice.All())},
+		{"stream of another content type", errOf(kit.Get[kit.NoParams, *kit.Stream[user]]("/text").Call(ctx, c, kit.NoParams{}))},
+		{"Stream result that is not a pointer", errOf(kit.NewEndpoint[kit.NoParams, kit.Stream[int]]("GET", "/records"))},
+		{"Stream of ReadClosers", errOf(kit.NewEndpoint[kit.NoParams, *kit.Stream[io.ReadCloser]]("GET", "/records"))},
 	}
 	var b strings.Builder
 	for _, tc := range cases {

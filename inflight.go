@@ -15,7 +15,7 @@ const DefaultMaxInFlight = 64
 // at once: endpoint calls started with Go, resource operations, and the
 // pages of walks (prefetched ones included). A request is in flight from
 // when it is handed to the engine until its response body has been read
-// (for a streamed body, an io.ReadCloser result, until it is closed, so n
+// (for a streamed body, an io.ReadCloser or a Stream, until it is closed, so n
 // bounds the open connections);
 // the others wait, first come first served, until their context ends.
 // Retries and the resend after a 401 take a slot again for each attempt,

@@ -53,8 +53,8 @@ type callState struct {
 // what an Interceptor wraps: the rest of the chain below it. A Sender returns
 // a non-2xx status as an *HTTPError, never as a *Response.
 //
-// The 2xx response of an endpoint whose result is io.ReadCloser (or
-// Result[io.ReadCloser]) is streamed: its body is not read, so its Bytes are
+// The 2xx response of an endpoint whose result is io.ReadCloser, a Stream
+// (or a Result of either) is streamed: its body is not read, so its Bytes are
 // nil and JSON fails, and the caller of the endpoint reads and closes it. An
 // interceptor must hand such a response on (or answer with one of its own,
 // made with NewResponse, whose bytes the caller then reads); one that drops

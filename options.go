@@ -67,8 +67,10 @@ func WithValidator(v Validator) Option { return validatorOption{v} }
 
 // WithMaxBodySize bounds how many bytes of a response body are read. A
 // larger body fails the call with an error matching ErrBodyTooLarge.
-// Default: DefaultMaxBodySize. It is both an Option (the client's limit) and
-// an EndpointOption (that endpoint's limit).
+// For a Stream it bounds each record instead (the stream itself has no
+// limit), and a streamed io.ReadCloser has none. Default:
+// DefaultMaxBodySize. It is both an Option (the client's limit) and an
+// EndpointOption (that endpoint's limit).
 func WithMaxBodySize(n int64) interface {
 	Option
 	EndpointOption

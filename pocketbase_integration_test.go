@@ -1,10 +1,11 @@
 //go:build integration
 
-// Integration test against PocketBase, a real third-party server (built
+// Integration tests against PocketBase, a real third-party server (built
 // from its examples/base by .ci/pocketbase): a multipart file upload and a
 // form-encoded record round trip, checked by reading back what PocketBase
-// stored. It is built only with -tags integration; the script fails if the
-// test is skipped or does not run.
+// stored; and (pocketbase_realtime_integration_test.go) its realtime
+// server-sent events as a typed stream. They are built only with -tags
+// integration; the script fails if a test is skipped or does not run.
 
 package kit_test
 
@@ -96,13 +97,16 @@ var (
 	}, kit.Result[io.ReadCloser]]("/api/files/{collection}/{id}/{name}")
 )
 
-func TestPocketBaseUploadAndForm(t *testing.T) {
+// pocketBase returns a client of the PocketBase that .ci/pocketbase
+// started, logged in as its superuser (a TokenAuth that calls the login
+// endpoint), and a new collection with the fields of pbRecord, deleted when
+// the test ends. It skips the test when no PocketBase is configured.
+func pocketBase(t *testing.T, ctx context.Context) (*kit.Client, string) {
+	t.Helper()
 	base := os.Getenv("KIT_POCKETBASE_URL")
 	if base == "" {
 		t.Skip("PocketBase not configured: set KIT_POCKETBASE_URL (bash .ci/pocketbase starts one)")
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
 	var c *kit.Client
 	auth := kit.TokenAuth(func(ctx context.Context) (kit.Token, error) {
 		var p struct {
@@ -130,6 +134,13 @@ func TestPocketBaseUploadAndForm(t *testing.T) {
 			t.Errorf("deleting collection %s: %v", coll, err)
 		}
 	})
+	return c, coll
+}
+
+func TestPocketBaseUploadAndForm(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	c, coll := pocketBase(t, ctx)
 
 	// A multipart upload of a 3 MiB file from disk (streamed, with a
 	// Content-Length), read back: the record and the file's bytes.

@@ -32,7 +32,7 @@ type callPolicy struct {
 	idempotent bool          // Idempotent
 	timeout    time.Duration // WithTimeout; 0: none
 	errorModel *errorModel   // WithErrorModel; nil: the client's
-	stream     bool          // R is io.ReadCloser: the 2xx body is handed over unread
+	stream     bool          // R is io.ReadCloser or a Stream: the 2xx body is handed over unread
 }
 
 // defaultPolicy is the policy of resource operations and page requests.
@@ -84,7 +84,10 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 	defaults := make([]string, 3)
 	defaults[0], defaults[1], defaults[2] = "application/json", userAgent, "application/json"
 	h["Accept"] = defaults[0:1:1]
-	if d.stream {
+	switch {
+	case d.records != nil:
+		h["Accept"] = streamAccept
+	case d.stream:
 		h["Accept"] = anyMediaType
 	}
 	forcedType := ""

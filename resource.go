@@ -363,7 +363,7 @@ func crud[R any](ctx context.Context, rc *resourceCore, chain Sender, op int, id
 	if err != nil {
 		return zero, err
 	}
-	return decodeResult[R](resultKindOf(reflect.TypeFor[R]()), 0, rc.st, resp)
+	return decodeResult[R](resultKindOf(reflect.TypeFor[R]()), 0, rc.st, resp, nil)
 }
 
 // crudRequest checks and builds the request of a CRUD operation; nothing is

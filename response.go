@@ -10,8 +10,8 @@ import (
 // Page carries one; Result[T] embeds one. A Response is safe for concurrent
 // reads.
 //
-// The response of an endpoint whose result is io.ReadCloser (or
-// Result[io.ReadCloser]) is streamed: its body is handed to the caller
+// The response of an endpoint whose result is io.ReadCloser, a Stream (or a
+// Result of either) is streamed: its body is handed to the caller
 // unread, and JSON and Bytes see no body, in interceptors too.
 type Response struct {
 	StatusCode int

@@ -52,6 +52,13 @@ import (
 // matching the context's error. A wait that would end after the context's
 // deadline is not taken: the last error is returned at once.
 //
+// A Stream of server-sent events that drops after events with an id is
+// resumed under the same policy, with Last-Event-ID (see Stream): the
+// server's retry field, capped by MaxDelay, or the backoff, is the wait
+// before reconnecting, and MaxAttempts bounds the drops in a row without
+// a new event; MaxElapsed applies to each reconnection's own retries, not
+// to the stream, which may last for hours.
+//
 // Every attempt replays the same request: same URL, headers and body bytes.
 // The refresh-and-resend on a 401 (see Refresher) is separate: it happens
 // at most once per call and does not count as an attempt. When a call

@@ -6,14 +6,235 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
+	"reflect"
 	"sync"
+	"time"
 )
+
+// Stream is a stream of typed records: the result of an endpoint declared
+// with R = *Stream[T]. Call (or Go) returns it as soon as a 2xx status and
+// its headers have arrived, with the body unread; the records are read and
+// decoded one at a time as the caller ranges over All or Events, each
+// decoded and validated as R = T would be. A non-2xx status is an
+// *HTTPError from Call, as always.
+//
+//	var chat = kit.Post[struct{ Body ChatRequest }, *kit.Stream[Chunk]]("/chat")
+//
+//	s, err := chat.Call(ctx, c, struct{ Body ChatRequest }{req})
+//	if err != nil { ... }
+//	defer s.Close()
+//	for chunk, err := range s.All() {
+//		if err != nil { ... } // the one error; the loop ends after it
+//		fmt.Print(chunk.Text)
+//	}
+//
+// The response's Content-Type says how records are framed:
+//
+//	text/event-stream                   one record per server-sent event: its data lines, joined
+//	application/x-ndjson, application/jsonl (also application/ndjson,
+//	application/jsonlines, application/x-jsonlines)
+//	                                    one JSON value per line; blank lines are skipped
+//	application/json-seq                one JSON value per RS-separated record (RFC 7464)
+//	application/json (and +json types)  a top-level JSON array, one element at a time
+//
+// Any other content type is a *DecodeError from Call; a 204 No Content is
+// a stream without records. Endpoints with R = *Stream[T] send an Accept
+// header naming these types (WithHeader on the endpoint replaces it).
+//
+// Server-sent events are parsed by the WHATWG rules (see Event): comment
+// lines are skipped, and so are events without data (or with empty data);
+// an event whose data is [DONE] ends the stream, as streaming completion
+// APIs send. T is decoded from each event's data as JSON whatever its
+// event type: use Events to see the type, and a T that fits every type
+// the endpoint sends (any, or a struct with the union of their fields).
+//
+// Memory holds one record, not the stream: a stream of any length is read
+// with a buffer the size of its largest record. A single record larger
+// than the body limit (WithMaxBodySize) is an error matching
+// ErrBodyTooLarge, while the stream itself has no size limit.
+//
+// A range yields each record, or one error and then ends: a record that
+// does not decode (a *DecodeError, also for a body that is not the framing
+// its content type says), one that does not validate (a *ValidationError),
+// a record over the limit, or a failed connection. The context of the call
+// bounds the stream: once it ends, the range stops with an error matching
+// the context's error (and an endpoint's WithTimeout bounds the whole
+// stream). A Stream is read once: ranging a second time, over All or
+// Events, yields only an error.
+//
+// Breaking out of the range, reaching its end, or Close releases the
+// connection, the endpoint's timeout and, on an AsyncClient, the in-flight
+// slot and the call that AsyncClient.Close waits for. A Stream that is
+// never ranged over must be closed; a deferred Close is always safe.
+//
+// # Resuming server-sent events
+//
+// When the connection of a text/event-stream drops (a reset, or a body cut
+// short: not a response that ends normally) after events that carried an
+// id, and the endpoint may be retried (a WithRetry policy applies to it,
+// and its method is idempotent or it is declared Idempotent), kit sends the
+// request again with a Last-Event-ID header, as a browser's EventSource
+// does, and the range goes on with the new connection's events: a server
+// that honours Last-Event-ID sends each event once, and none is lost (an
+// event the drop cut in the middle is discarded, and its id is not
+// acknowledged). Before reconnecting kit waits the reconnection time the
+// server set with a retry field, capped by the policy's MaxDelay, or a
+// backoff of the policy when the server set none. The request goes through
+// the whole send chain again (interceptors, the rate limit, auth, logging,
+// and the retry policy for the reconnection itself). A drop with no new
+// event since the last reconnection counts against the policy's
+// MaxAttempts; once they are used up, the range yields the error of the
+// drop.
+//
+// A Stream is safe for concurrent use in this sense: Close and Response may
+// be called from any goroutine, also while another ranges over it, and a
+// Close during a range ends the range after the record in hand, without an
+// error. Only one goroutine ranges over a Stream.
+type Stream[T any] struct {
+	rs *recordStream
+}
+
+// All returns the records of the stream, in order, each decoded and
+// validated as R = T would be. See Stream for the errors it yields.
+func (s *Stream[T]) All() iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		rs, err := s.begin("All")
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		defer rs.Close()
+		for {
+			var v T
+			if _, err := rs.next(&v); err != nil {
+				if err != errStreamEnd {
+					yield(zero, err)
+				}
+				return
+			}
+			if !yield(v, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Events returns the records of the stream like All, with the metadata of
+// the server-sent event each came from (empty for the other framings).
+func (s *Stream[T]) Events() iter.Seq2[Event[T], error] {
+	return func(yield func(Event[T], error) bool) {
+		rs, err := s.begin("Events")
+		if err != nil {
+			yield(Event[T]{}, err)
+			return
+		}
+		defer rs.Close()
+		for {
+			var e Event[T]
+			m, err := rs.next(&e.Data)
+			if err != nil {
+				if err != errStreamEnd {
+					yield(Event[T]{}, err)
+				}
+				return
+			}
+			e.ID, e.Type, e.Retry = m.id, m.typ, m.retry
+			if !yield(e, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Response returns the response the records are read from: its status,
+// headers and request, with no body bytes. After a server-sent event
+// stream has resumed, it is the response of the new connection. It is nil
+// for a nil Stream.
+func (s *Stream[T]) Response() *Response {
+	if s == nil || s.rs == nil {
+		return nil
+	}
+	return s.rs.response()
+}
+
+// Close releases the connection and what the call held (see Stream). It is
+// idempotent: later calls do nothing and return nil.
+func (s *Stream[T]) Close() error {
+	if s == nil || s.rs == nil {
+		return nil
+	}
+	return s.rs.Close()
+}
+
+// Event is a record of a Stream with the metadata of the server-sent event
+// it came from, as Stream.Events yields it. For the framings other than
+// text/event-stream, ID and Type are "" and Retry is 0.
+type Event[T any] struct {
+	// ID is the event's ID: the value of the last id field the stream
+	// sent, up to and including this event (the WHATWG "last event ID",
+	// which carries over to the events after it until another id field
+	// changes it); "" when there was none.
+	ID string
+	// Type is the event's event field; "" when absent.
+	Type string
+	// Data is the record, decoded from the event's data.
+	Data T
+	// Retry is the reconnection time the server set with a retry field
+	// since the event before; 0 when it set none.
+	Retry time.Duration
+}
 
 // Private implementation past this point.
 //
-// stream.go hands a 2xx body over unread, for endpoints whose result is
-// io.ReadCloser (or Result[io.ReadCloser]). The transport wraps the body in
+// stream.go holds two things: Stream, the typed records of an R =
+// *Stream[T] endpoint (its framing, decoding and resuming live in
+// records.go), and streamBody, the unread 2xx body both kinds of streamed
+// result are read from.
+
+// begin returns the stream's core for a range, or the error to yield.
+func (s *Stream[T]) begin(method string) (*recordStream, error) {
+	if s == nil || s.rs == nil {
+		return nil, errorf("Stream."+method, "nil Stream (use the one Call or Go returns)")
+	}
+	return s.rs, s.rs.begin()
+}
+
+// openStream makes the *Stream[T] of resp in *ptr (a **Stream[T]). It is
+// called on a nil *Stream[T]: decodeInto opens a stream without knowing T.
+func (*Stream[T]) openStream(ptr any, st *clientState, resp *Response, sc *streamCall) error {
+	rs, err := newRecordStream(st, resp, sc, reflect.TypeFor[T]())
+	if err != nil {
+		return err
+	}
+	*ptr.(**Stream[T]) = &Stream[T]{rs: rs}
+	return nil
+}
+
+// recordType returns T.
+func (*Stream[T]) recordType() reflect.Type { return reflect.TypeFor[T]() }
+
+// recordsOpener is implemented by *Stream[T].
+type recordsOpener interface {
+	openStream(ptr any, st *clientState, resp *Response, sc *streamCall) error
+	recordType() reflect.Type
+}
+
+var recordsOpenerType = reflect.TypeFor[recordsOpener]()
+
+// isStreamType reports whether t is an instance of Stream (not a type that
+// embeds one).
+func isStreamType(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && t.PkgPath() == responseType.Elem().PkgPath() &&
+		len(t.Name()) > 7 && t.Name()[:7] == "Stream[" && reflect.PointerTo(t).Implements(recordsOpenerType)
+}
+
+// The unread body.
+//
+// A 2xx body is handed over unread for endpoints whose result is
+// io.ReadCloser (or Result[io.ReadCloser]) or a *Stream[T]. The transport wraps the body in
 // a streamBody instead of reading it; the layers that hold something for
 // the duration of a request (the endpoint timeout's context, the async
 // in-flight slot, the async call's task that AsyncClient.Close waits for)

@@ -9,8 +9,8 @@ import (
 
 // API is an in-memory REST API with deterministic demo data: users, teams
 // and posts, every common pagination style over the users collection, bearer-token
-// authentication, conditional requests, optional request signing and a few
-// failure helpers. It serves kit's runnable
+// authentication, conditional requests, optional request signing, streams
+// (server-sent events, NDJSON, huge JSON arrays) and a few failure helpers. It serves kit's runnable
 // examples and tour, and is meant for users' own tests:
 //
 //	srv := httptest.NewServer(kittest.NewAPI())
@@ -76,6 +76,11 @@ import (
 //	GET    /download?bytes=N            N bytes generated on the fly (default 1 MiB)
 //	POST   /exports                     {"bytes":N}: 202 Accepted with a Location
 //	GET    /exports/{id}                {"id","status":"done","bytes"}
+//	GET    /events                      text/event-stream of numbered events; count, retry, drop_every, done, ...
+//	POST   /chat                        {"message"}: a reply streamed token by token (text/event-stream)
+//	GET    /users.ndjson                the users as NDJSON (application/x-ndjson); the listing filters
+//	GET    /records?count=N             N generated records (default 1000) as one JSON array
+//	GET    /records.ndjson?count=N      the same records as NDJSON
 //	ANY    /echo, /echo/{rest...}       describes the request it received
 //
 // All user listings share the filters active=true|false, team_id=N and
@@ -141,6 +146,39 @@ import (
 // generated as they are sent; DownloadContent gives the same bytes. POST
 // /exports starts an export of {"bytes": N} and answers 202 Accepted with
 // a Location "exports/<id>" to follow; GET on it reports the export done.
+//
+// # Streams
+//
+// GET /events is a server-sent event stream (text/event-stream) of count
+// numbered events (default 10, at most 1,000,000), each
+//
+//	id: N
+//	event: tick
+//	data: {"seq":N,"text":"event N"}
+//
+// with N from 1, or from the one after a Last-Event-ID header's value (an
+// integer; anything else is a 400), so that a client that reconnects
+// resumes where it was. The query parameters script the stream: retry=MS
+// sends "retry: MS" first; heartbeat=true a comment line before each
+// event; delay_ms=N (at most 1000) waits between events; done=true ends
+// the stream with "data: [DONE]"; and drop_every=K cuts each connection
+// after K events, in the middle of the next one (after its id line and
+// part of its data), as a dropped connection does: a client that resumes
+// with Last-Event-ID gets every event once. The data decodes into Event.
+//
+// POST /chat takes {"message": "..."} (a 422 when it is empty) and streams
+// a reply, ChatReply(message), as a chat completion API does: one
+// "event: token" per word with data {"index":i,"text":"word "} (a
+// ChatChunk), flushed as it is written, then "data: [DONE]". delay_ms=N (at
+// most 1000) waits before each token.
+//
+// GET /users.ndjson serves the users (with the filters of the listings) as
+// application/x-ndjson, one JSON object a line. GET /records serves count
+// generated records (default 1000) as one JSON array, and GET
+// /records.ndjson the same as NDJSON; with bytes=N instead, as many records
+// as fit in N bytes. Record i is RecordAt(i), about 190 bytes of JSON; the
+// records are generated as they are sent, never stored, so a stream of
+// gigabytes costs the server a 64 KiB buffer.
 //
 // With WithSigningKey every route except GET /health also requires a
 // request signature, checked before the bearer token: the headers
@@ -426,6 +464,11 @@ func (a *API) routes() {
 	a.handle("GET /download", apiAuthOptional, a.download)
 	a.handle("POST /exports", apiAuthOptional, a.startExport)
 	a.handle("GET /exports/{id}", apiAuthOptional, a.getExport)
+	a.handle("GET /events", apiAuthOptional, a.events)
+	a.handle("POST /chat", apiAuthOptional, a.chat)
+	a.handle("GET /users.ndjson", apiAuthOptional, a.usersNDJSON)
+	a.handle("GET /records", apiAuthOptional, a.records(false))
+	a.handle("GET /records.ndjson", apiAuthOptional, a.records(true))
 	a.handle("/echo", apiAuthOptional, a.echo)
 	a.handle("/echo/{rest...}", apiAuthOptional, a.echo)
 }

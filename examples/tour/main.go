@@ -248,6 +248,9 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := httpTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
+	if err := streamTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
 	if err := asyncTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}

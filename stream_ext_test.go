@@ -1,0 +1,790 @@
+package kit_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kithttp/kit"
+	"github.com/kithttp/kit/kittest"
+)
+
+// Tests of R = *kit.Stream[T], one row per framing and one per twin (sync
+// Call, async Go). None asserts on time: servers that must wait for the
+// client wait on channels the test controls, with a generous guard that
+// fails the test instead of hanging when kit does not do its part. The
+// tests of releasing connections are in stream_release_ext_test.go.
+
+// streamRec is the record of the tests: N must be at least 1.
+type streamRec struct {
+	N    int    `json:"n" validate:"min=1"`
+	Text string `json:"text,omitempty"`
+}
+
+// streamFormat is one framing of a stream, written by a test server.
+type streamFormat struct {
+	name, ctype string
+	open, close string
+	record      func(i int, json string) string // the i-th record (from 0), as written
+}
+
+var streamFormats = []streamFormat{
+	{"sse", "text/event-stream", "", "", func(i int, j string) string { return fmt.Sprintf("id: %d\ndata: %s\n\n", i+1, j) }},
+	{"ndjson", "application/x-ndjson", "", "", func(i int, j string) string { return j + "\n" }},
+	{"jsonl", "application/jsonl", "", "", func(i int, j string) string { return j + "\r\n" }},
+	{"json-seq", "application/json-seq", "", "", func(i int, j string) string { return "\x1e" + j + "\n" }},
+	{"array", "application/json; charset=utf-8", "[", "]", func(i int, j string) string {
+		if i > 0 {
+			return ",\n" + j
+		}
+		return j
+	}},
+}
+
+// body is a whole stream of the given records.
+func (f streamFormat) body(records ...string) string {
+	var b strings.Builder
+	b.WriteString(f.open)
+	for i, r := range records {
+		b.WriteString(f.record(i, r))
+	}
+	b.WriteString(f.close)
+	return b.String()
+}
+
+// serveBody answers every request with body as ctype.
+func serveBody(ctype, body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", ctype)
+		io.WriteString(w, body)
+	}
+}
+
+var streamRecs = kit.Get[kit.NoParams, *kit.Stream[streamRec]]("/s")
+
+// collect ranges over s.All and returns the records and the errors.
+func collectStream[T any](s *kit.Stream[T]) ([]T, []error) {
+	var recs []T
+	var errs []error
+	for r, err := range s.All() {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		recs = append(recs, r)
+	}
+	return recs, errs
+}
+
+func TestStreamFramings(t *testing.T) {
+	t.Parallel()
+	for _, f := range streamFormats {
+		for _, tw := range twins {
+			t.Run(f.name+"/"+tw.name, func(t *testing.T) {
+				t.Parallel()
+				body := f.body(`{"n":1,"text":"a"}`, `{"n":2}`, `{ "n" : 3, "text" : "c\n]}" }`)
+				_, b := tw.setup(t, serveBody(f.ctype, body))
+				s, err := twinCall(t.Context(), tw, streamRecs, b, kit.NoParams{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				if s.Response().StatusCode != 200 || s.Response().Header.Get("Content-Type") != f.ctype || s.Response().Bytes() != nil {
+					t.Errorf("Response() = %d %v", s.Response().StatusCode, s.Response().Header)
+				}
+				recs, errs := collectStream(s)
+				want := []streamRec{{1, "a"}, {2, ""}, {3, "c\n]}"}}
+				if !reflect.DeepEqual(recs, want) || errs != nil {
+					t.Errorf("got %+v, %v; want %+v", recs, errs, want)
+				}
+			})
+		}
+	}
+}
+
+// TestStreamRecordsArriveWhileSending proves that records are decoded as
+// they arrive: the server writes record i+1 only after the test's loop has
+// received record i, so a client that waited for more of the body (or for
+// its end) would never get there.
+func TestStreamRecordsArriveWhileSending(t *testing.T) {
+	t.Parallel()
+	const n = 5
+	for _, f := range streamFormats {
+		for _, tw := range twins {
+			t.Run(f.name+"/"+tw.name, func(t *testing.T) {
+				t.Parallel()
+				got := make(chan int)
+				_, b := tw.setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", f.ctype)
+					io.WriteString(w, f.open)
+					for i := range n {
+						io.WriteString(w, f.record(i, fmt.Sprintf(`{"n":%d}`, i+1)))
+						w.(http.Flusher).Flush()
+						select {
+						case k := <-got:
+							if k != i+1 {
+								t.Errorf("the client got record %d after the server sent %d", k, i+1)
+							}
+						case <-r.Context().Done():
+							return
+						case <-time.After(time.Minute): // a guard, not a measurement
+							t.Errorf("record %d was sent but the client did not get it", i+1)
+							return
+						}
+					}
+					io.WriteString(w, f.close)
+				}))
+				s, err := twinCall(t.Context(), tw, streamRecs, b, kit.NoParams{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				i := 0
+				for rec, err := range s.All() {
+					if err != nil {
+						t.Fatal(err)
+					}
+					if i++; rec.N != i {
+						t.Fatalf("record %d has n %d", i, rec.N)
+					}
+					got <- rec.N
+				}
+				if i != n {
+					t.Errorf("%d records, want %d", i, n)
+				}
+			})
+		}
+	}
+}
+
+// TestStreamBadRecord checks that a record that does not decode ends the
+// loop with one *DecodeError, and one that does not validate with one
+// *ValidationError, after the records before it.
+func TestStreamBadRecord(t *testing.T) {
+	t.Parallel()
+	for _, f := range streamFormats {
+		for _, tw := range twins {
+			t.Run(f.name+"/"+tw.name, func(t *testing.T) {
+				t.Parallel()
+				mux := http.NewServeMux()
+				mux.Handle("/malformed", serveBody(f.ctype, f.body(`{"n":1}`, `{"n":2}`, `{"n":"three"}`, `{"n":4}`)))
+				mux.Handle("/invalid", serveBody(f.ctype, f.body(`{"n":1}`, `{"n":0}`, `{"n":3}`)))
+				_, b := tw.setup(t, mux)
+
+				s, err := twinCall(t.Context(), tw, kit.Get[kit.NoParams, *kit.Stream[streamRec]]("/malformed"), b, kit.NoParams{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				recs, errs := collectStream(s)
+				var de *kit.DecodeError
+				if len(recs) != 2 || len(errs) != 1 || !errors.As(errs[0], &de) {
+					t.Fatalf("malformed: %d records, errors %v; want 2 and one *DecodeError", len(recs), errs)
+				}
+				if de.Want != "kit_test.streamRec" || de.ContentType != f.ctype || de.Offset <= 0 || de.Method != "GET" ||
+					!strings.Contains(de.Error(), "record 3: ") {
+					t.Errorf("DecodeError %+v: %v", de, de)
+				}
+
+				s, err = twinCall(t.Context(), tw, kit.Get[kit.NoParams, *kit.Stream[streamRec]]("/invalid"), b, kit.NoParams{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				recs, errs = collectStream(s)
+				var ve *kit.ValidationError
+				if len(recs) != 1 || len(errs) != 1 || !errors.As(errs[0], &ve) || ve.Fields[0].Path != "N" ||
+					!strings.Contains(errs[0].Error(), ": record 2: invalid kit_test.streamRec: N must be at least 1") {
+					t.Errorf("invalid: %d records, errors %v; want 1 and one *ValidationError", len(recs), errs)
+				}
+			})
+		}
+	}
+}
+
+func TestStreamNotTheFraming(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, ctype, body, want string }{
+		{"object for an array", "application/json", `{"data":[]}`, "not a JSON array"},
+		{"trailing comma", "application/json", `[{"n":1},]`, "is followed by ']'"},
+		{"array cut short", "application/json", `[{"n":1}`, "the array ends early"},
+		{"text after the array", "application/json", `[{"n":1}] x`, "after the end of the array"},
+		{"ndjson line that is not JSON", "application/x-ndjson", "{\"n\":1}\nhello\n", "record 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, c := setup(t, serveBody(tc.ctype, tc.body))
+			s, err := streamRecs.Call(t.Context(), c, kit.NoParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, errs := collectStream(s)
+			var de *kit.DecodeError
+			if len(errs) != 1 || !errors.As(errs[0], &de) || !strings.Contains(de.Error(), tc.want) {
+				t.Errorf("errors %v, want one *DecodeError saying %q", errs, tc.want)
+			}
+		})
+	}
+}
+
+func TestStreamContentTypes(t *testing.T) {
+	t.Parallel()
+	for _, tw := range twins {
+		t.Run(tw.name, func(t *testing.T) {
+			t.Parallel()
+			mux := http.NewServeMux()
+			mux.Handle("/text", serveBody("text/plain", "hello"))
+			mux.Handle("/none", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header()["Content-Type"] = nil
+				io.WriteString(w, `[{"n":1}]`)
+			}))
+			mux.Handle("/empty", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+			mux.Handle("/problem+json", serveBody("application/problem+json", `[{"n":7}]`))
+			mux.Handle("/missing", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Accept") != "text/event-stream, application/x-ndjson, application/jsonl, application/json-seq, application/json" {
+					t.Errorf("Accept: %q", r.Header.Get("Accept"))
+				}
+				http.Error(w, "gone", http.StatusGone)
+			}))
+			_, b := tw.setup(t, mux)
+			call := func(path string) (*kit.Stream[streamRec], error) {
+				return twinCall(t.Context(), tw, kit.Get[kit.NoParams, *kit.Stream[streamRec]](path), b, kit.NoParams{})
+			}
+			for _, path := range []string{"/text", "/none"} {
+				s, err := call(path)
+				var de *kit.DecodeError
+				if s != nil || !errors.As(err, &de) || !strings.Contains(err.Error(), "at byte 0: not a stream of records") {
+					t.Errorf("%s: %v, %v; want a *DecodeError from the call", path, s, err)
+				}
+			}
+			s, err := call("/empty")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if recs, errs := collectStream(s); recs != nil || errs != nil {
+				t.Errorf("204: %v, %v; want no records", recs, errs)
+			}
+			s, err = call("/problem+json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if recs, errs := collectStream(s); len(recs) != 1 || recs[0].N != 7 || errs != nil {
+				t.Errorf("+json array: %v, %v", recs, errs)
+			}
+			_, err = call("/missing")
+			var he *kit.HTTPError
+			if !errors.As(err, &he) || he.StatusCode != http.StatusGone || string(he.Body) != "gone\n" {
+				t.Errorf("410: %v, want an *HTTPError with its body", err)
+			}
+		})
+	}
+}
+
+func TestStreamServerSentEvents(t *testing.T) {
+	t.Parallel()
+	body := "\xEF\xBB\xBF: a comment\r\n" +
+		"retry: 1500\r\n" +
+		"id: 1\r\nevent: greeting\r\ndata: {\"n\":1,\r\ndata: \"text\":\"hi\"}\r\n\r\n" +
+		"event: ping\r\n\r\n" + // no data: skipped
+		"data:\n\n" + // empty data: skipped
+		"data: {\"n\":2}\r\r" + // CR line ends; the id carries over
+		"id\ndata: {\"n\":3}\n\n" +
+		"data: [DONE]\n\n" +
+		"data: {\"n\":4}\n\n" // after [DONE]: never read
+	want := []kit.Event[streamRec]{
+		{ID: "1", Type: "greeting", Data: streamRec{1, "hi"}, Retry: 1500 * time.Millisecond},
+		{ID: "1", Data: streamRec{2, ""}},
+		{ID: "", Data: streamRec{3, ""}},
+	}
+	for _, tw := range twins {
+		t.Run(tw.name, func(t *testing.T) {
+			t.Parallel()
+			_, b := tw.setup(t, serveBody("text/event-stream", body))
+			s, err := twinCall(t.Context(), tw, streamRecs, b, kit.NoParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []kit.Event[streamRec]
+			for e, err := range s.Events() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, e)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("events:\n%+v\nwant\n%+v", got, want)
+			}
+		})
+	}
+}
+
+// After [DONE] the loop ends at once, even if the server keeps the
+// connection open, and the connection is closed.
+func TestStreamDoneEndsTheStream(t *testing.T) {
+	t.Parallel()
+	closed := make(chan struct{})
+	_, c := setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"n\":1}\n\ndata: [DONE]\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		close(closed)
+	}))
+	s, err := streamRecs.Call(t.Context(), c, kit.NoParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs, errs := collectStream(s); len(recs) != 1 || errs != nil {
+		t.Errorf("%v, %v", recs, errs)
+	}
+	waitClosed(t, closed)
+}
+
+// waitClosed waits until the server has seen the connection closed.
+func waitClosed(t *testing.T, closed <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-closed:
+	case <-time.After(time.Minute): // a guard, not a measurement
+		t.Fatal("the server never saw the connection closed")
+	}
+}
+
+// TestStreamRecordLimit checks that one record over the body limit is an
+// error matching ErrBodyTooLarge, while a stream far larger than the limit
+// is read in full.
+func TestStreamRecordLimit(t *testing.T) {
+	t.Parallel()
+	big := fmt.Sprintf(`{"n":2,"text":%q}`, strings.Repeat("x", 2000))
+	for _, f := range streamFormats {
+		for _, tw := range twins {
+			t.Run(f.name+"/"+tw.name, func(t *testing.T) {
+				t.Parallel()
+				const records = 40_000 // about 1 MiB, 1,000 times the limit
+				mux := http.NewServeMux()
+				mux.Handle("/big", serveBody(f.ctype, f.body(`{"n":1}`, big, `{"n":3}`)))
+				mux.Handle("/long", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", f.ctype)
+					io.WriteString(w, f.open)
+					for i := range records {
+						io.WriteString(w, f.record(i, fmt.Sprintf(`{"n":%d}`, i+1)))
+					}
+					io.WriteString(w, f.close)
+				}))
+				_, b := tw.setup(t, mux, kit.WithMaxBodySize(1024))
+				s, err := twinCall(t.Context(), tw, kit.Get[kit.NoParams, *kit.Stream[streamRec]]("/big"), b, kit.NoParams{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				recs, errs := collectStream(s)
+				if len(recs) != 1 || len(errs) != 1 || !errors.Is(errs[0], kit.ErrBodyTooLarge) ||
+					!strings.Contains(errs[0].Error(), "record 2 is longer than the limit of 1024 bytes") {
+					t.Errorf("%d records, %v; want 1 and ErrBodyTooLarge", len(recs), errs)
+				}
+				s, err = twinCall(t.Context(), tw, kit.Get[kit.NoParams, *kit.Stream[streamRec]]("/long"), b, kit.NoParams{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				recs, errs = collectStream(s)
+				if len(recs) != records || errs != nil || recs[records-1].N != records {
+					t.Errorf("%d records, %v; want %d", len(recs), errs, records)
+				}
+			})
+		}
+	}
+	// The endpoint's limit wins over the client's.
+	_, c := setup(t, serveBody("application/x-ndjson", `{"n":1,"text":"`+strings.Repeat("y", 100)+"\"}\n"))
+	s, err := kit.Get[kit.NoParams, *kit.Stream[streamRec]]("/s", kit.WithMaxBodySize(50)).Call(t.Context(), c, kit.NoParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, errs := collectStream(s); len(errs) != 1 || !errors.Is(errs[0], kit.ErrBodyTooLarge) {
+		t.Errorf("endpoint limit: %v", errs)
+	}
+}
+
+func TestStreamRangedTwice(t *testing.T) {
+	t.Parallel()
+	for _, tw := range twins {
+		t.Run(tw.name, func(t *testing.T) {
+			t.Parallel()
+			_, b := tw.setup(t, serveBody("application/x-ndjson", "{\"n\":1}\n{\"n\":2}\n"))
+			s, err := twinCall(t.Context(), tw, streamRecs, b, kit.NoParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range s.All() {
+				break
+			}
+			for _, seq := range []func() []error{
+				func() []error { _, errs := collectStream(s); return errs },
+				func() []error {
+					var errs []error
+					for _, err := range s.Events() {
+						errs = append(errs, err)
+					}
+					return errs
+				},
+			} {
+				errs := seq()
+				if len(errs) != 1 || errs[0] == nil || !strings.Contains(errs[0].Error(), "the stream was already ranged over") {
+					t.Errorf("second range: %v, want one error", errs)
+				}
+			}
+			if err := s.Close(); err != nil {
+				t.Errorf("Close after the range: %v", err)
+			}
+		})
+	}
+}
+
+func TestStreamOfAnyAndResult(t *testing.T) {
+	t.Parallel()
+	_, c := setup(t, serveBody("application/x-ndjson", "{\"n\":1}\n[1,2]\n\"x\"\n"))
+	s, err := kit.Get[kit.NoParams, *kit.Stream[any]]("/s").Call(t.Context(), c, kit.NoParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, errs := collectStream(s)
+	want := []any{map[string]any{"n": float64(1)}, []any{float64(1), float64(2)}, "x"}
+	if !reflect.DeepEqual(recs, want) || errs != nil {
+		t.Errorf("%#v, %v", recs, errs)
+	}
+	// kit.Result of a Stream: the response beside it.
+	r, err := kit.Get[kit.NoParams, kit.Result[*kit.Stream[streamRec]]]("/s").Call(t.Context(), c, kit.NoParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Value.Close()
+	if r.StatusCode != 200 || r.Value.Response() != r.Response {
+		t.Errorf("Result: %d, same response %v", r.StatusCode, r.Value.Response() == r.Response)
+	}
+	for rec, err := range r.Value.All() {
+		if err != nil || rec.N != 1 {
+			t.Errorf("%+v, %v", rec, err)
+		}
+		break
+	}
+}
+
+func TestStreamDeclarations(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"a Stream value", errOf2(kit.NewEndpoint[kit.NoParams, kit.Stream[streamRec]]("GET", "/s")), "a Stream result is a pointer, *kit.Stream[T]"},
+		{"a Stream of ReadClosers", errOf2(kit.NewEndpoint[kit.NoParams, *kit.Stream[io.ReadCloser]]("GET", "/s")), "T cannot be io.ReadCloser"},
+		{"a Stream of Responses", errOf2(kit.NewEndpoint[kit.NoParams, *kit.Stream[*kit.Response]]("GET", "/s")), "T cannot be *kit.Response"},
+		{"a Stream of Streams", errOf2(kit.NewEndpoint[kit.NoParams, *kit.Stream[*kit.Stream[int]]]("GET", "/s")), "T cannot be *kit.Stream[int]"},
+		{"a Stream of funcs", errOf2(kit.NewEndpoint[kit.NoParams, *kit.Stream[func()]]("GET", "/s")), "cannot be decoded from JSON"},
+	} {
+		var de *kit.DeclarationError
+		if !errors.As(tc.err, &de) || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("%s: %v, want a *DeclarationError saying %q", tc.name, tc.err, tc.want)
+		}
+	}
+	var nilStream *kit.Stream[int]
+	if nilStream.Close() != nil || nilStream.Response() != nil {
+		t.Error("a nil Stream's Close or Response misbehaves")
+	}
+	for _, err := range nilStream.All() {
+		if err == nil || !strings.Contains(err.Error(), "nil Stream") {
+			t.Errorf("ranging a nil Stream: %v", err)
+		}
+	}
+}
+
+func errOf2[T any](_ T, err error) error { return err }
+
+// A stream made by an interceptor (NewResponse) is framed like one from
+// the network.
+func TestStreamFromInterceptor(t *testing.T) {
+	t.Parallel()
+	cache := func(next kit.Sender) kit.Sender {
+		return func(ctx context.Context, req *kit.Request) (*kit.Response, error) {
+			return kit.NewResponse(200, http.Header{"Content-Type": {"text/event-stream"}}, []byte("data: {\"n\":5}\n\n")), nil
+		}
+	}
+	_, c := setup(t, http.NotFoundHandler(), kit.WithInterceptors(cache))
+	s, err := streamRecs.Call(t.Context(), c, kit.NoParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs, errs := collectStream(s); len(recs) != 1 || recs[0].N != 5 || errs != nil {
+		t.Errorf("%v, %v", recs, errs)
+	}
+}
+
+// TestStreamContextEnds checks that a stream whose context ends (the
+// caller's, or the endpoint's WithTimeout) stops with the context's error.
+func TestStreamContextEnds(t *testing.T) {
+	t.Parallel()
+	stall := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		io.WriteString(w, "{\"n\":1}\n{\"n\":2}\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	for _, tw := range twins {
+		t.Run(tw.name, func(t *testing.T) {
+			t.Parallel()
+			_, b := tw.setup(t, stall)
+			ctx, cancel := context.WithCancel(t.Context())
+			s, err := twinCall(ctx, tw, streamRecs, b, kit.NoParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			var errs []error
+			for _, err := range s.All() {
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				if n++; n == 1 {
+					cancel() // record 2 is read already; it is not yielded
+				}
+			}
+			if n != 1 || len(errs) != 1 || !errors.Is(errs[0], context.Canceled) || !strings.Contains(errs[0].Error(), ": after 1 record: context canceled") {
+				t.Errorf("%d records, %v; want 1 and context.Canceled", n, errs)
+			}
+
+			timed := kit.Get[kit.NoParams, *kit.Stream[streamRec]]("/s", kit.WithTimeout(50*time.Millisecond))
+			s, err = twinCall(t.Context(), tw, timed, b, kit.NoParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, errs := collectStream(s)
+			if len(recs) != 2 || len(errs) != 1 || !errors.Is(errs[0], context.DeadlineExceeded) {
+				t.Errorf("WithTimeout: %d records, %v; want 2 and context.DeadlineExceeded", len(recs), errs)
+			}
+
+			// A context that ended before the range.
+			ctx, cancel = context.WithCancel(t.Context())
+			s, err = twinCall(ctx, tw, streamRecs, b, kit.NoParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			if recs, errs := collectStream(s); recs != nil || len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
+				t.Errorf("cancelled before the range: %v, %v", recs, errs)
+			}
+		})
+	}
+}
+
+// resumeRec is the data of kittest's /events.
+type resumeRec = kittest.Event
+
+type eventsParams struct {
+	Count     int
+	DropEvery int `kit:"drop_every"`
+	Retry     *int
+	Done      bool
+}
+
+var kittestEvents = kit.Get[eventsParams, *kit.Stream[resumeRec]]("/events")
+
+// TestStreamResume checks that a server-sent event stream whose connection
+// drops in the middle of an event is resumed with Last-Event-ID: every
+// event comes once, in order, against kittest's /events.
+func TestStreamResume(t *testing.T) {
+	t.Parallel()
+	for _, tw := range twins {
+		t.Run(tw.name, func(t *testing.T) {
+			t.Parallel()
+			rec := newRecorder(kittest.NewAPI().ServeHTTP)
+			retry := 1
+			_, b := tw.setup(t, rec, kit.WithRetry(kit.RetryPolicy{BaseDelay: time.Millisecond}))
+			s, err := twinCall(t.Context(), tw, kittestEvents, b, eventsParams{Count: 20, DropEvery: 3, Retry: &retry, Done: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var seqs []int
+			var ids []string
+			for e, err := range s.Events() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				seqs = append(seqs, e.Data.Seq)
+				ids = append(ids, e.ID)
+				if e.Data.Text != "event "+e.ID || e.Type != "tick" {
+					t.Errorf("event %+v", e)
+				}
+			}
+			for i := range 20 {
+				if i >= len(seqs) || seqs[i] != i+1 || ids[i] != strconv.Itoa(i+1) {
+					t.Fatalf("events %v (ids %v), want 1..20 once each, in order", seqs, ids)
+				}
+			}
+			if len(seqs) != 20 {
+				t.Fatalf("%d events, want 20", len(seqs))
+			}
+			var lastIDs []string
+			for _, r := range rec.requests() {
+				lastIDs = append(lastIDs, r.Header.Get("Last-Event-ID"))
+			}
+			wantIDs := []string{"", "3", "6", "9", "12", "15", "18"}
+			if !reflect.DeepEqual(lastIDs, wantIDs) {
+				t.Errorf("Last-Event-ID of each connection: %q, want %q", lastIDs, wantIDs)
+			}
+			if got := s.Response().Request.Header.Get("Last-Event-ID"); got != "18" {
+				t.Errorf("Response() after resuming is that of the request with Last-Event-ID %q, want 18", got)
+			}
+		})
+	}
+}
+
+// TestStreamResumeRules checks when a stream is not resumed, and that the
+// server's retry is capped by the policy.
+func TestStreamResumeRules(t *testing.T) {
+	t.Parallel()
+	fast := kit.WithRetry(kit.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	// dropper serves text/event-stream: each connection sends the events
+	// of script (by the Last-Event-ID it got), then is cut.
+	dropper := func(connections *atomic.Int32, event func(conn int, lastID string) string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			conn := int(connections.Add(1))
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, event(conn, r.Header.Get("Last-Event-ID")))
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
+		}
+	}
+	t.Run("the server's retry is capped by MaxDelay", func(t *testing.T) {
+		t.Parallel()
+		var conns atomic.Int32
+		_, c := setup(t, dropper(&conns, func(conn int, last string) string {
+			if last == "1" {
+				return "data: [DONE]\n\n"
+			}
+			return "retry: 3600000\nid: 1\ndata: {\"n\":1}\n\n" // an hour: the test would time out
+		}), fast)
+		s, err := streamRecs.Call(t.Context(), c, kit.NoParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if recs, errs := collectStream(s); len(recs) != 1 || errs != nil || conns.Load() != 2 {
+			t.Errorf("%v, %v, %d connections", recs, errs, conns.Load())
+		}
+	})
+	t.Run("no retry policy", func(t *testing.T) {
+		t.Parallel()
+		var conns atomic.Int32
+		_, c := setup(t, dropper(&conns, func(int, string) string { return "id: 1\ndata: {\"n\":1}\n\n" }))
+		s, err := streamRecs.Call(t.Context(), c, kit.NoParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, errs := collectStream(s)
+		if len(recs) != 1 || len(errs) != 1 || !errors.Is(errs[0], io.ErrUnexpectedEOF) || conns.Load() != 1 ||
+			!strings.Contains(errs[0].Error(), "after 1 record: reading the response body: unexpected EOF") {
+			t.Errorf("%v, %v, %d connections; want the drop's error and no reconnection", recs, errs, conns.Load())
+		}
+	})
+	t.Run("no id", func(t *testing.T) {
+		t.Parallel()
+		var conns atomic.Int32
+		_, c := setup(t, dropper(&conns, func(int, string) string { return "data: {\"n\":1}\n\n" }), fast)
+		s, _ := streamRecs.Call(t.Context(), c, kit.NoParams{})
+		if recs, errs := collectStream(s); len(recs) != 1 || len(errs) != 1 || conns.Load() != 1 {
+			t.Errorf("%v, %v, %d connections; want no reconnection", recs, errs, conns.Load())
+		}
+	})
+	t.Run("POST is not resumed unless Idempotent", func(t *testing.T) {
+		t.Parallel()
+		var conns atomic.Int32
+		_, c := setup(t, dropper(&conns, func(_ int, last string) string {
+			if last == "1" {
+				return "id: 2\ndata: {\"n\":2}\n\ndata: [DONE]\n\n"
+			}
+			return "id: 1\ndata: {\"n\":1}\n\n"
+		}), fast)
+		post := kit.Post[kit.NoParams, *kit.Stream[streamRec]]("/s")
+		s, _ := post.Call(t.Context(), c, kit.NoParams{})
+		if recs, errs := collectStream(s); len(recs) != 1 || len(errs) != 1 || conns.Load() != 1 {
+			t.Errorf("POST: %v, %v, %d connections; want no reconnection", recs, errs, conns.Load())
+		}
+		idem := kit.Post[kit.NoParams, *kit.Stream[streamRec]]("/s", kit.Idempotent())
+		s, _ = idem.Call(t.Context(), c, kit.NoParams{})
+		if recs, errs := collectStream(s); len(recs) != 2 || errs != nil || conns.Load() != 3 {
+			t.Errorf("Idempotent POST: %v, %v, %d connections; want a resume", recs, errs, conns.Load())
+		}
+	})
+	t.Run("NoRetry on the endpoint", func(t *testing.T) {
+		t.Parallel()
+		var conns atomic.Int32
+		_, c := setup(t, dropper(&conns, func(int, string) string { return "id: 1\ndata: {\"n\":1}\n\n" }), fast)
+		s, _ := kit.Get[kit.NoParams, *kit.Stream[streamRec]]("/s", kit.NoRetry()).Call(t.Context(), c, kit.NoParams{})
+		if _, errs := collectStream(s); len(errs) != 1 || conns.Load() != 1 {
+			t.Errorf("%v, %d connections", errs, conns.Load())
+		}
+	})
+	t.Run("drops without a new event use up MaxAttempts", func(t *testing.T) {
+		t.Parallel()
+		var conns atomic.Int32
+		_, c := setup(t, dropper(&conns, func(conn int, _ string) string {
+			if conn == 1 {
+				return "id: 1\ndata: {\"n\":1}\n\n"
+			}
+			return ": nothing new\n"
+		}), kit.WithRetry(kit.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond}))
+		s, _ := streamRecs.Call(t.Context(), c, kit.NoParams{})
+		recs, errs := collectStream(s)
+		if len(recs) != 1 || len(errs) != 1 || conns.Load() != 3 ||
+			!strings.Contains(errs[0].Error(), "after 1 record: the connection dropped 3 times without a new event: reading the response body: unexpected EOF") {
+			t.Errorf("%v, %v, %d connections; want 3 connections, then the error", recs, errs, conns.Load())
+		}
+	})
+	t.Run("a reconnection that is not an event stream", func(t *testing.T) {
+		t.Parallel()
+		var conns atomic.Int32
+		_, c := setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if conns.Add(1) > 1 {
+				serveBody("application/json", "[]")(w, r)
+				return
+			}
+			dropper(new(atomic.Int32), func(int, string) string { return "id: 1\ndata: {\"n\":1}\n\n" })(w, r)
+		}), fast)
+		s, _ := streamRecs.Call(t.Context(), c, kit.NoParams{})
+		if _, errs := collectStream(s); len(errs) != 1 || !strings.Contains(errs[0].Error(), `reconnecting with Last-Event-ID "1": the response is 200 application/json, not an event stream`) {
+			t.Errorf("%v", errs)
+		}
+	})
+	t.Run("a reconnection that fails", func(t *testing.T) {
+		t.Parallel()
+		var conns atomic.Int32
+		_, c := setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if conns.Add(1) > 1 {
+				http.Error(w, "no such stream", http.StatusNotFound)
+				return
+			}
+			dropper(new(atomic.Int32), func(int, string) string { return "id: 1\ndata: {\"n\":1}\n\n" })(w, r)
+		}), fast)
+		s, _ := streamRecs.Call(t.Context(), c, kit.NoParams{})
+		_, errs := collectStream(s)
+		var he *kit.HTTPError
+		if len(errs) != 1 || !errors.As(errs[0], &he) || he.StatusCode != 404 {
+			t.Errorf("%v, want the reconnection's *HTTPError", errs)
+		}
+	})
+	t.Run("a body that ends normally is not resumed", func(t *testing.T) {
+		t.Parallel()
+		var conns atomic.Int32
+		_, c := setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			conns.Add(1)
+			serveBody("text/event-stream", "id: 1\ndata: {\"n\":1}\n\nid: 2\ndata: {\"n\":")(w, r)
+		}), fast)
+		s, _ := streamRecs.Call(t.Context(), c, kit.NoParams{})
+		if recs, errs := collectStream(s); len(recs) != 1 || errs != nil || conns.Load() != 1 {
+			t.Errorf("%v, %v, %d connections", recs, errs, conns.Load())
+		}
+	})
+}
