@@ -235,6 +235,21 @@ func (g *generator) resultProblem(r types.Type) string {
 	if isFile(r) {
 		return fmt.Sprintf("result type %s: a download is an io.ReadCloser (or a kit.Result[io.ReadCloser])", g.typeString(r))
 	}
+	if isNamed(r, kitPath, "Stream") {
+		return fmt.Sprintf("result type %s: a Stream result is a pointer, *kit.Stream[T]", g.typeString(r))
+	}
+	if p, ok := r.(*types.Pointer); ok && isNamed(p.Elem(), kitPath, "Stream") {
+		// A record is a JSON value decoded into T, as R = T would be.
+		rec := types.Unalias(p.Elem().(*types.Named).TypeArgs().At(0))
+		if why := g.resultProblem(rec); why != "" {
+			return fmt.Sprintf("result type %s: %s", g.typeString(r), why)
+		}
+		if isPointerTo(rec, kitPath, "Response") || isNamed(rec, "io", "ReadCloser") || isNamed(rec, kitPath, "Result") ||
+			isPointerTo(rec, kitPath, "Stream") {
+			return fmt.Sprintf("result type %s: a record is a JSON value decoded into T, and T cannot be %s", g.typeString(r), g.typeString(rec))
+		}
+		return ""
+	}
 	if isNamed(r, kitPath, "Result") {
 		inner := r.(*types.Named).TypeArgs().At(0)
 		if isNamed(inner, kitPath, "Result") {
