@@ -556,14 +556,24 @@ func TestStreamContextEnds(t *testing.T) {
 				t.Errorf("%d records, %v; want 1 and context.Canceled", n, errs)
 			}
 
-			timed := kit.Get[kit.NoParams, *kit.Stream[streamRec]]("/s", kit.WithTimeout(50*time.Millisecond))
+			// The endpoint's timeout ends the stream (the server would
+			// never end it); how many records come before it depends on
+			// the machine's speed, not on what is checked.
+			timed := kit.Get[kit.NoParams, *kit.Stream[streamRec]]("/s", kit.WithTimeout(200*time.Millisecond))
 			s, err = twinCall(t.Context(), tw, timed, b, kit.NoParams{})
-			if err != nil {
-				t.Fatal(err)
+			if err == nil {
+				var recs []streamRec
+				var errs []error
+				recs, errs = collectStream(s)
+				if len(recs) > 2 || len(errs) != 1 {
+					t.Errorf("WithTimeout: %d records, %v; want at most 2 and one error", len(recs), errs)
+				}
+				if len(errs) > 0 {
+					err = errs[0]
+				}
 			}
-			recs, errs := collectStream(s)
-			if len(recs) != 2 || len(errs) != 1 || !errors.Is(errs[0], context.DeadlineExceeded) {
-				t.Errorf("WithTimeout: %d records, %v; want 2 and context.DeadlineExceeded", len(recs), errs)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("WithTimeout: %v, want context.DeadlineExceeded", err)
 			}
 
 			// A context that ended before the range.
