@@ -463,8 +463,5 @@ func (t *tracker) cancelAll(cause error) {
 // caller who awaits the work. Call it from the deferred function that
 // recovered r.
 func recovered(what string, r any) error {
-	if r == nil {
-		return errorf(what, "the call's goroutine exited without returning (runtime.Goexit)")
-	}
-	return errorf(what, "%w", newPanicError(r))
+	return errorf(what, "%w", newPanicOrExit(r))
 }

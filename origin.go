@@ -294,9 +294,6 @@ func (s *secrets) isSecret(name string) bool {
 // yet, such as a base URL being checked).
 func redactURL(u *url.URL) string { return (*secrets)(nil).redact(u) }
 
-// redactString redacts a URL given as text, by name only.
-func redactString(s string) string { return (*secrets)(nil).redactString(s) }
-
 // redact returns u as text with userinfo and secret query values replaced
 // by "REDACTED".
 func (s *secrets) redact(u *url.URL) string {
