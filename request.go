@@ -19,7 +19,6 @@ import (
 // the same URL joining, headers, body validation and encoding.
 
 // userAgent is sent unless the client sets its own User-Agent header.
-const userAgent = "kit-go/0.1"
 
 // callPolicy is what an endpoint declaration says about how its calls are
 // sent. It is worked out once, at declaration; every Request points at its

@@ -3,7 +3,7 @@ module github.com/kithttp/kit/examples/otel
 go 1.26.0
 
 require (
-	github.com/kithttp/kit v0.0.0
+	github.com/kithttp/kit v0.3.0
 	go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp v0.72.0
 	go.opentelemetry.io/otel/sdk v1.47.0
 )

@@ -20,7 +20,7 @@ import (
 	"github.com/kithttp/kit"
 )
 
-//go:generate go run -C ../../../cmd/kitgen . ../../examples/kitgen/github
+//go:generate go run github.com/kithttp/kit/cmd/kitgen
 
 // Client is the API's client: kitgen writes NewClient and BindClient, which
 // fill every field.

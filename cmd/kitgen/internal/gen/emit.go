@@ -9,7 +9,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/kithttp/kit"
 )
+
+// handshake is the constant of kit that generated code refers to, so that
+// code from this kitgen built against an older kit fails to compile with a
+// name that says which version it needs.
+var handshake = "IsAtLeastVersion" + strings.ReplaceAll(kit.Version, ".", "_")
 
 // Header is the first line of every file kitgen writes; a file without it
 // is never overwritten nor removed.
@@ -104,7 +111,8 @@ func (e *emitter) printf(format string, args ...any) {
 
 // body writes everything after the imports.
 func (e *emitter) body() {
-	e.printf("const _ = %s.IsAtLeastVersion0_2_0 // if undefined: upgrade kit, or use an older kitgen\n\n", e.im.kit())
+	e.printf("const _ = %s.%s // if undefined: this code is from kitgen v%s; go get github.com/kithttp/kit@v%s\n\n",
+		e.im.kit(), handshake, kit.Version, kit.Version)
 	for _, r := range e.g.model.Roots {
 		e.root(r)
 	}
