@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Auth adds credentials to a request. kit calls Authenticate on each
@@ -234,7 +235,14 @@ func (st *clientState) authLayer(next Sender) Sender {
 		if req.policy.noAuth || !st.sameOrigin(req.URL) {
 			return next(withoutAuthRecord(ctx), req)
 		}
-		a, actx, gen, err := st.authenticate(ctx, req)
+		var start time.Time
+		if st.observer != nil {
+			start = time.Now()
+		}
+		a, actx, gen, led, err := st.authenticate(ctx, req)
+		if led {
+			st.observeRenewal(ctx, req, false, start, err)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -245,10 +253,17 @@ func (st *clientState) authLayer(next Sender) Sender {
 		if req.call != nil {
 			req.call.refreshed = true
 		}
-		if err := refreshAfter401(ctx, ref, gen); err != nil {
+		if st.observer != nil {
+			start = time.Now()
+		}
+		renewed, err := refreshAfter401(ctx, ref, gen)
+		if renewed {
+			st.observeRenewal(ctx, req, true, start, err)
+		}
+		if err != nil {
 			return nil, finalError{errorf(st.opOf(req.Method, req.URL), "got 401, refreshing credentials: %w", err)}
 		}
-		a, actx, _, err = st.authenticate(ctx, req)
+		a, actx, _, _, err = st.authenticate(ctx, req)
 		if err != nil {
 			return nil, err
 		}
@@ -258,18 +273,19 @@ func (st *clientState) authLayer(next Sender) Sender {
 
 // authenticate returns a copy of req with the client's credentials, and a
 // context that records what they are for the redirect guard. gen is the
-// token generation used (a *TokenSourceAuth's; 0 for other auths).
-func (st *clientState) authenticate(ctx context.Context, req *Request) (*Request, context.Context, uint64, error) {
+// token generation used (a *TokenSourceAuth's; 0 for other auths); led is
+// true when this call fetched it (a *TokenSourceAuth's first token or the
+// renewal of an expired one), also when the fetch failed.
+func (st *clientState) authenticate(ctx context.Context, req *Request) (_ *Request, _ context.Context, gen uint64, led bool, _ error) {
 	a := req.clone()
 	hr, err := http.NewRequestWithContext(ctx, a.Method, "", nil)
 	if err == nil {
 		hr.URL, hr.Header, hr.Host = a.URL, a.Header, a.URL.Host
 		if ts, ok := st.auth.(*TokenSourceAuth); ok {
-			var gen uint64
-			gen, err = ts.authenticate(hr)
+			gen, led, err = ts.authenticate(hr)
 			if err == nil {
 				a.URL, a.Header = hr.URL, hr.Header
-				return a, context.WithValue(ctx, authRecordKey{}, st.record(req.Header, req.URL.RawQuery, hr)), gen, nil
+				return a, context.WithValue(ctx, authRecordKey{}, st.record(req.Header, req.URL.RawQuery, hr)), gen, led, nil
 			}
 		} else {
 			err = st.auth.Authenticate(hr)
@@ -278,10 +294,10 @@ func (st *clientState) authenticate(ctx context.Context, req *Request) (*Request
 	if err != nil {
 		// The request's URL stays out of the text: the Auth may have put
 		// a credential in it already.
-		return nil, nil, 0, finalError{errorf(st.opOf(req.Method, req.URL), "adding credentials: %w", err)}
+		return nil, nil, 0, led, finalError{errorf(st.opOf(req.Method, req.URL), "adding credentials: %w", err)}
 	}
 	a.URL, a.Header = hr.URL, hr.Header
-	return a, context.WithValue(ctx, authRecordKey{}, st.record(req.Header, req.URL.RawQuery, hr)), 0, nil
+	return a, context.WithValue(ctx, authRecordKey{}, st.record(req.Header, req.URL.RawQuery, hr)), 0, false, nil
 }
 
 // is401 reports whether err is a 401 from the base URL's origin (not from
@@ -296,14 +312,14 @@ func (st *clientState) is401(err error) bool {
 // the token only if the request used the current one.
 type staleRefresher interface {
 	Refresher
-	refreshIfStale(ctx context.Context, usedGen uint64) error
+	refreshIfStale(ctx context.Context, usedGen uint64) (bool, error)
 }
 
 // refreshAfter401 renews the credentials of ref after a 401 to a request
 // sent with token generation gen (0: not a *TokenSourceAuth's).
-func refreshAfter401(ctx context.Context, ref Refresher, gen uint64) error {
+func refreshAfter401(ctx context.Context, ref Refresher, gen uint64) (renewed bool, err error) {
 	if sr, ok := ref.(staleRefresher); ok && gen != 0 {
 		return sr.refreshIfStale(ctx, gen)
 	}
-	return ref.Refresh(ctx)
+	return true, ref.Refresh(ctx)
 }

@@ -370,7 +370,7 @@ func TestTokenAuthRefreshIfStale(t *testing.T) {
 	ctx := t.Context()
 	// Two requests used generation 1 and got a 401: one refresh.
 	for range 2 {
-		if err := a.refreshIfStale(ctx, 1); err != nil {
+		if _, err := a.refreshIfStale(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -378,7 +378,7 @@ func TestTokenAuthRefreshIfStale(t *testing.T) {
 		t.Fatalf("fetches = %d, want 1", got)
 	}
 	// A request that used the new token and got a 401 refreshes again.
-	if err := a.refreshIfStale(ctx, 2); err != nil {
+	if _, err := a.refreshIfStale(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
 	// Refresh always fetches.
@@ -426,7 +426,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 			req := &Request{Method: "GET", URL: u, Header: http.Header{"Accept": {"application/json"}}, Endpoint: "GET /users/{id}", policy: defaultPolicy}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, _, err := st.authenticate(b.Context(), req); err != nil {
+				if _, _, _, _, err := st.authenticate(b.Context(), req); err != nil {
 					b.Fatal(err)
 				}
 			}

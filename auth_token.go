@@ -140,7 +140,7 @@ type TokenSourceAuth struct {
 // first (with req's context) if there is none yet or it is within the
 // expiry margin of its Expiry.
 func (a *TokenSourceAuth) Authenticate(req *http.Request) error {
-	_, err := a.authenticate(req)
+	_, _, err := a.authenticate(req)
 	return err
 }
 
@@ -150,7 +150,7 @@ func (a *TokenSourceAuth) Token(ctx context.Context) (Token, error) {
 	if ctx == nil {
 		return Token{}, errors.New("kit: TokenAuth.Token: nil Context")
 	}
-	tok, _, err := a.current(ctx)
+	tok, _, _, err := a.current(ctx)
 	return tok, err
 }
 
@@ -165,7 +165,7 @@ func (a *TokenSourceAuth) Refresh(ctx context.Context) error {
 		return err
 	}
 	a.mu.Lock()
-	f, err := a.startLocked(ctx)
+	f, _, err := a.startLocked(ctx)
 	a.mu.Unlock()
 	if err != nil {
 		return err
@@ -275,64 +275,67 @@ func (a *TokenSourceAuth) checkAuth() error {
 }
 
 // current returns the current token and its generation, fetching one when
-// there is none or it is stale.
-func (a *TokenSourceAuth) current(ctx context.Context) (Token, uint64, error) {
+// there is none or it is stale. led is true when this call started the
+// fetch.
+func (a *TokenSourceAuth) current(ctx context.Context) (tok Token, gen uint64, led bool, err error) {
 	if err := a.checkAuth(); err != nil {
-		return Token{}, 0, err
+		return Token{}, 0, false, err
 	}
 	a.mu.Lock()
 	if a.gen != 0 && (a.refreshAt.IsZero() || a.now().Before(a.refreshAt)) {
 		tok, gen := a.tok, a.gen
 		a.mu.Unlock()
-		return tok, gen, nil
+		return tok, gen, false, nil
 	}
-	f, err := a.startLocked(ctx)
+	f, led, err := a.startLocked(ctx)
 	a.mu.Unlock()
 	if err != nil {
-		return Token{}, 0, err
+		return Token{}, 0, false, err
 	}
-	return a.wait(ctx, f)
+	tok, gen, err = a.wait(ctx, f)
+	return tok, gen, led, err
 }
 
 // refreshIfStale renews the token after a 401 to a request that used
 // generation usedGen: only if that is still the current token (otherwise
 // another call's refresh replaced it and the request just goes again with
-// the new one).
-func (a *TokenSourceAuth) refreshIfStale(ctx context.Context, usedGen uint64) error {
+// the new one). led is true when this call started the fetch.
+func (a *TokenSourceAuth) refreshIfStale(ctx context.Context, usedGen uint64) (led bool, err error) {
 	if err := a.checkAuth(); err != nil {
-		return err
+		return false, err
 	}
 	a.mu.Lock()
 	if a.gen != usedGen {
 		a.mu.Unlock()
-		return nil
+		return false, nil
 	}
-	f, err := a.startLocked(ctx)
+	f, led, err := a.startLocked(ctx)
 	a.mu.Unlock()
 	if err != nil {
-		return err
+		return false, err
 	}
 	_, _, err = a.wait(ctx, f)
-	return err
+	return led, err
 }
 
-// startLocked returns the running fetch, or starts one. a.mu is held.
-func (a *TokenSourceAuth) startLocked(ctx context.Context) (*tokenFetch, error) {
+// startLocked returns the running fetch, or starts one (led true). a.mu is
+// held.
+func (a *TokenSourceAuth) startLocked(ctx context.Context) (f *tokenFetch, led bool, err error) {
 	if inFetch(ctx, a) {
-		return nil, errFetchReentry
+		return nil, false, errFetchReentry
 	}
 	if a.flight != nil {
 		a.flight.waiters++
 		a.flight.active++
-		return a.flight, nil
+		return a.flight, false, nil
 	}
-	f := &tokenFetch{done: make(chan struct{}), waiters: 1, active: 1}
+	f = &tokenFetch{done: make(chan struct{}), waiters: 1, active: 1}
 	a.flight = f
 	chain, _ := ctx.Value(fetchChainKey{}).(*fetchChain)
 	fctx := context.WithValue(context.WithoutCancel(ctx), fetchChainKey{}, &fetchChain{a: a, parent: chain})
 	fctx, f.cancel = context.WithCancel(fctx)
 	go a.run(withoutAuthRecord(fctx), f)
-	return f, nil
+	return f, true, nil
 }
 
 // wait waits for f, or for ctx to end.
@@ -413,14 +416,15 @@ func (a *TokenSourceAuth) run(ctx context.Context, f *tokenFetch) {
 	returned = true
 }
 
-// authenticate is Authenticate, returning the generation of the token used.
-func (a *TokenSourceAuth) authenticate(req *http.Request) (uint64, error) {
-	tok, gen, err := a.current(req.Context())
+// authenticate is Authenticate, returning the generation of the token used
+// and whether this call started a fetch of it.
+func (a *TokenSourceAuth) authenticate(req *http.Request) (uint64, bool, error) {
+	tok, gen, led, err := a.current(req.Context())
 	if err != nil {
-		return 0, err
+		return 0, led, err
 	}
 	req.Header.Set("Authorization", tok.typ()+" "+tok.Value)
-	return gen, nil
+	return gen, led, nil
 }
 
 // install makes tok the current token. a.mu is held, or a is not shared yet.

@@ -93,6 +93,7 @@ type clientConfig struct {
 	limiter    *rate.Limiter // WithRateLimit; nil: no limit
 	logger     *slog.Logger  // WithLogger; nil: no logging
 	errorModel *errorModel   // WithErrorModel; nil: none
+	observer   *Observer     // WithObserver; nil: none
 
 	callInterceptors    []Interceptor // WithInterceptors
 	attemptInterceptors []Interceptor // WithAttemptInterceptors

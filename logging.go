@@ -87,5 +87,8 @@ func (st *clientState) logAttempt(ctx context.Context, req *Request, start time.
 	if err != nil {
 		attrs = append(attrs, slog.String("error", err.Error()))
 	}
+	if o := st.observer; o != nil && o.LogAttrs != nil {
+		attrs = o.LogAttrs(ctx, attrs)
+	}
 	st.logger.LogAttrs(ctx, level, "kit request", attrs...)
 }

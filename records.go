@@ -132,6 +132,10 @@ type recordStream struct {
 	sse    *frame.SSE
 	recs   recordReader
 
+	observed context.Context // the call's context from Observer.CallStart; nil without StreamEnd
+	failed   error           // the first error next returned (not errStreamEnd); under mu
+	seen     int             // n, for StreamEnd; under mu
+
 	n       int // records decoded
 	drops   int // reconnections since the last new event
 	ranged  atomic.Bool
@@ -161,6 +165,9 @@ func newRecordStream(st *clientState, resp *Response, sc *streamCall, t reflect.
 		resp:    resp,
 		body:    body,
 		closing: make(chan struct{}),
+	}
+	if o := st.observer; o != nil && o.StreamEnd != nil {
+		rs.observed = cmp.Or(resp.observed, sc.ctx)
 	}
 	format, ok := framingOf(resp)
 	if !ok {
@@ -216,6 +223,20 @@ func (rs *recordStream) begin() error {
 // next decodes the next record into v, a *T, and validates it. It returns
 // errStreamEnd after the last one.
 func (rs *recordStream) next(v any) (recordMeta, error) {
+	m, err := rs.read(v)
+	if rs.observed != nil {
+		rs.mu.Lock()
+		if err != nil && err != errStreamEnd && rs.failed == nil {
+			rs.failed = err
+		}
+		rs.seen = rs.n
+		rs.mu.Unlock()
+	}
+	return m, err
+}
+
+// read is next without the bookkeeping for StreamEnd.
+func (rs *recordStream) read(v any) (recordMeta, error) {
 	for {
 		if rs.stopped.Load() || rs.ctx.Err() != nil {
 			// Closed, or the context ended: no more records, even those
@@ -354,7 +375,14 @@ func (rs *recordStream) shutdown(byCaller bool) error {
 	close(rs.closing)
 	body, cancel, release := rs.body, rs.cancel, rs.release
 	rs.body, rs.cancel, rs.release = nil, nil, nil
+	failed, seen := rs.failed, rs.seen
 	rs.mu.Unlock()
+	if rs.observed != nil {
+		if err := rs.ctx.Err(); failed == nil && !byCaller && err != nil {
+			failed = errorf(rs.op, "after %s: %w", recordsText(seen), err)
+		}
+		rs.st.observer.StreamEnd(rs.observed, StreamResult{Request: rs.sc.req, Records: seen, Err: failed})
+	}
 	var err error
 	if body != nil {
 		err = body.Close()

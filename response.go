@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"context"
 	"net/http"
 )
 
@@ -18,9 +19,10 @@ type Response struct {
 	Header     http.Header
 	Request    *http.Request
 	body       []byte
-	stream     *streamBody // the unread body of a streamed response; nil otherwise
-	page       *pageInfo   // what the single pass over a page found
-	secrets    *secrets    // the client's, for redacting URLs in errors
+	stream     *streamBody     // the unread body of a streamed response; nil otherwise
+	page       *pageInfo       // what the single pass over a page found
+	secrets    *secrets        // the client's, for redacting URLs in errors
+	observed   context.Context // a streamed call's context from Observer.CallStart; nil otherwise
 }
 
 // JSON decodes the body into v, which must be a pointer. An empty body or

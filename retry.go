@@ -249,6 +249,7 @@ func (st *clientState) retryLayer(next Sender) Sender {
 			if !ok {
 				return nil, attemptsError(op, attempt, true, reason, err)
 			}
+			st.observeRetry(ctx, req, attempt, err, wait)
 			if werr := sleepCtx(ctx, wait); werr != nil {
 				return nil, errorf(op, "waiting to retry after %s (last: %v): %w", attemptsText(attempt), err, werr)
 			}

@@ -73,6 +73,14 @@ func (st *clientState) send(ctx context.Context, chain Sender, req *Request) (*R
 	if ctx == nil {
 		return nil, errorf(st.opOf(req.Method, req.URL), "nil Context")
 	}
+	if o := st.observer; o != nil && (o.CallStart != nil || o.CallEnd != nil || o.StreamEnd != nil) {
+		return st.observeSend(ctx, chain, req)
+	}
+	return st.sendChain(ctx, chain, req)
+}
+
+// sendChain is send past its checks of ctx and the observer.
+func (st *clientState) sendChain(ctx context.Context, chain Sender, req *Request) (*Response, error) {
 	resp, err := chain(ctx, req)
 	if err != nil {
 		return nil, err

@@ -215,6 +215,19 @@ func walkPages[T any](ctx context.Context, async bool, start func() (*walk, erro
 			yield(nil, errorf(w.op(), "nil Context"))
 			return
 		}
+		if octx, wo := w.st.observeWalk(ctx, w.d); wo != nil {
+			ctx = octx
+			defer func() { wo.end(w.pages) }()
+			inner := yield
+			yield = func(p *Page[T], err error) bool {
+				if err != nil {
+					wo.err = err
+				} else {
+					wo.page(w.pages, len(p.Records), p.Response)
+				}
+				return inner(p, err)
+			}
+		}
 		r := &pageRun[T]{w: w, caller: ctx, ctx: ctx, async: async}
 		if async {
 			r.window = w.window()

@@ -1,0 +1,463 @@
+package kit
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Observer receives the events of a client's calls that interceptors cannot
+// see: a call's beginning and end (a streamed call ends when its body is
+// closed), each retry and why, a token renewal, a cache hit, a page walk's
+// beginning, pages and end, and a stream's end. Metrics and tracing
+// libraries build on it (kitotel is one); every field is optional, and a
+// client without an observer pays nothing for the hooks.
+//
+// The events name the declaration a request comes from (Request.Endpoint,
+// such as "GET /users/{id}", and its path template "/users/{id}"), never
+// the raw URL, so metrics keyed by them have one series per declaration.
+//
+// The funcs are called synchronously, on the goroutine making the call
+// (for an AsyncClient, the call's own goroutine; a token renewal's and a
+// walk's events, the goroutine that ran into them), with the call's
+// context. They must be safe for concurrent use and quick; a panic in one
+// is a panic of the call. They must not keep the Request or Response
+// after they return, nor change them, with one exception: CallStart may
+// set headers on the request (trace context), which every attempt sends.
+type Observer struct {
+	// CallStart is called when a call enters the client's chain: an
+	// endpoint call, a resource operation, one page of a walk, or the
+	// reconnection of a stream. The context it returns (nil: ctx) is
+	// the call's from then on: every layer of the chain, the other
+	// events of the call and CallEnd get it.
+	CallStart func(ctx context.Context, c CallInfo) context.Context
+
+	// CallEnd is called once per CallStart (and per call when CallStart
+	// is nil), with the context CallStart returned, when the call has its
+	// response or its error. For a streamed result (an io.ReadCloser or a
+	// Stream) it is called when the body is closed: at Stream.Close, after
+	// the last record, or when the context ends.
+	CallEnd func(ctx context.Context, c CallResult)
+
+	// Retry is called when an attempt has failed and another follows,
+	// before the wait.
+	Retry func(ctx context.Context, r RetryInfo)
+
+	// TokenRenewal is called when a call has renewed the client's
+	// credentials, after the renewal: once per fetch of a TokenAuth's
+	// token (the first, an expired one's, the refresh after a 401), by the
+	// call that started the fetch (calls that wait for it report none),
+	// and once per Refresh of another Refresher after a 401.
+	TokenRenewal func(ctx context.Context, t TokenRenewalInfo)
+
+	// CacheHit is called by the client's cache layer (WithCache) when it
+	// answers a call from the cache: a fresh stored response, or a stale
+	// one the server confirmed with a 304. The call's CallStart and
+	// CallEnd still happen around it; no attempt is made for a fresh hit.
+	CacheHit func(ctx context.Context, h CacheHitInfo)
+
+	// WalkStart is called when ranging over a page walk begins (Iterate,
+	// Pages, All and their async forms). The context it returns (nil:
+	// ctx) is the walk's: every page's call is made with it.
+	WalkStart func(ctx context.Context, w WalkInfo) context.Context
+
+	// Page is called for each page of a walk, before it is handed to the
+	// caller, with the walk's context.
+	Page func(ctx context.Context, p PageInfo)
+
+	// WalkEnd is called once per WalkStart, with the walk's context, when
+	// ranging ends: after the last page, on an error, or when the caller
+	// breaks out.
+	WalkEnd func(ctx context.Context, w WalkResult)
+
+	// StreamEnd is called once when a Stream ends (Close, the last record,
+	// an error, or the end of its context), with the context its call's
+	// CallStart returned, before the stream's body is closed (and so
+	// before its call's CallEnd).
+	StreamEnd func(ctx context.Context, s StreamResult)
+
+	// LogAttrs, when set, adds attributes to every record that WithLogger
+	// logs: it is given the attempt's context and the record's attributes
+	// and returns them with its own appended (the trace and span IDs of
+	// the context, say).
+	LogAttrs func(ctx context.Context, attrs []slog.Attr) []slog.Attr
+}
+
+// WithObserver installs o's hooks on the client. It may be given several
+// times: every observer sees every event, in the order given (contexts
+// returned by CallStart and WalkStart are passed from one to the next).
+func WithObserver(o Observer) Option { return observerOption{&o} }
+
+// CallInfo describes a call, as the chain is about to send it.
+type CallInfo struct {
+	// Request is the call's request: its Method, URL, Header and
+	// Endpoint. CallStart may set headers on it; nothing else may change.
+	Request *Request
+
+	// Endpoint is the declaration, such as "GET /users/{id}" (see
+	// Request.Endpoint); Method and Template are its two parts, "GET"
+	// and "/users/{id}".
+	Endpoint, Method, Template string
+
+	// Start is when the call entered the chain.
+	Start time.Time
+
+	secrets *secrets
+}
+
+// URL returns the call's URL as text for a trace or a log, with user
+// info, the values of secret-looking query parameters (and of those the
+// client's Auth puts in the query), and the path segments that fill a
+// secret-looking template parameter ({token}, {api_key}, ...) replaced by
+// "REDACTED". Other path parameters (an id) are kept: they make the URL
+// what it is, which is why metrics and span names use Template instead.
+func (c CallInfo) URL() string {
+	if c.Request == nil || c.Request.URL == nil {
+		return ""
+	}
+	u := c.Request.URL
+	if p, ok := redactPath(c.Template, u.EscapedPath()); ok {
+		cu := *u
+		cu.Path, cu.RawPath = "", ""
+		if pu, err := url.Parse(p); err == nil {
+			cu.Path, cu.RawPath = pu.Path, pu.RawPath
+			u = &cu
+		}
+	}
+	return c.secrets.redact(u)
+}
+
+// CallResult is how a call ended.
+type CallResult struct {
+	CallInfo
+
+	// Response is the 2xx response; nil when Err is set.
+	Response *Response
+
+	// Err is the call's error: an *HTTPError for a non-2xx status, or
+	// another error (connection, timeout, credentials, ...). Decoding
+	// the body happens after the call and is not reported here.
+	Err error
+
+	// StatusCode is the response's status: Response's, or the
+	// *HTTPError's; 0 when no response came.
+	StatusCode int
+
+	// Streamed is true when the result was a streamed body (an
+	// io.ReadCloser or a Stream), which CallEnd reports once closed.
+	Streamed bool
+}
+
+// RetryInfo describes a retry: attempt Attempt failed with Err, and
+// attempt Attempt+1 follows after Wait.
+type RetryInfo struct {
+	// Request is the call's request.
+	Request *Request
+
+	// Attempt is the number of the attempt that failed, from 1.
+	Attempt int
+
+	// Err is why it is retried: an *HTTPError (its status is retried
+	// by the policy) or a connection error.
+	Err error
+
+	// Wait is how long the client waits before the next attempt
+	// (backoff or Retry-After).
+	Wait time.Duration
+}
+
+// TokenRenewalInfo describes a renewal of the client's credentials.
+type TokenRenewalInfo struct {
+	// Request is the request of the call that renewed them.
+	Request *Request
+
+	// After401 is true for the refresh after a 401 response, false for
+	// the first fetch and for the renewal of a token about to expire.
+	After401 bool
+
+	// Duration is how long the renewal took.
+	Duration time.Duration
+
+	// Err is the renewal's error; nil when it succeeded.
+	Err error
+}
+
+// CacheHitInfo describes a call answered from the cache.
+type CacheHitInfo struct {
+	// Request is the call's request.
+	Request *Request
+
+	// Revalidated is true when the stored response was stale and the
+	// server confirmed it with a 304.
+	Revalidated bool
+}
+
+// WalkInfo describes a page walk.
+type WalkInfo struct {
+	// Endpoint is the declaration of its pages' requests, such as
+	// "GET /users"; Method and Template are its two parts.
+	Endpoint, Method, Template string
+
+	// Start is when ranging began.
+	Start time.Time
+}
+
+// PageInfo describes a page of a walk.
+type PageInfo struct {
+	WalkInfo
+
+	// Page is its number in the walk, from 1.
+	Page int
+
+	// Records is how many records it holds.
+	Records int
+
+	// Response is the page's response.
+	Response *Response
+}
+
+// WalkResult is how a walk ended.
+type WalkResult struct {
+	WalkInfo
+
+	// Pages is how many pages were fetched and checked.
+	Pages int
+
+	// Err is the error the walk yielded; nil when it ended at its last
+	// page, at WithMaxPages, or because the caller stopped.
+	Err error
+}
+
+// StreamResult is how a Stream ended.
+type StreamResult struct {
+	// Request is the request that opened the stream.
+	Request *Request
+
+	// Records is how many records were decoded.
+	Records int
+
+	// Err is the error that ended the stream: a read, decoding or
+	// validation error, or the context's; nil when it reached its end
+	// or was closed by the caller.
+	Err error
+}
+
+// Private implementation past this point.
+
+type observerOption struct{ o *Observer }
+
+func (o observerOption) applyClient(c *clientConfig) error {
+	if c.observer == nil {
+		c.observer = o.o
+		return nil
+	}
+	c.observer = mergeObservers(c.observer, o.o)
+	return nil
+}
+
+func (o observerOption) String() string { return "kit.WithObserver(...)" }
+
+// mergeObservers returns an Observer that calls a's hooks, then b's.
+func mergeObservers(a, b *Observer) *Observer {
+	m := &Observer{
+		CallEnd:      both(a.CallEnd, b.CallEnd),
+		Retry:        both(a.Retry, b.Retry),
+		TokenRenewal: both(a.TokenRenewal, b.TokenRenewal),
+		CacheHit:     both(a.CacheHit, b.CacheHit),
+		Page:         both(a.Page, b.Page),
+		WalkEnd:      both(a.WalkEnd, b.WalkEnd),
+		StreamEnd:    both(a.StreamEnd, b.StreamEnd),
+		CallStart:    chainCtx(a.CallStart, b.CallStart),
+		WalkStart:    chainCtx(a.WalkStart, b.WalkStart),
+		LogAttrs:     a.LogAttrs,
+	}
+	if f, g := a.LogAttrs, b.LogAttrs; f != nil && g != nil {
+		m.LogAttrs = func(ctx context.Context, attrs []slog.Attr) []slog.Attr { return g(ctx, f(ctx, attrs)) }
+	} else if g != nil {
+		m.LogAttrs = g
+	}
+	return m
+}
+
+func both[E any](f, g func(context.Context, E)) func(context.Context, E) {
+	switch {
+	case f == nil:
+		return g
+	case g == nil:
+		return f
+	}
+	return func(ctx context.Context, e E) { f(ctx, e); g(ctx, e) }
+}
+
+func chainCtx[E any](f, g func(context.Context, E) context.Context) func(context.Context, E) context.Context {
+	switch {
+	case f == nil:
+		return g
+	case g == nil:
+		return f
+	}
+	return func(ctx context.Context, e E) context.Context {
+		if c := f(ctx, e); c != nil {
+			ctx = c
+		}
+		if c := g(ctx, e); c != nil {
+			ctx = c
+		}
+		return ctx
+	}
+}
+
+// observeSend is send with the observer's CallStart and CallEnd around
+// the chain.
+func (st *clientState) observeSend(ctx context.Context, chain Sender, req *Request) (*Response, error) {
+	o := st.observer
+	info := CallInfo{Request: req, Endpoint: req.Endpoint, Start: time.Now(), secrets: &st.secrets}
+	info.Method, info.Template = splitEndpoint(req.Endpoint, req.Method)
+	octx := ctx
+	if o.CallStart != nil {
+		if c := o.CallStart(ctx, info); c != nil {
+			octx = c
+		}
+	}
+	resp, err := st.sendChain(octx, chain, req)
+	if o.CallEnd == nil {
+		if err == nil && resp.stream != nil {
+			resp.observed = octx
+		}
+		return resp, err
+	}
+	res := CallResult{CallInfo: info, Response: resp, Err: err}
+	if resp != nil {
+		res.StatusCode = resp.StatusCode
+	} else if he, ok := errors.AsType[*HTTPError](err); ok {
+		res.StatusCode = he.StatusCode
+	}
+	if err == nil && resp.stream != nil {
+		res.Streamed = true
+		resp.observed = octx
+		resp.stream.onClose(func() { o.CallEnd(octx, res) })
+		return resp, nil
+	}
+	o.CallEnd(octx, res)
+	return resp, err
+}
+
+// splitEndpoint returns the method and path template of a declaration
+// "GET /users/{id}"; method is used when it has no method.
+func splitEndpoint(endpoint, method string) (string, string) {
+	if m, t, ok := strings.Cut(endpoint, " "); ok {
+		return m, t
+	}
+	return method, endpoint
+}
+
+// observeRetry reports a retry.
+func (st *clientState) observeRetry(ctx context.Context, req *Request, attempt int, err error, wait time.Duration) {
+	if o := st.observer; o != nil && o.Retry != nil {
+		o.Retry(ctx, RetryInfo{Request: req, Attempt: attempt, Err: err, Wait: wait})
+	}
+}
+
+// observeRenewal reports a renewal of credentials that began at start.
+func (st *clientState) observeRenewal(ctx context.Context, req *Request, after401 bool, start time.Time, err error) {
+	if o := st.observer; o != nil && o.TokenRenewal != nil {
+		o.TokenRenewal(ctx, TokenRenewalInfo{Request: req, After401: after401, Duration: time.Since(start), Err: err})
+	}
+}
+
+// observeCacheHit reports a call answered from the cache; the cache layer
+// calls it.
+func (st *clientState) observeCacheHit(ctx context.Context, req *Request, revalidated bool) {
+	if o := st.observer; o != nil && o.CacheHit != nil {
+		o.CacheHit(ctx, CacheHitInfo{Request: req, Revalidated: revalidated})
+	}
+}
+
+// walkObserver is what a walk with an observer keeps to report its
+// pages and its end.
+type walkObserver struct {
+	o    *Observer
+	ctx  context.Context
+	info WalkInfo
+	err  error
+}
+
+// observeWalk reports the start of a walk of d and returns the walk's
+// context and its observer; nil when the client has no walk hooks.
+func (st *clientState) observeWalk(ctx context.Context, d *endpointDecl) (context.Context, *walkObserver) {
+	o := st.observer
+	if o == nil || (o.WalkStart == nil && o.Page == nil && o.WalkEnd == nil) {
+		return ctx, nil
+	}
+	wo := &walkObserver{o: o, info: WalkInfo{Endpoint: d.name, Start: time.Now()}}
+	wo.info.Method, wo.info.Template = splitEndpoint(d.name, d.method)
+	if o.WalkStart != nil {
+		if c := o.WalkStart(ctx, wo.info); c != nil {
+			ctx = c
+		}
+	}
+	wo.ctx = ctx
+	return ctx, wo
+}
+
+// page reports page n.
+func (wo *walkObserver) page(n, records int, resp *Response) {
+	if wo.o.Page != nil {
+		wo.o.Page(wo.ctx, PageInfo{WalkInfo: wo.info, Page: n, Records: records, Response: resp})
+	}
+}
+
+// end reports the end of the walk after pages pages.
+func (wo *walkObserver) end(pages int) {
+	if wo.o.WalkEnd != nil {
+		wo.o.WalkEnd(wo.ctx, WalkResult{WalkInfo: wo.info, Pages: pages, Err: wo.err})
+	}
+}
+
+// redactPath returns the escaped path p with the segments that fill a
+// secret-looking placeholder of template replaced by REDACTED, and whether
+// it changed anything. The template's segments are matched against the
+// last segments of p (p may start with the base URL's path); a placeholder
+// always fills part of one segment, as kit escapes its value as one.
+func redactPath(template, p string) (string, bool) {
+	t, _, _ := strings.Cut(template, "?")
+	if i := strings.Index(t, "://"); i >= 0 {
+		j := strings.IndexByte(t[i+3:], '/')
+		if j < 0 {
+			return "", false
+		}
+		t = t[i+3+j:]
+	}
+	if !strings.Contains(t, "{") {
+		return "", false
+	}
+	tsegs := strings.Split(strings.Trim(t, "/"), "/")
+	psegs := strings.Split(strings.Trim(p, "/"), "/")
+	if len(psegs) < len(tsegs) {
+		return "", false
+	}
+	off := len(psegs) - len(tsegs)
+	changed := false
+	for i, seg := range tsegs {
+		for rest := seg; ; {
+			_, after, ok := strings.Cut(rest, "{")
+			if !ok {
+				break
+			}
+			name, tail, _ := strings.Cut(after, "}")
+			if (*secrets)(nil).isSecret(name) {
+				psegs[off+i] = "REDACTED"
+				changed = true
+				break
+			}
+			rest = tail
+		}
+	}
+	if !changed {
+		return "", false
+	}
+	return "/" + strings.Join(psegs, "/"), true
+}
