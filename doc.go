@@ -249,6 +249,30 @@
 //	}
 //	c, err := kit.NewClient(base, kit.WithInterceptors(stamp))
 //
+// # Observing calls: metrics and tracing
+//
+// An Observer, installed with WithObserver, receives what interceptors
+// cannot see: each call's beginning and end named by its declaration
+// (CallInfo.Endpoint "GET /users/{id}", Template "/users/{id}"), each retry
+// and why, a token renewal, a cache hit, a walk's beginning, pages and end,
+// a stream's end. Every field is an optional func, and a client without an
+// observer pays nothing. Keying metrics by Endpoint gives one series per
+// declaration, not one per user id:
+//
+//	var retries sync.Map // endpoint -> *atomic.Int64
+//	obs := kit.Observer{Retry: func(ctx context.Context, r kit.RetryInfo) {
+//		n, _ := retries.LoadOrStore(r.Request.Endpoint, new(atomic.Int64))
+//		n.(*atomic.Int64).Add(1)
+//	}}
+//	c, err := kit.NewClient(base, kit.WithObserver(obs))
+//
+// CallStart and WalkStart may return a context for the call or walk (a
+// span's); CallStart may set headers that every attempt sends (trace
+// context); LogAttrs adds fields to WithLogger's records. The module
+// github.com/kithttp/kit/kitotel builds OpenTelemetry tracing and metrics
+// on it with one option, kitotel.Instrument(); kittest.EventLog records
+// the events as text for tests.
+//
 // # Async
 //
 // An AsyncClient sends through an AsyncEngine: Endpoint.Go starts a call at
@@ -342,5 +366,6 @@
 // kittest.APIError, and streams: server-sent events with ids and scripted
 // drops, a token-by-token chat reply, NDJSON and generated JSON arrays of
 // any size) on loopback, wires a client to it, and records
-// requests without a network.
+// requests without a network. Its EventLog records an Observer's events as
+// lines of text.
 package kit

@@ -53,17 +53,27 @@
 // (kit.page.number, kit.page.records) per page and kit.walk.pages at its
 // end; each page's call span is its child.
 //
-// A trace of a call retried after a 503, a call that renewed its token
-// after a 401, and a walk of three pages, as examples/otel prints it:
+// A trace of a call that fetched the first token, a call retried after a
+// 503, a call whose token was renewed after a 401, and a walk of three
+// pages, under the caller's span, as examples/otel prints it (the login
+// calls are children of the calls whose token they fetched):
 //
-//	GET /users/{id}  200  resend_count=1
-//	  event retry  attempt=1 error.type=503
-//	GET /me  200
-//	  event token renewal  after_401=true
-//	walk GET /users  pages=3
-//	  GET /users  200
-//	  GET /users  200
-//	  GET /users  200
+//	demo run
+//	  GET /me  200
+//	    POST /login  200
+//	    event token renewal  after_401=false
+//	  GET /users/{id}  200  resend_count=1
+//	    event retry  error.type=503  attempt=1
+//	  GET /me  200
+//	    POST /login  200
+//	    event token renewal  after_401=true
+//	  walk GET /users  pages=3
+//	    GET /users  200
+//	    event page  page=1  records=2
+//	    GET /users  200
+//	    event page  page=2  records=2
+//	    GET /users  200
+//	    event page  page=3  records=1
 //
 // # Propagation
 //
@@ -100,5 +110,13 @@
 //
 // With no-op providers, a call costs one allocation more than without
 // kitotel (the context that holds the non-recording span). With the SDK,
-// see the README's figures and BenchmarkCall and BenchmarkWalk.
+// a synchronous span processor and a manual metric reader, about 19
+// allocations and 2.5 KB per call, and 27 allocations and 3.6 KB per page
+// of a walk (BenchmarkCall, BenchmarkWalk; the README has the figures).
+//
+// # Not covered
+//
+// The cache-hit event and counter depend on kit's cache layer firing
+// Observer.CacheHit. A renewal by a custom Auth that is not a
+// kit.TokenSourceAuth is seen only as the refresh after a 401.
 package kitotel
