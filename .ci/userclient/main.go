@@ -43,7 +43,7 @@ func main() {
 	_, err = c.GetTeam(ctx, 2, t.Header.Get("ETag"))
 	fmt.Printf("GetTeam(2): %s, then not modified: %v\n", t.Value.Name, errors.Is(err, kit.ErrNotModified))
 
-	team := "blue"
+	team := "payments" // the team's name, checked by the server
 	t2, err := c.AddMembers(ctx, 2, []api.User{{Name: "Grace", Email: "grace@example.com"}}, &team)
 	if err != nil {
 		log.Fatal(err)
