@@ -27,7 +27,8 @@ import (
 // The level is Info for an attempt that got a 2xx response and Warn for
 // every other attempt (an error status, a connection error, an attempt
 // that is retried). Headers are never logged, so credentials are not
-// either. The logger is called with the call's context, from whichever
+// either. An Observer's LogAttrs adds attributes of its own to every
+// record (kitotel adds trace_id and span_id). The logger is called with the call's context, from whichever
 // goroutine makes the call (async calls included), so its handler must be
 // safe for concurrent use, as slog's own handlers are. A nil l means no
 // logging, which is the default.

@@ -20,10 +20,12 @@ import (
 // such as "GET /users/{id}", and its path template "/users/{id}"), never
 // the raw URL, so metrics keyed by them have one series per declaration.
 //
-// The funcs are called synchronously, on the goroutine making the call
-// (for an AsyncClient, the call's own goroutine; a token renewal's and a
-// walk's events, the goroutine that ran into them), with the call's
-// context. They must be safe for concurrent use and quick; a panic in one
+// The funcs are called synchronously with the call's context, on the
+// goroutine making the call (for an AsyncClient, the call's own goroutine;
+// for a walk's events, the goroutine ranging over it), except that the
+// CallEnd of a streamed result and StreamEnd run on whichever goroutine
+// ends the stream: the one closing it, or one of the context's when it
+// ends. They must be safe for concurrent use and quick; a panic in one
 // is a panic of the call. They must not keep the Request or Response
 // after they return, nor change them, with one exception: CallStart may
 // set headers on the request (trace context), which every attempt sends.
