@@ -589,37 +589,73 @@ func TestDurationMetric(t *testing.T) {
 	}
 }
 
-// With no-op providers nothing is recorded and nothing fails; with the
-// global defaults (nothing set) neither.
+// With no-op providers nothing is recorded, no trace context is invented
+// and nothing fails, sync or async; with the global defaults (nothing set)
+// neither.
 func TestNoopProviders(t *testing.T) {
-	srv, c := kittest.NewServer(t, nil, kitotel.Instrument(
-		kitotel.WithTracerProvider(tracenoop.NewTracerProvider()),
-		kitotel.WithMeterProvider(metricnoop.NewMeterProvider()),
-		nil,
-	))
-	_ = srv
-	var walked int
-	for _, err := range kit.NewResource[user](c, "/users", kit.WithPaginator(kit.PageNumber{PageSize: 50})).All(t.Context()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		walked++
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			r := newRig(t, kittest.WithUsers(30))
+			opt := kitotel.Instrument(
+				kitotel.WithTracerProvider(tracenoop.NewTracerProvider()),
+				kitotel.WithMeterProvider(metricnoop.NewMeterProvider()),
+				kitotel.WithPropagators(propagation.TraceContext{}),
+				nil,
+			)
+			var b kit.Binding
+			if m.async {
+				ac, err := kit.NewAsyncClient(r.faults.URL(), opt, kit.WithRetry(kit.RetryPolicy{BaseDelay: time.Millisecond}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ac.Close(context.Background())
+				b = ac
+			} else {
+				c, err := kit.NewClient(r.faults.URL(), opt, kit.WithRetry(kit.RetryPolicy{BaseDelay: time.Millisecond}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				b = c
+			}
+			r.faults.Script(503)
+			if _, err := call(t.Context(), m.async, getUser, b, struct{ ID int }{1}); err != nil {
+				t.Fatal(err)
+			}
+			var all func(context.Context) iter.Seq2[user, error]
+			if m.async {
+				all = kit.NewAsyncResource[user](b, "/users", kit.WithPaginator(kit.PageNumber{PageSize: 10})).All
+			} else {
+				all = kit.NewResource[user](b, "/users", kit.WithPaginator(kit.PageNumber{PageSize: 10})).All
+			}
+			walked := 0
+			for _, err := range all(t.Context()) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				walked++
+			}
+			want(t, "users", walked, 30)
+			s, err := call(t.Context(), m.async, events, b, struct{ Count int }{2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, err := range s.All() {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i, p := range r.parents {
+				if p != "" {
+					t.Errorf("request %d carried traceparent %q without a recording span", i, p)
+				}
+			}
+			want(t, "requests", len(r.parents), 1+4+1) // a call (its 503 never reached the API), 4 pages, a stream
+		})
 	}
-	if walked == 0 {
-		t.Fatal("no users")
-	}
-	_, c2 := kittest.NewServer(t, nil, kitotel.Instrument())
-	if _, err := getUser.Call(t.Context(), c2, struct{ ID int }{1}); err != nil {
+	_, c := kittest.NewServer(t, nil, kitotel.Instrument())
+	if _, err := getUser.Call(t.Context(), c, struct{ ID int }{1}); err != nil {
 		t.Fatal(err)
-	}
-	s, err := events.Call(t.Context(), c2, struct{ Count int }{2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, err := range s.All() {
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 
