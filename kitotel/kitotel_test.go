@@ -682,3 +682,52 @@ func TestGlobalPropagator(t *testing.T) {
 	want(t, "first traceparent", r.parents[0], "")
 	want(t, "second traceparent", r.parents[1], "00-"+r.spans()[1].SpanContext.TraceID().String()+"-"+r.spans()[1].SpanContext.SpanID().String()+"-01")
 }
+
+// Resource operations are calls like any other: one span each, named by
+// method and the collection's template.
+func TestResourceOperations(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			r := newRig(t)
+			b := r.binding(m.async)
+			ctx := t.Context()
+			newUser := user{Name: "Grace Hopper"}
+			type full struct {
+				user
+				Email string `json:"email"`
+			}
+			if m.async {
+				res := kit.NewAsyncResource[full](b, "/users")
+				created, err := res.Create(ctx, full{newUser, "grace@example.com"}).Await(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := res.Get(ctx, created.ID).Await(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := res.Delete(ctx, created.ID).Await(ctx); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				res := kit.NewResource[full](b, "/users")
+				created, err := res.Create(ctx, full{newUser, "grace@example.com"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := res.Get(ctx, created.ID); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := res.Delete(ctx, created.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got []string
+			for _, s := range r.spans() {
+				got = append(got, s.Name+" "+attrs(s)["url.template"]+" "+attrs(s)["http.response.status_code"])
+			}
+			if !slices.Equal(got, []string{"POST /users /users 201", "GET /users/{id} /users/{id} 200", "DELETE /users/{id} /users/{id} 204"}) {
+				t.Errorf("spans %q", got)
+			}
+		})
+	}
+}
