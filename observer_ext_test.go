@@ -398,3 +398,27 @@ func TestObserver_URLRedaction(t *testing.T) {
 		t.Errorf("CallInfo %q %q %q", got[0].Endpoint, got[0].Method, got[0].Template)
 	}
 }
+
+// Each ranging over one walk starts from the caller's context, not from
+// the context an earlier ranging's WalkStart returned.
+func TestObserver_WalkRangedTwice(t *testing.T) {
+	type key struct{}
+	var depths []int
+	obs := kit.Observer{WalkStart: func(ctx context.Context, w kit.WalkInfo) context.Context {
+		d, _ := ctx.Value(key{}).(int)
+		depths = append(depths, d)
+		return context.WithValue(ctx, key{}, d+1)
+	}}
+	_, c := setup(t, kittest.NewAPI(kittest.WithUsers(3)), kit.WithObserver(obs))
+	all := kit.NewResource[obsUser](c, "/users").All(t.Context())
+	for range 2 {
+		for _, err := range all {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !slices.Equal(depths, []int{0, 0}) {
+		t.Errorf("WalkStart saw depths %v, want [0 0]", depths)
+	}
+}

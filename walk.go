@@ -215,6 +215,7 @@ func walkPages[T any](ctx context.Context, async bool, start func() (*walk, erro
 			yield(nil, errorf(w.op(), "nil Context"))
 			return
 		}
+		ctx := ctx // this ranging's: an observer's context must not outlive it
 		if octx, wo := w.st.observeWalk(ctx, w.d); wo != nil {
 			ctx = octx
 			defer func() { wo.end(w.pages) }()

@@ -542,28 +542,38 @@ func TestNoSecrets(t *testing.T) {
 
 // kit's log records carry the trace and span IDs of the call's span.
 func TestLogsCarryTraceContext(t *testing.T) {
-	r := newRig(t)
-	var logs bytes.Buffer
-	b := r.binding(false, kit.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
-	if _, err := getUser.Call(t.Context(), b, struct{ ID int }{1}); err != nil {
-		t.Fatal(err)
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			r := newRig(t)
+			var logs bytes.Buffer
+			b := r.binding(m.async, kit.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+			if _, err := call(t.Context(), m.async, getUser, b, struct{ ID int }{1}); err != nil {
+				t.Fatal(err)
+			}
+			var rec map[string]any
+			if err := json.Unmarshal(logs.Bytes(), &rec); err != nil {
+				t.Fatalf("%v: %s", err, logs.String())
+			}
+			sc := r.spans()[0].SpanContext
+			want(t, "trace_id", rec["trace_id"], any(sc.TraceID().String()))
+			want(t, "span_id", rec["span_id"], any(sc.SpanID().String()))
+		})
 	}
-	var rec map[string]any
-	if err := json.Unmarshal(logs.Bytes(), &rec); err != nil {
-		t.Fatalf("%v: %s", err, logs.String())
-	}
-	sc := r.spans()[0].SpanContext
-	want(t, "trace_id", rec["trace_id"], any(sc.TraceID().String()))
-	want(t, "span_id", rec["span_id"], any(sc.SpanID().String()))
 }
 
 // http.client.request.duration: a histogram in seconds, one series per
 // declaration and outcome.
 func TestDurationMetric(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) { testDurationMetric(t, m.async) })
+	}
+}
+
+func testDurationMetric(t *testing.T, async bool) {
 	r := newRig(t)
-	b := r.binding(false)
+	b := r.binding(async)
 	for _, id := range []int{1, 2, 3, 999} {
-		getUser.Call(t.Context(), b, struct{ ID int }{id})
+		call(t.Context(), async, getUser, b, struct{ ID int }{id})
 	}
 	m := r.metrics()["http.client.request.duration"]
 	want(t, "unit", m.Unit, "s")
