@@ -146,12 +146,14 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R]
 	}
 	return goFuture(st, ctx, e.d.name, func(ctx context.Context) (R, error) {
 		sc := e.d.newStreamCall(ctx, st.asyncChain, req)
+		req.decodes = true
 		resp, err := st.send(ctx, st.asyncChain, req)
 		if err != nil {
 			var zero R
 			return zero, err
 		}
-		return decodeResult[R](e.d.result, e.d.inner, st, resp, sc)
+		r, err := decodeResult[R](e.d.result, e.d.inner, st, resp, sc)
+		return r, st.decoded(req, resp, err)
 	})
 }
 

@@ -172,11 +172,13 @@ func asyncCRUD[R any](ctx context.Context, rc *resourceCore, op int, id any, bod
 		return failedFuture[R](err)
 	}
 	return goFuture(rc.st, ctx, req.Endpoint, func(ctx context.Context) (R, error) {
+		req.decodes = true
 		resp, err := rc.st.send(ctx, chain, req)
 		if err != nil {
 			var zero R
 			return zero, err
 		}
-		return decodeResult[R](resultKindOf(reflect.TypeFor[R]()), 0, rc.st, resp, nil)
+		r, err := decodeResult[R](resultKindOf(reflect.TypeFor[R]()), 0, rc.st, resp, nil)
+		return r, rc.st.decoded(req, resp, err)
 	})
 }

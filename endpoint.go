@@ -104,11 +104,13 @@ func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P) (R, erro
 		return zero, err
 	}
 	sc := e.d.newStreamCall(ctx, st.syncChain, req)
+	req.decodes = true
 	resp, err := st.send(ctx, st.syncChain, req)
 	if err != nil {
 		return zero, err
 	}
-	return decodeResult[R](e.d.result, e.d.inner, st, resp, sc)
+	r, err := decodeResult[R](e.d.result, e.d.inner, st, resp, sc)
+	return r, st.decoded(req, resp, err)
 }
 
 // String returns the declaration, e.g. "GET /users/{id}".

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"time"
 )
 
 // Request is one request on its way through a client's send chain: what an
@@ -41,6 +42,13 @@ type Request struct {
 	policy  *callPolicy // the endpoint's per-call settings; never nil
 	attempt int         // 1 for the first attempt, set by the retry layer
 	call    *callState  // shared by the attempts of a retried call; else nil
+
+	// decodes says that the caller decodes the response after send: an
+	// observer's CallEnd then waits for decoded (see observer.go), in
+	// observed and observedStart.
+	decodes       bool
+	observed      context.Context
+	observedStart time.Time
 }
 
 // callState is what the attempts of one call share (they run one after

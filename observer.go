@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -39,9 +40,12 @@ type Observer struct {
 
 	// CallEnd is called once per CallStart (and per call when CallStart
 	// is nil), with the context CallStart returned, when the call has its
-	// response or its error. For a streamed result (an io.ReadCloser or a
-	// Stream) it is called when the body is closed: at Stream.Close, after
-	// the last record, or when the context ends.
+	// result or its error: after decoding the body (a panic while
+	// decoding skips it). For an io.ReadCloser result it is called when
+	// the body is closed; for a Stream, when the stream ends (Close, the
+	// last record, an error or the end of its context), after StreamEnd;
+	// a resumed stream's reconnections are calls of their own, each ended
+	// when its connection closes.
 	CallEnd func(ctx context.Context, c CallResult)
 
 	// Retry is called when an attempt has failed and another follows,
@@ -77,8 +81,7 @@ type Observer struct {
 
 	// StreamEnd is called once when a Stream ends (Close, the last record,
 	// an error, or the end of its context), with the context its call's
-	// CallStart returned, before the stream's body is closed (and so
-	// before its call's CallEnd).
+	// CallStart returned, before its call's CallEnd.
 	StreamEnd func(ctx context.Context, s StreamResult)
 
 	// LogAttrs, when set, adds attributes to every record that WithLogger
@@ -136,12 +139,15 @@ func (c CallInfo) URL() string {
 type CallResult struct {
 	CallInfo
 
-	// Response is the 2xx response; nil when Err is set.
+	// Response is the 2xx response; nil when none came (Err is then
+	// set).
 	Response *Response
 
-	// Err is the call's error: an *HTTPError for a non-2xx status, or
-	// another error (connection, timeout, credentials, ...). Decoding
-	// the body happens after the call and is not reported here.
+	// Err is the call's error: an *HTTPError for a non-2xx status, a
+	// *DecodeError or *ValidationError for a 2xx body that does not
+	// decode into the result (endpoint calls, resource operations and
+	// pages report the end of the call after decoding), or another error
+	// (connection, timeout, credentials, ...).
 	Err error
 
 	// StatusCode is the response's status: Response's, or the
@@ -337,14 +343,81 @@ func (st *clientState) observeSend(ctx context.Context, chain Sender, req *Reque
 	} else if he, ok := errors.AsType[*HTTPError](err); ok {
 		res.StatusCode = he.StatusCode
 	}
+	if err == nil && resp.stream == nil && req.decodes {
+		// CallEnd waits for the caller's decoding (see decoded).
+		req.observed, req.observedStart = octx, info.Start
+		return resp, nil
+	}
 	if err == nil && resp.stream != nil {
 		res.Streamed = true
-		resp.observed = octx
-		resp.stream.onClose(func() { o.CallEnd(octx, res) })
+		end := &streamedEnd{fire: func() { o.CallEnd(octx, res) }}
+		resp.observed, resp.observedEnd = octx, end
+		resp.stream.onClose(end.bodyClosed)
 		return resp, nil
 	}
 	o.CallEnd(octx, res)
 	return resp, err
+}
+
+// streamedEnd is the CallEnd of a streamed call: fired when its body is
+// closed, unless a Stream claimed it to fire it when the stream ends,
+// after StreamEnd (its body may close before, when a connection drops and
+// the stream resumes, or when its context ends). It fires once.
+type streamedEnd struct {
+	mu      sync.Mutex
+	claimed bool
+	done    bool
+	fire    func()
+}
+
+func (e *streamedEnd) bodyClosed() {
+	e.mu.Lock()
+	if e.claimed || e.done {
+		e.mu.Unlock()
+		return
+	}
+	e.done = true
+	e.mu.Unlock()
+	e.fire()
+}
+
+// claim makes the Stream responsible for firing; false when the body has
+// already closed and fired it.
+func (e *streamedEnd) claim() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.done {
+		return false
+	}
+	e.claimed = true
+	return true
+}
+
+// finish fires it, once.
+func (e *streamedEnd) finish() {
+	e.mu.Lock()
+	if e.done {
+		e.mu.Unlock()
+		return
+	}
+	e.done = true
+	e.mu.Unlock()
+	e.fire()
+}
+
+// decoded ends the observed call of req, whose response resp the caller
+// has decoded, with err the decoding's error, and returns err. It does
+// nothing when send did not leave the end to it.
+func (st *clientState) decoded(req *Request, resp *Response, err error) error {
+	if req.observed == nil {
+		return err
+	}
+	octx := req.observed
+	req.observed = nil
+	info := CallInfo{Request: req, Endpoint: req.Endpoint, Start: req.observedStart, secrets: &st.secrets}
+	info.Method, info.Template = splitEndpoint(req.Endpoint, req.Method)
+	st.observer.CallEnd(octx, CallResult{CallInfo: info, Response: resp, Err: err, StatusCode: resp.StatusCode})
+	return err
 }
 
 // splitEndpoint returns the method and path template of a declaration

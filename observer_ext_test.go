@@ -3,6 +3,7 @@ package kit_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -420,5 +421,99 @@ func TestObserver_WalkRangedTwice(t *testing.T) {
 	}
 	if !slices.Equal(depths, []int{0, 0}) {
 		t.Errorf("WalkStart saw depths %v, want [0 0]", depths)
+	}
+}
+
+// A 2xx body that does not decode, or does not validate, ends the call
+// with that error, for endpoint calls, resource operations and pages.
+func TestObserver_DecodeErrors(t *testing.T) {
+	type strict struct {
+		ID   int    `json:"id"`
+		Name string `json:"name" validate:"required"`
+	}
+	strictGet := kit.Get[struct{ ID int }, strict]("/users/{id}")
+	for _, tw := range twins {
+		t.Run(tw.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var errs []string
+			obs := kit.Observer{CallEnd: func(ctx context.Context, r kit.CallResult) {
+				mu.Lock()
+				defer mu.Unlock()
+				var de *kit.DecodeError
+				var ve *kit.ValidationError
+				switch {
+				case r.Err == nil:
+					errs = append(errs, "ok")
+				case errors.As(r.Err, &de):
+					errs = append(errs, "decode")
+				case errors.As(r.Err, &ve):
+					errs = append(errs, "validation")
+				default:
+					errs = append(errs, r.Err.Error())
+				}
+			}}
+			_, c := tw.setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/users/1":
+					replyJSON(200, `{"id":1,"name":"Ada"}`)(w, r)
+				case "/users/2":
+					replyJSON(200, `{"id":"two"}`)(w, r)
+				case "/users/3":
+					replyJSON(200, `{"id":3}`)(w, r)
+				default:
+					replyJSON(200, `{"data":[{"id":1}]}`)(w, r)
+				}
+			}), kit.WithObserver(obs))
+			for id := 1; id <= 3; id++ {
+				twinCall(t.Context(), tw, strictGet, c, struct{ ID int }{id})
+			}
+			for _, err := range twinAll[strict](t.Context(), tw, c, "/users", kit.WithPaginator(kit.PageNumber{PageSize: 1})) {
+				if err == nil {
+					t.Fatal("a page whose records do not validate")
+				}
+				break
+			}
+			wantLines(t, errs, "ok", "decode", "validation", "validation")
+		})
+	}
+}
+
+// A stream that resumes: each connection is a call; the first lasts until
+// the stream ends, after StreamEnd.
+func TestObserver_StreamResumes(t *testing.T) {
+	resumable := kit.Get[struct {
+		Count     int
+		DropEvery int `kit:"drop_every"`
+	}, *kit.Stream[kittest.Event]]("/events")
+	for _, tw := range twins {
+		t.Run(tw.name, func(t *testing.T) {
+			var log kittest.EventLog
+			_, c := tw.setup(t, kittest.NewAPI(), kit.WithObserver(log.Observer()),
+				kit.WithRetry(kit.RetryPolicy{BaseDelay: time.Millisecond}))
+			s, err := twinCall(t.Context(), tw, resumable, c, struct {
+				Count     int
+				DropEvery int `kit:"drop_every"`
+			}{4, 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, err := range s.All() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+			}
+			if n != 4 {
+				t.Fatalf("%d records, want 4", n)
+			}
+			wantLines(t, log.Lines(),
+				"call start GET /events",
+				"call start GET /events",
+				"stream end GET /events: 4 records",
+				"call end GET /events: 200 (streamed)",
+				"call end GET /events: 200 (streamed)",
+			)
+		})
 	}
 }

@@ -135,6 +135,7 @@ type recordStream struct {
 	observed context.Context // the call's context from Observer.CallStart; nil without StreamEnd
 	failed   error           // the first error next returned (not errStreamEnd); under mu
 	seen     int             // n, for StreamEnd; under mu
+	callEnd  *streamedEnd    // the first call's Observer.CallEnd, fired after StreamEnd; nil when none
 
 	n       int // records decoded
 	drops   int // reconnections since the last new event
@@ -175,6 +176,9 @@ func newRecordStream(st *clientState, resp *Response, sc *streamCall, t reflect.
 		return nil, rs.decodeError(0, errNotAStream)
 	}
 	rs.format = format
+	if e := resp.observedEnd; e != nil && e.claim() {
+		rs.callEnd = e
+	}
 	rs.limit = int(min(cmp.Or(sc.req.policy.maxBody, st.maxBody), math.MaxInt32))
 	switch format {
 	case framingSSE:
@@ -392,6 +396,9 @@ func (rs *recordStream) shutdown(byCaller bool) error {
 	}
 	for i := len(release) - 1; i >= 0; i-- {
 		release[i]()
+	}
+	if rs.callEnd != nil {
+		rs.callEnd.finish()
 	}
 	return err
 }

@@ -359,11 +359,13 @@ func crud[R any](ctx context.Context, rc *resourceCore, chain Sender, op int, id
 	if err != nil {
 		return zero, err
 	}
+	req.decodes = true
 	resp, err := rc.st.send(ctx, chain, req)
 	if err != nil {
 		return zero, err
 	}
-	return decodeResult[R](resultKindOf(reflect.TypeFor[R]()), 0, rc.st, resp, nil)
+	r, err := decodeResult[R](resultKindOf(reflect.TypeFor[R]()), 0, rc.st, resp, nil)
+	return r, rc.st.decoded(req, resp, err)
 }
 
 // crudRequest checks and builds the request of a CRUD operation; nothing is
@@ -439,18 +441,19 @@ func (rc *resourceCore) listRequest(query any, chain Sender) (*Request, error) {
 
 // getPage sends the request of a page and decodes its records.
 func getPage[T any](ctx context.Context, st *clientState, layout *pageLayout, chain Sender, req *Request) (*Page[T], error) {
+	req.decodes = true
 	resp, err := st.send(ctx, chain, req)
 	if err != nil {
 		return nil, err
 	}
 	page := &Page[T]{Response: resp}
 	if err := decodePage(layout, resp, &page.Records); err != nil {
-		return nil, err
+		return nil, st.decoded(req, resp, err)
 	}
 	if resultKindOf(reflect.TypeFor[T]()) == resultTyped {
 		if err := validateValue(st.validator, reflect.ValueOf(page.Records)); err != nil {
-			return nil, errorf(st.opOf(req.Method, req.URL), "page records: %w", err)
+			return nil, st.decoded(req, resp, errorf(st.opOf(req.Method, req.URL), "page records: %w", err))
 		}
 	}
-	return page, nil
+	return page, st.decoded(req, resp, nil)
 }

@@ -15,14 +15,15 @@ import (
 // Result of either) is streamed: its body is handed to the caller
 // unread, and JSON and Bytes see no body, in interceptors too.
 type Response struct {
-	StatusCode int
-	Header     http.Header
-	Request    *http.Request
-	body       []byte
-	stream     *streamBody     // the unread body of a streamed response; nil otherwise
-	page       *pageInfo       // what the single pass over a page found
-	secrets    *secrets        // the client's, for redacting URLs in errors
-	observed   context.Context // a streamed call's context from Observer.CallStart; nil otherwise
+	StatusCode  int
+	Header      http.Header
+	Request     *http.Request
+	body        []byte
+	stream      *streamBody     // the unread body of a streamed response; nil otherwise
+	page        *pageInfo       // what the single pass over a page found
+	secrets     *secrets        // the client's, for redacting URLs in errors
+	observed    context.Context // a streamed call's context from Observer.CallStart; nil otherwise
+	observedEnd *streamedEnd    // a streamed call's Observer.CallEnd; nil otherwise
 }
 
 // JSON decodes the body into v, which must be a pointer. An empty body or

@@ -171,7 +171,7 @@ func (in *instrumenter) callStart(ctx context.Context, c kit.CallInfo) context.C
 
 func (in *instrumenter) callEnd(ctx context.Context, r kit.CallResult) {
 	d := in.decl(r.Endpoint, r.Method, r.Template)
-	et := errorType(r.Err, r.StatusCode)
+	et := errorType(r.Err, 0) // the status of an *HTTPError; a decoding error at a 2xx is its own class
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
 		if r.StatusCode != 0 {
 			span.SetAttributes(keyStatus.Int(r.StatusCode))

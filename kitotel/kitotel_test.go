@@ -322,6 +322,16 @@ func TestErrorStatus(t *testing.T) {
 	if _, ok := attrs(s)["http.response.status_code"]; ok {
 		t.Error("a status code without a response")
 	}
+
+	// A 200 whose body is not JSON: the call fails after its response.
+	r.faults.Script(kittest.FaultMalformed)
+	if _, err := getUser.Call(t.Context(), b, struct{ ID int }{1}); err == nil {
+		t.Fatal("no error for a malformed body")
+	}
+	s = r.spans()[2]
+	want(t, "error.type", attrs(s)["error.type"], "decode_error")
+	want(t, "status code", attrs(s)["http.response.status_code"], "200")
+	want(t, "status", s.Status.Code, codes.Error)
 }
 
 // The first token and the refresh after a 401 are events of the calls'
