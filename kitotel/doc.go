@@ -31,8 +31,9 @@
 //   - http.response.status_code, when a response came
 //   - error.type: the status ("503") of an error status, else a class of
 //     error (timeout, canceled, connection_error, name_resolution_error,
-//     body_too_large, closed, _OTHER); the span's status is then Error,
-//     described by error.type alone
+//     body_too_large, closed, decode_error and validation_error for a 2xx
+//     body that does not fit the result, _OTHER); the span's status is
+//     then Error, described by error.type alone
 //   - http.request.resend_count: the number of retries, when there were any
 //
 // Headers, credentials and error texts are never recorded. The span covers

@@ -25,6 +25,7 @@ import (
 //	call start GET /users/{id}
 //	call end GET /users/{id}: 200
 //	call end GET /users/{id}: 503 (error)
+//	call end GET /users/{id}: 200 (error)
 //	call end GET /events: 200 (streamed)
 //	retry GET /users/{id}: attempt 1 failed with 503, attempt 2 follows
 //	retry GET /users/{id}: attempt 1 failed with a connection error, attempt 2 follows
