@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kithttp/kit/internal/pathtmpl"
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // Endpoint is a typed HTTP endpoint: a method and a path template, a
@@ -265,9 +266,6 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 			return nil, declErr("%v", err)
 		}
 		d.plan = plan
-		if paged && plan.body >= 0 {
-			return nil, declErr("field %s is a data model, which would be the JSON body; a paged endpoint sends GET requests without a body (embed the struct to send its fields as query parameters)", plan.fields[plan.body].goName)
-		}
 	}
 	if paged && rType == responseType {
 		return nil, declErr("record type *kit.Response: records are decoded from JSON; use a data model, or any for raw JSON (Pages gives each page's *kit.Response)")
@@ -301,39 +299,24 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 }
 
 // checkBody checks the body field of P against the method and the body
-// encoding of the declaration.
+// encoding of the declaration, by the rules of internal/routing.
 func (d *endpointDecl) checkBody() error {
-	bf := d.plan.bodyField()
-	if bf == nil {
-		if d.bodyEnc != encJSON && (d.plan == nil || !d.plan.dynamic) {
-			return fmt.Errorf("%s needs a body model: a field of P that is a struct", d.bodyEnc.option())
-		}
-		return nil
+	var body *routing.Field
+	route, dynamic := routing.None, d.plan != nil && d.plan.dynamic
+	var t reflect.Type
+	if bf := d.plan.bodyField(); bf != nil {
+		t = d.plan.fieldType(bf)
+		body = &routing.Field{GoName: bf.goName, Type: t.String(), T: reflectType{t}, Class: bf.class.Class, Name: bf.name}
+		route = bf.route
 	}
-	if d.method == http.MethodGet || d.method == http.MethodHead {
-		if bf.route == routeFile {
-			return fmt.Errorf("field %s is a kit.File request body, and %s requests have no body", bf.goName, d.method)
-		}
-		return fmt.Errorf("field %s (%s) would be the request body, and %s requests have no body: "+
-			"embed the struct in P, or tag the field `kit:\",query\"`, to send its fields as query parameters", bf.goName, d.plan.fieldType(bf), d.method)
+	walk, err := routing.Tags.Body(d.method, d.bodyEnc, body, route, dynamic)
+	if err != nil || !walk {
+		return err
 	}
-	if bf.route == routeFile {
-		if d.bodyEnc != encJSON {
-			return fmt.Errorf("field %s: a kit.File field of P is the raw request body; with %s put it in the body model", bf.goName, d.bodyEnc.option())
-		}
-		return nil
-	}
-	t := d.plan.fieldType(bf)
 	if d.bodyEnc == encJSON {
-		if name := jsonFileField(t); name != "" {
-			return fmt.Errorf("field %s of the body model %s is a kit.File: declare the endpoint with kit.Multipart() to upload it", name, t)
-		}
-		return nil
+		return jsonFileField(t)
 	}
-	if bf.class.kind != classModel {
-		return fmt.Errorf("field %s: a %s body is one data model (a struct), not %s", bf.goName, d.bodyEnc.option(), t)
-	}
-	_, err := formPlanFor(t, d.bodyEnc == encMultipart)
+	_, err = formPlanFor(t, d.bodyEnc == encMultipart)
 	return err
 }
 

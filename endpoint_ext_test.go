@@ -67,11 +67,11 @@ func TestDeclarationErrors(t *testing.T) {
 		{"two body fields", coreDeclare[struct {
 			A coreNote
 			B *coreNote
-		}, any]("POST", "/notes"), "two body fields"},
+		}, any]("POST", "/notes"), "would both be the request body"},
 		{"body and model slice", coreDeclare[struct {
 			A []coreUser
 			B coreNote
-		}, any]("PUT", "/notes"), "two body fields"},
+		}, any]("PUT", "/notes"), "would both be the request body"},
 		{"P int", coreDeclare[int, any]("GET", "/x"), "not a struct"},
 		{"P string", coreDeclare[string, any]("GET", "/x"), "not a struct"},
 		{"P slice", coreDeclare[[]string, any]("GET", "/x"), "not a struct"},

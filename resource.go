@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kithttp/kit/internal/pathtmpl"
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // Resource is a REST collection of records of type T at a path: the five
@@ -386,7 +387,7 @@ func (rc *resourceCore) crudRequest(op int, id any, body any, chain Sender) (*Re
 		if !v.IsValid() || isNilValue(v) {
 			return nil, errorf(d.name, "%w: the body is nil", ErrNotModel)
 		}
-		if k := classify(v.Type()).kind; k != classModel && k != classModelSlice {
+		if k := classify(v.Type()).Kind; k != routing.Model && k != routing.ModelSlice {
 			return nil, errorf(d.name, "%w: %T cannot be a request body", ErrNotModel, body)
 		}
 		r.body = v
@@ -401,7 +402,7 @@ func formatID(id any) (string, error) {
 	}
 	v := reflect.ValueOf(id)
 	c := classify(v.Type())
-	if c.kind != classScalar {
+	if c.Kind != routing.Scalar {
 		return "", fmt.Errorf("id of type %T has no single text form", id)
 	}
 	s, ok, err := c.format(v)
