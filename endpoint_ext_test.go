@@ -97,6 +97,12 @@ func TestDeclarationErrors(t *testing.T) {
 		{"unknown tag option", coreDeclare[struct {
 			Q string `kit:"q,bogus"`
 		}, any]("GET", "/x"), "bogus"},
+		{"header name not a token", coreDeclare[struct {
+			H string `kit:"X H,header"`
+		}, any]("GET", "/x"), "not an HTTP token"},
+		{"query struct with a name", coreDeclare[struct {
+			Q struct{ Page int } `kit:"q,query"`
+		}, any]("GET", "/x"), "cannot be query parameter q"},
 		{"struct header", coreDeclare[struct {
 			H coreNote `kit:"X-H,header"`
 		}, any]("GET", "/x"), "header"},

@@ -3,6 +3,7 @@ package routing
 import (
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Route is where a field or parameter goes.
@@ -102,6 +103,9 @@ func (d *Dialect) Route(f *Field) (Route, error) {
 		}
 		return None, fmt.Errorf("%s (%s) cannot go in the query (%s): it is not a struct, a map, text or a slice of text", subject, f.Type, d.mark(f))
 	case MarkHeader:
+		if err := HeaderName(f.Name); err != nil {
+			return None, fmt.Errorf("%s: %w", subject, err)
+		}
 		if !c.Text && c.Kind != Slice && c.Kind != Interface {
 			return None, fmt.Errorf("%s (%s) cannot be header %s: a header is text or a slice of text", subject, f.Type, f.Name)
 		}
@@ -217,4 +221,27 @@ func (p *Plan) Send(r Route, name, who string) error {
 // Unfilled is the refusal of a placeholder that no field (parameter) fills.
 func (d *Dialect) Unfilled(placeholder string) error {
 	return fmt.Errorf("placeholder {%s} has no %s named %s", placeholder, d.noun, placeholder)
+}
+
+// HeaderName checks that name may name a header (or a method): an HTTP
+// token (RFC 9110 section 5.6.2).
+func HeaderName(name string) error {
+	if !IsToken(name) {
+		return fmt.Errorf("header name %q is not an HTTP token", name)
+	}
+	return nil
+}
+
+// IsToken reports whether s is an HTTP token (RFC 9110 section 5.6.2).
+func IsToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
