@@ -2,11 +2,8 @@ package routing
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 )
-
-func quote(s string) string { return strconv.Quote(s) }
 
 // Encoding is how a body model is sent.
 type Encoding uint8

@@ -1,6 +1,8 @@
 package routing
 
 import (
+	"strconv"
+
 	"github.com/kithttp/kit/internal/structtag"
 )
 
@@ -22,7 +24,7 @@ func Member(exported, embedded bool, shape Shape, kitTag string) (tag structtag.
 	case tag.Skip:
 		return tag, Unmarked, false, ""
 	case tag.Unknown != "":
-		return tag, Unmarked, false, "unknown kit tag option " + quote(tag.Unknown)
+		return tag, Unmarked, false, "unknown kit tag option " + strconv.Quote(tag.Unknown)
 	case tag.Header && (tag.Query || tag.URL) || tag.Query && tag.URL:
 		return tag, Unmarked, false, "the kit tag options header, query and url exclude each other"
 	case tag.Header:

@@ -37,7 +37,7 @@ func (r Route) String() string {
 	case QueryMap:
 		return "query, entry by entry"
 	case Dynamic:
-		return "place its value decides at call time"
+		return "place the value it holds decides"
 	case QueryStruct:
 		return "query, field by field"
 	case URL:
