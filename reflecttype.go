@@ -49,9 +49,27 @@ func (r reflectType) Is(k routing.Known) bool {
 		return r.t.Kind() == reflect.String
 	case routing.URLPointer:
 		return r.t == urlPtrType
+	case routing.ResponsePointer:
+		return r.t == responseType
+	case routing.ReadCloser:
+		return r.t == readCloserType
+	case routing.KitResult:
+		return isResultType(r.t)
+	case routing.KitStream:
+		return isStreamType(r.t)
 	}
 	return false
 }
+
+// Arg is T of Result[T] or Stream[T].
+func (r reflectType) Arg() routing.Type {
+	if isStreamType(r.t) {
+		return reflectType{reflect.Zero(reflect.PointerTo(r.t)).Interface().(recordsOpener).recordType()}
+	}
+	return reflectType{r.t.Field(0).Type} // Result[T]'s value
+}
+
+func (r reflectType) String() string { return r.t.String() }
 
 func (r reflectType) Implements(m routing.Methods) bool {
 	return r.t.Implements(methodsType(m))

@@ -415,14 +415,14 @@ func formatID(id any) (string, error) {
 	return s, nil
 }
 
-func resultKindOf(t reflect.Type) resultKind {
+func resultKindOf(t reflect.Type) routing.ResultKind {
 	switch {
 	case t == responseType:
-		return resultResponse
+		return routing.ResultResponse
 	case t.Kind() == reflect.Interface && t.NumMethod() == 0:
-		return resultRaw
+		return routing.ResultRaw
 	}
-	return resultTyped
+	return routing.ResultTyped
 }
 
 // listRequest checks a List call and builds the request of its page.
@@ -448,7 +448,7 @@ func getPage[T any](ctx context.Context, st *clientState, layout *pageLayout, ch
 	if err := decodePage(layout, resp, &page.Records); err != nil {
 		return nil, err
 	}
-	if resultKindOf(reflect.TypeFor[T]()) == resultTyped {
+	if resultKindOf(reflect.TypeFor[T]()) == routing.ResultTyped {
 		if err := validateValue(st.validator, reflect.ValueOf(page.Records)); err != nil {
 			return nil, errorf(st.opOf(req.Method, req.URL), "page records: %w", err)
 		}

@@ -286,7 +286,7 @@ func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
 		}
 		f := paramField{index: sf.Index, goName: sf.Name, name: routing.WireName(tag, sf.Name), omitEmpty: tag.OmitEmpty, class: classify(sf.Type)}
 		rf := routing.Field{
-			GoName: sf.Name, Type: sf.Type.String(), T: ft, Class: f.class.Class,
+			GoName: sf.Name, T: ft, Class: f.class.Class,
 			Name: f.name, Named: tag.Name != "", Mark: mark, Placeholder: slices.Contains(placeholders, f.name),
 		}
 		r, err := routing.Tags.Route(&rf)

@@ -51,11 +51,11 @@ func (d *Dialect) Body(method string, enc Encoding, body *Field, r Route, dynami
 	if !HasBody(method) {
 		switch {
 		case r == RawFile:
-			return false, fmt.Errorf("%s (%s) is a kit.File, the raw request body, and %s requests have no body", subject, body.Type, method)
+			return false, fmt.Errorf("%s (%s) is a kit.File, the raw request body, and %s requests have no body", subject, body.T.String(), method)
 		case body.Class.Kind == Model:
-			return false, fmt.Errorf("%s (%s) would be the request body, and %s requests have no body: %s", subject, body.Type, method, d.queryFix(body.GoName))
+			return false, fmt.Errorf("%s (%s) would be the request body, and %s requests have no body: %s", subject, body.T.String(), method, d.queryFix(body.GoName))
 		}
-		return false, fmt.Errorf("%s (%s) would be the request body, and %s requests have no body", subject, body.Type, method)
+		return false, fmt.Errorf("%s (%s) would be the request body, and %s requests have no body", subject, body.T.String(), method)
 	}
 	switch {
 	case r == RawFile && enc != JSON:
@@ -63,7 +63,7 @@ func (d *Dialect) Body(method string, enc Encoding, body *Field, r Route, dynami
 	case r == RawFile:
 		return false, nil
 	case enc != JSON && body.Class.Kind != Model:
-		return false, fmt.Errorf("%s: %s", subject, NotOneModel(enc, body.Type))
+		return false, fmt.Errorf("%s: %s", subject, NotOneModel(enc, body.T.String()))
 	}
 	return true, nil
 }

@@ -3,7 +3,7 @@
 // declared method (kitgen, at generation, with go/types) goes — the path,
 // the query, a header, the body, a form or multipart field, a file or the
 // whole URL —, in what precedence, which names may not be sent twice, what
-// a body may be, and the words of every refusal.
+// a body may be, what a result may be, and the words of every refusal.
 //
 // Each side keeps only its type inspection: it answers the questions of
 // [Type] about a reflect.Type or a types.Type, and describes a field with a
@@ -60,11 +60,15 @@ type Known uint8
 
 // The types the rules single out.
 const (
-	Time       Known = iota // time.Time
-	KitFile                 // kit.File
-	Byte                    // a type whose underlying type is uint8
-	String                  // a type whose underlying type is string
-	URLPointer              // *url.URL
+	Time            Known = iota // time.Time
+	KitFile                      // kit.File
+	Byte                         // a type whose underlying type is uint8
+	String                       // a type whose underlying type is string
+	URLPointer                   // *url.URL
+	ResponsePointer              // *kit.Response
+	ReadCloser                   // io.ReadCloser
+	KitResult                    // kit.Result[T]
+	KitStream                    // kit.Stream[T]
 )
 
 // Methods names a method set the rules ask about.
@@ -93,6 +97,10 @@ type Type interface {
 	PointerImplements(m Methods) bool
 	// HasMethods reports whether an InterfaceShape type has methods.
 	HasMethods() bool
+	// Arg is the type argument T of kit.Result[T] or kit.Stream[T].
+	Arg() Type
+	// String is the type as messages print it.
+	String() string
 }
 
 // maxDepth bounds how deep the rules look into element types.

@@ -62,8 +62,7 @@ const (
 // declared method, as the rules need it.
 type Field struct {
 	GoName      string // as declared: "ID", "Opts.Page", "userID"
-	Type        string // its Go type, as messages print it
-	T           Type   // its Go type, for the rules
+	T           Type   // its Go type
 	Class       Class  // Classify(T), which the caller may have cached
 	Name        string // the name it is sent under: a query or header name, or a placeholder
 	Named       bool   // Name was given explicitly (a tag's name, //kit:query name: {p})
@@ -78,12 +77,12 @@ type Field struct {
 func (d *Dialect) Route(f *Field) (Route, error) {
 	c, subject := f.Class, d.subject(f.GoName)
 	if c.Kind == Invalid && f.Mark != MarkURL {
-		return None, refusal(subject, f.Type, f.Name, c, false)
+		return None, refusal(subject, f.T.String(), f.Name, c, false)
 	}
 	switch f.Mark {
 	case MarkURL:
 		if !IsURL(f.T) {
-			return None, fmt.Errorf("%s (%s) is a string or a *url.URL, not %s", subject, d.mark(f), f.Type)
+			return None, fmt.Errorf("%s (%s) is a string or a *url.URL, not %s", subject, d.mark(f), f.T.String())
 		}
 		return URL, nil
 	case MarkQuery:
@@ -91,30 +90,30 @@ func (d *Dialect) Route(f *Field) (Route, error) {
 		case c.Kind == Scalar || c.Kind == Slice:
 			return Query, nil
 		case c.Kind == Bytes && f.Named:
-			return None, fmt.Errorf("%s (%s) cannot be query parameter %s: %s", subject, f.Type, f.Name, whyBytes)
+			return None, fmt.Errorf("%s (%s) cannot be query parameter %s: %s", subject, f.T.String(), f.Name, whyBytes)
 		case f.Named:
-			return None, fmt.Errorf("%s (%s) cannot be query parameter %s: it is not text or a slice of text", subject, f.Type, f.Name)
+			return None, fmt.Errorf("%s (%s) cannot be query parameter %s: it is not text or a slice of text", subject, f.T.String(), f.Name)
 		case c.Kind == Model:
 			return QueryStruct, nil
 		case c.Kind == Map:
 			return QueryMap, nil
 		case c.Kind == Bytes:
-			return None, fmt.Errorf("%s (%s) cannot go in the query: %s", subject, f.Type, whyBytes)
+			return None, fmt.Errorf("%s (%s) cannot go in the query: %s", subject, f.T.String(), whyBytes)
 		}
-		return None, fmt.Errorf("%s (%s) cannot go in the query (%s): it is not a struct, a map, text or a slice of text", subject, f.Type, d.mark(f))
+		return None, fmt.Errorf("%s (%s) cannot go in the query (%s): it is not a struct, a map, text or a slice of text", subject, f.T.String(), d.mark(f))
 	case MarkHeader:
 		if err := HeaderName(f.Name); err != nil {
 			return None, fmt.Errorf("%s: %w", subject, err)
 		}
 		if !c.Text && c.Kind != Slice && c.Kind != Interface {
-			return None, fmt.Errorf("%s (%s) cannot be header %s: a header is text or a slice of text", subject, f.Type, f.Name)
+			return None, fmt.Errorf("%s (%s) cannot be header %s: a header is text or a slice of text", subject, f.T.String(), f.Name)
 		}
 		return Header, nil
 	}
 	if r := Held(c, f.Placeholder); r != None {
 		return r, nil
 	}
-	return None, refusal(subject, f.Type, f.Name, c, f.Placeholder)
+	return None, refusal(subject, f.T.String(), f.Name, c, f.Placeholder)
 }
 
 // Held decides where a value goes by its class alone, as for a field

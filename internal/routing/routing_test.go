@@ -14,6 +14,8 @@ type fake struct {
 	is         []Known
 	own, ptr   []Methods // the methods of T, of *T
 	hasMethods bool
+	arg        *fake
+	name       string
 }
 
 func (f *fake) Shape() Shape { return f.shape }
@@ -32,6 +34,8 @@ func (f *fake) PointerImplements(m Methods) bool {
 	return f.shape != PointerShape && (has(f.own, m) || has(f.ptr, m))
 }
 func (f *fake) HasMethods() bool { return f.hasMethods }
+func (f *fake) Arg() Type        { return f.arg }
+func (f *fake) String() string   { return f.name }
 
 func has(ms []Methods, m Methods) bool {
 	for _, x := range ms {
@@ -118,7 +122,9 @@ func TestClassify(t *testing.T) {
 func TestRoute(t *testing.T) {
 	t.Parallel()
 	field := func(typ string, ft *fake, name string, mark Mark, ph bool) *Field {
-		return &Field{GoName: "V", Type: typ, T: ft, Class: Classify(ft), Name: name, Mark: mark, Placeholder: ph}
+		c := *ft
+		c.name = typ
+		return &Field{GoName: "V", T: &c, Class: Classify(ft), Name: name, Mark: mark, Placeholder: ph}
 	}
 	named := func(f *Field) *Field { f.Named = true; return f }
 	for _, tt := range []struct {
@@ -173,7 +179,7 @@ func TestRoute(t *testing.T) {
 
 func TestMarksInMessages(t *testing.T) {
 	t.Parallel()
-	f := &Field{GoName: "next", Type: "int", T: tInt, Class: Classify(tInt), Mark: MarkURL}
+	f := &Field{GoName: "next", T: &fake{shape: BasicShape, name: "int"}, Class: Classify(tInt), Mark: MarkURL}
 	for d, want := range map[*Dialect]string{Tags: "field next (`kit:\",url\"`) is", Directives: "parameter next (//kit:url {next}) is"} {
 		if _, err := d.Route(f); err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", d.noun, err, want)
@@ -224,9 +230,9 @@ func TestHeldAllocatesNothing(t *testing.T) {
 
 func TestBody(t *testing.T) {
 	t.Parallel()
-	model := &Field{GoName: "opts", Type: "Opts", T: tModel, Class: Classify(tModel)}
-	file := &Field{GoName: "f", Type: "kit.File", T: tFile, Class: Classify(tFile)}
-	list := &Field{GoName: "l", Type: "[]Opts", T: slice(tModel), Class: Classify(slice(tModel))}
+	model := &Field{GoName: "opts", T: &fake{shape: StructShape, name: "Opts"}, Class: Classify(tModel)}
+	file := &Field{GoName: "f", T: &fake{shape: StructShape, is: []Known{KitFile}, name: "kit.File"}, Class: Classify(tFile)}
+	list := &Field{GoName: "l", T: &fake{shape: SequenceShape, elem: tModel, name: "[]Opts"}, Class: Classify(slice(tModel))}
 	for _, tt := range []struct {
 		name, method string
 		enc          Encoding
@@ -331,6 +337,48 @@ func TestMember(t *testing.T) {
 		_, mark, routed, problem := Member(tt.exported, tt.embedded, tt.shape, tt.tag)
 		if mark != tt.mark || routed != tt.routed || (tt.problem == "") != (problem == "") || !strings.Contains(problem, tt.problem) {
 			t.Errorf("Member(%+v) = %v, %v, %q", tt, mark, routed, problem)
+		}
+	}
+}
+
+func TestResult(t *testing.T) {
+	t.Parallel()
+	named := func(f fake, name string) *fake { f.name = name; return &f }
+	resp := named(fake{shape: PointerShape, elem: &fake{shape: StructShape}, is: []Known{ResponsePointer}}, "*kit.Response")
+	body := named(fake{shape: InterfaceShape, hasMethods: true, is: []Known{ReadCloser}}, "io.ReadCloser")
+	result := func(t *fake) *fake {
+		return named(fake{shape: StructShape, is: []Known{KitResult}, arg: t}, "kit.Result["+t.name+"]")
+	}
+	stream := func(t *fake) *fake {
+		return named(fake{shape: StructShape, is: []Known{KitStream}, arg: t}, "kit.Stream["+t.name+"]")
+	}
+	pointer := func(t *fake) *fake { return named(fake{shape: PointerShape, elem: t}, "*"+t.name) }
+	user := named(*tModel, "User")
+	for _, tt := range []struct {
+		r           *fake
+		kind, inner ResultKind
+		err         string
+	}{
+		{user, ResultTyped, 0, ""},
+		{named(*tAny, "any"), ResultRaw, 0, ""},
+		{resp, ResultResponse, 0, ""},
+		{body, ResultBody, 0, ""},
+		{result(user), ResultWrapped, ResultTyped, ""},
+		{result(body), ResultWrapped, ResultBody, ""},
+		{pointer(stream(user)), ResultRecords, 0, ""},
+		{result(pointer(stream(user))), ResultWrapped, ResultRecords, ""},
+		{named(*tError, "error"), 0, 0, "result type error is an interface; use a concrete type"},
+		{named(*tChan, "chan int"), 0, 0, "result type chan int cannot be decoded from JSON"},
+		{named(*tFile, "kit.File"), 0, 0, "result type kit.File: a download is an io.ReadCloser"},
+		{result(result(user)), 0, 0, "result type kit.Result[kit.Result[User]]: a Result of a Result"},
+		{stream(user), 0, 0, "result type kit.Stream[User]: a Stream result is a pointer, *kit.Stream[T]"},
+		{pointer(stream(body)), 0, 0, "result type *kit.Stream[io.ReadCloser]: a record is a JSON value decoded into T, and T cannot be io.ReadCloser"},
+		{result(pointer(stream(resp))), 0, 0, "T cannot be *kit.Response"},
+		{pointer(stream(named(*tChan, "chan int"))), 0, 0, "result type *kit.Stream[chan int]: result type chan int cannot be decoded"},
+	} {
+		kind, inner, err := Result(tt.r)
+		if kind != tt.kind || inner != tt.inner || (tt.err == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("Result(%s) = %v, %v, %v; want %v, %v, %q", tt.r.name, kind, inner, err, tt.kind, tt.inner, tt.err)
 		}
 	}
 }

@@ -193,7 +193,7 @@ func (g *generator) errorf(pos token.Pos, format string, args ...any) {
 
 // build reads the declarations of the package into g.model.
 func (g *generator) build() {
-	g.cls = newClassifier()
+	g.cls = newClassifier(g.typeString)
 	g.ifaces = map[*types.TypeName]*Iface{}
 	g.structs = map[*types.TypeName]*ResStruct{}
 	g.sources = map[string]bool{}

@@ -20,10 +20,11 @@ import (
 
 // classifier answers the routing rules' questions about go/types types.
 type classifier struct {
-	methods [3]*types.Interface // by routing.Methods: TextMarshaler, Stringer, Reader
+	methods [3]*types.Interface     // by routing.Methods: TextMarshaler, Stringer, Reader
+	str     func(types.Type) string // prints a type in messages
 }
 
-func newClassifier() *classifier {
+func newClassifier(str func(types.Type) string) *classifier {
 	byteSlice := types.NewSlice(types.Typ[types.Byte])
 	errType := types.Universe.Lookup("error").Type()
 	tuple := func(ts ...types.Type) *types.Tuple {
@@ -37,7 +38,7 @@ func newClassifier() *classifier {
 		s := types.NewSignatureType(nil, nil, nil, params, results, false)
 		return types.NewInterfaceType([]*types.Func{types.NewFunc(token.NoPos, nil, name, s)}, nil).Complete()
 	}
-	c := &classifier{}
+	c := &classifier{str: str}
 	c.methods[routing.TextMarshaler] = iface("MarshalText", nil, tuple(byteSlice, errType))
 	c.methods[routing.Stringer] = iface("String", nil, tuple(types.Typ[types.String]))
 	c.methods[routing.Reader] = iface("Read", tuple(byteSlice), tuple(types.Typ[types.Int], errType))
@@ -123,9 +124,27 @@ func (g goType) Is(k routing.Known) bool {
 		return ok && b.Info()&types.IsString != 0
 	case routing.URLPointer:
 		return isPointerTo(g.t, "net/url", "URL")
+	case routing.ResponsePointer:
+		return isPointerTo(g.t, kitPath, "Response")
+	case routing.ReadCloser:
+		return isNamed(g.t, "io", "ReadCloser")
+	case routing.KitResult:
+		return isNamed(g.t, kitPath, "Result")
+	case routing.KitStream:
+		return isNamed(g.t, kitPath, "Stream")
 	}
 	return false
 }
+
+// Arg is T of kit.Result[T] or kit.Stream[T].
+func (g goType) Arg() routing.Type {
+	if n, ok := g.t.(*types.Named); ok && n.TypeArgs().Len() == 1 {
+		return g.c.typ(n.TypeArgs().At(0))
+	}
+	return g.c.typ(types.Typ[types.Invalid])
+}
+
+func (g goType) String() string { return g.c.str(g.t) }
 
 func (g goType) Implements(m routing.Methods) bool {
 	return valid(g.t) && types.Implements(g.t, g.c.methods[m])
@@ -260,7 +279,7 @@ func (w *fieldWalker) walk(st *types.Struct) {
 // field describes parameter p for the routing rules.
 func (g *generator) routingField(p *Param) *routing.Field {
 	return &routing.Field{
-		GoName: p.Name, Type: g.typeString(p.Type), T: g.cls.typ(p.Type), Class: p.class,
+		GoName: p.Name, T: g.cls.typ(p.Type), Class: p.class,
 		Name: p.Tag, Named: p.named, Mark: p.mark, Placeholder: p.placeholder,
 	}
 }
@@ -512,7 +531,7 @@ func (g *generator) spreadFields(st *types.Struct, owner string, isPlaceholder m
 			sf.name = routing.WireName(tag, f.Name())
 			sf.placeholder = isPlaceholder[sf.name]
 			sf.route, sf.err = routing.Tags.Route(&routing.Field{
-				GoName: label, Type: g.typeString(f.Type()), T: ft, Class: routing.Classify(ft),
+				GoName: label, T: ft, Class: routing.Classify(ft),
 				Name: sf.name, Named: tag.Name != "", Mark: mark,
 			})
 		}
