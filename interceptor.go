@@ -51,7 +51,16 @@ type callState struct {
 
 // Sender sends a request and returns its response, with the body read. It is
 // what an Interceptor wraps: the rest of the chain below it. A Sender returns
-// a non-2xx status as an *HTTPError, never as a *Response.
+// a non-nil *Response or a non-nil error, never both and never neither, and
+// it returns a non-2xx status as an *HTTPError, never as a *Response.
+//
+// kit holds every interceptor to this contract where its answer leaves it,
+// so the layer above (another interceptor, or retry, auth and logging) can
+// rely on it: a non-2xx response becomes an *HTTPError (so a
+// NewResponse(503, ...) from an attempt interceptor is retried under
+// WithRetry like the server's 503), a response returned with an error is
+// dropped (the error wins), and neither a response nor an error is an
+// error naming the interceptor.
 //
 // The 2xx response of an endpoint whose result is io.ReadCloser, a Stream
 // (or a Result of either) is streamed: its body is not read, so its Bytes are
