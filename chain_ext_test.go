@@ -89,8 +89,8 @@ func tracing(tr *trace, name string) kit.Interceptor {
 type traceHandler struct{ tr *trace }
 
 func (h traceHandler) Enabled(context.Context, slog.Level) bool { return true }
-func (h traceHandler) WithAttrs([]slog.Attr) slog.Handler        { return h }
-func (h traceHandler) WithGroup(string) slog.Handler             { return h }
+func (h traceHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h traceHandler) WithGroup(string) slog.Handler            { return h }
 func (h traceHandler) Handle(_ context.Context, r slog.Record) error {
 	var status, attempt int64
 	r.Attrs(func(a slog.Attr) bool {
