@@ -249,6 +249,13 @@
 //	}
 //	c, err := kit.NewClient(base, kit.WithInterceptors(stamp))
 //
+// Every interceptor is held to the [Sender] contract where its answer
+// leaves it: a non-2xx response becomes an [*HTTPError] for the layers
+// above, so an attempt interceptor's NewResponse(503, ...) is retried under
+// [WithRetry] like the server's own 503; a response returned with an error
+// is dropped (the error wins); and neither is an error naming the
+// interceptor, never a panic.
+//
 // # Async
 //
 // An AsyncClient sends through an AsyncEngine: Endpoint.Go starts a call at
