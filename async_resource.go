@@ -56,10 +56,7 @@ func NewAsyncResource[T any](b Binding, path string, opts ...ResourceOption) *As
 // cancels every request in flight and returns once they have stopped.
 //
 // It is both a ResourceOption and an EndpointOption, like WithPaginator.
-func WithPrefetch(n int) interface {
-	ResourceOption
-	EndpointOption
-} {
+func WithPrefetch(n int) PagingOption {
 	return prefetchOption{n}
 }
 

@@ -19,10 +19,7 @@ import (
 // (that endpoint's model, which wins over the client's). The body is read
 // once, within MaxErrorBodySize, and decoded once, whatever the number of
 // interceptors that look at the error.
-func WithErrorModel[E any]() interface {
-	Option
-	EndpointOption
-} {
+func WithErrorModel[E any]() ClientEndpointOption {
 	return errorModelOption{&errorModel{typ: reflect.TypeFor[E](), decode: func(body []byte) any {
 		v := new(E)
 		if unmarshalJSON(body, v) != nil {

@@ -24,6 +24,26 @@ type ResourceOption interface {
 	applyResource(*resourceConfig)
 }
 
+// ClientEndpointOption is an option that configures a client (as an
+// Option) or one endpoint declaration (as an EndpointOption), the
+// endpoint's setting winning over the client's: WithHeader,
+// WithMaxBodySize, WithRetry and WithErrorModel return one. Like connect's
+// Option, which is both a ClientOption and a HandlerOption, it names the
+// union so that go doc shows it; any value of it is also an Option and an
+// EndpointOption.
+type ClientEndpointOption interface {
+	Option
+	EndpointOption
+}
+
+// PagingOption is an option that configures the pagination of a resource
+// (as a ResourceOption) or of a paged endpoint declaration (as an
+// EndpointOption): WithPaginator, WithMaxPages and WithPrefetch return one.
+type PagingOption interface {
+	ResourceOption
+	EndpointOption
+}
+
 // WithEngine sets the engine that sends the client's requests: an Engine, an
 // AsyncEngine, or a value implementing both. Whether the engine has the
 // protocol a call needs is checked when the call is made (see EngineError).
@@ -53,10 +73,7 @@ func WithAuth(a Auth) Option { return authOption{a} }
 // the same key accumulate. A header parameter of the call (a `kit:",header"`
 // field) replaces both. An empty key makes NewClient, or the declaration,
 // fail.
-func WithHeader(key, value string) interface {
-	Option
-	EndpointOption
-} {
+func WithHeader(key, value string) ClientEndpointOption {
 	return headerOption{key, value}
 }
 
@@ -71,10 +88,7 @@ func WithValidator(v Validator) Option { return validatorOption{v} }
 // limit), and a streamed io.ReadCloser has none. Default:
 // DefaultMaxBodySize. It is both an Option (the client's limit) and an
 // EndpointOption (that endpoint's limit).
-func WithMaxBodySize(n int64) interface {
-	Option
-	EndpointOption
-} {
+func WithMaxBodySize(n int64) ClientEndpointOption {
 	return maxBodyOption{n}
 }
 

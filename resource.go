@@ -49,10 +49,7 @@ func NewResource[T any](b Binding, path string, opts ...ResourceOption) *Resourc
 // Default: PageNumber{}. It is both a ResourceOption and an EndpointOption;
 // on an endpoint that is not paged (declared with Get, Post, ...) it is a
 // declaration error.
-func WithPaginator(p Paginator) interface {
-	ResourceOption
-	EndpointOption
-} {
+func WithPaginator(p Paginator) PagingOption {
 	return paginatorOption{p}
 }
 
@@ -61,10 +58,7 @@ func WithPaginator(p Paginator) interface {
 // paginators that do not advance and servers that repeat a page). n must
 // not be negative. It is both a ResourceOption and an EndpointOption, like
 // WithPaginator.
-func WithMaxPages(n int) interface {
-	ResourceOption
-	EndpointOption
-} {
+func WithMaxPages(n int) PagingOption {
 	return maxPagesOption{n}
 }
 

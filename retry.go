@@ -131,10 +131,7 @@ func DefaultRetryStatuses() []int {
 // and Patch (PATCH) never are, since kit cannot know that the API
 // deduplicates them. Declare your own endpoint with Idempotent() for a POST
 // that is safe to resend.
-func WithRetry(p RetryPolicy) interface {
-	Option
-	EndpointOption
-} {
+func WithRetry(p RetryPolicy) ClientEndpointOption {
 	p.Statuses = slices.Clone(p.Statuses)
 	return retryOption{&p}
 }
