@@ -134,8 +134,9 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R]
 	if err != nil {
 		return failedFuture[R](err)
 	}
-	if st.asyncChain == nil {
-		return failedFuture[R](e.d.engineError(st, "kit.AsyncEngine"))
+	chain, err := st.chainFor(true, e.d.name)
+	if err != nil {
+		return failedFuture[R](err)
 	}
 	if err := st.closedError(e.d.name); err != nil {
 		return failedFuture[R](err)
@@ -145,8 +146,8 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R]
 		return failedFuture[R](err)
 	}
 	return goFuture(st, ctx, e.d.name, func(ctx context.Context) (R, error) {
-		sc := e.d.newStreamCall(ctx, st.asyncChain, req)
-		resp, err := st.send(ctx, st.asyncChain, req)
+		sc := e.d.newStreamCall(ctx, chain, req)
+		resp, err := st.send(ctx, chain, req)
 		if err != nil {
 			var zero R
 			return zero, err

@@ -108,6 +108,9 @@ type clientState struct {
 	baseQuery url.Values
 	syncEng   Engine      // nil when the engine lacks the protocol
 	asyncEng  AsyncEngine // nil when the engine lacks the protocol
+	// engineName names the engine in errors: its Go type, or what users
+	// know kit's own async engine as.
+	engineName string
 
 	syncChain  Sender     // the send chain through syncEng; nil without it
 	asyncChain Sender     // the send chain through asyncEng; nil without it
@@ -162,6 +165,10 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 	}
 	st.syncEng, _ = st.engine.(Engine)
 	st.asyncEng, _ = st.engine.(AsyncEngine)
+	st.engineName = fmt.Sprintf("%T", st.engine)
+	if _, ok := st.engine.(*asyncEngine); ok {
+		st.engineName = "NewAsyncClient's default engine"
+	}
 	if err := st.buildChains(); err != nil {
 		return nil, err
 	}

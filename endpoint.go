@@ -96,15 +96,16 @@ func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P) (R, erro
 	if err != nil {
 		return zero, err
 	}
-	if st.syncChain == nil {
-		return zero, e.d.engineError(st, "kit.Engine")
+	chain, err := st.chainFor(false, e.d.name)
+	if err != nil {
+		return zero, err
 	}
 	req, err := e.d.request(st, &params)
 	if err != nil {
 		return zero, err
 	}
-	sc := e.d.newStreamCall(ctx, st.syncChain, req)
-	resp, err := st.send(ctx, st.syncChain, req)
+	sc := e.d.newStreamCall(ctx, chain, req)
+	resp, err := st.send(ctx, chain, req)
 	if err != nil {
 		return zero, err
 	}
@@ -361,10 +362,6 @@ func (d *endpointDecl) state(b Binding) (*clientState, error) {
 		return nil, errorf(d.name, "%w (%T)", ErrNilBinding, b)
 	}
 	return st, nil
-}
-
-func (d *endpointDecl) engineError(st *clientState, lacks string) error {
-	return &EngineError{Engine: fmt.Sprintf("%T", st.engine), Lacks: lacks, Endpoint: d.name}
 }
 
 // request routes the call's parameters (params is a *P) and builds the

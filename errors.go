@@ -173,14 +173,18 @@ func (e *DeclarationError) Error() string {
 // engine lacks: Call needs kit.Engine, Go needs kit.AsyncEngine. Nothing is
 // sent. It matches ErrEngineProtocol.
 type EngineError struct {
-	Engine   string // the engine's Go type
+	Engine   string // the engine's Go type, or "NewAsyncClient's default engine"
 	Lacks    string // "kit.Engine" or "kit.AsyncEngine"
 	Endpoint string // "GET /users/{id}"
 }
 
 // Error names the endpoint, the engine and the missing protocol.
 func (e *EngineError) Error() string {
-	return fmt.Sprintf("kit: %s: engine %s does not implement %s", e.Endpoint, e.Engine, e.Lacks)
+	engine := "engine " + e.Engine
+	if strings.Contains(e.Engine, " ") {
+		engine = e.Engine // a description, not a type
+	}
+	return fmt.Sprintf("kit: %s: %s does not implement %s", e.Endpoint, engine, e.Lacks)
 }
 
 // Unwrap returns ErrEngineProtocol.

@@ -126,12 +126,9 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool) (*walk, error)
 	if err != nil {
 		return nil, err
 	}
-	chain, lacks := st.syncChain, "kit.Engine"
-	if async {
-		chain, lacks = st.asyncChain, "kit.AsyncEngine"
-	}
-	if chain == nil {
-		return nil, d.engineError(st, lacks)
+	chain, err := st.chainFor(async, d.name)
+	if err != nil {
+		return nil, err
 	}
 	r, err := d.route(params)
 	if err != nil {

@@ -305,11 +305,7 @@ func (rc *resourceCore) checkAs(name string, op int, chain Sender) error {
 		return errorf(rc.kind+"."+name, "%w", ErrNoPath)
 	}
 	if chain == nil {
-		lacks := "kit.Engine"
-		if rc.kind == "AsyncResource" {
-			lacks = "kit.AsyncEngine"
-		}
-		return &EngineError{Engine: fmt.Sprintf("%T", rc.st.engine), Lacks: lacks, Endpoint: fmt.Sprintf("%s.%s (%s)", rc.kind, name, rc.ops[op].name)}
+		return rc.st.engineError(rc.kind == "AsyncResource", fmt.Sprintf("%s.%s (%s)", rc.kind, name, rc.ops[op].name))
 	}
 	return nil
 }

@@ -82,6 +82,33 @@ func (st *clientState) send(ctx context.Context, chain Sender, req *Request) (*R
 	return chain(ctx, req)
 }
 
+// chainFor returns the client's send chain for the engine protocol a caller
+// needs: the async chain (AsyncEngine) for Go, async walks and
+// AsyncResource, else the sync one (Engine). When the client's engine lacks
+// it, nothing can be sent, and the error is an *EngineError naming
+// endpoint. The protocols themselves are resolved once, in
+// newClientState.
+func (st *clientState) chainFor(async bool, endpoint string) (Sender, error) {
+	chain := st.syncChain
+	if async {
+		chain = st.asyncChain
+	}
+	if chain == nil {
+		return nil, st.engineError(async, endpoint)
+	}
+	return chain, nil
+}
+
+// engineError is the *EngineError of a call of endpoint that needs the
+// async protocol (async) or the sync one, which the client's engine lacks.
+func (st *clientState) engineError(async bool, endpoint string) *EngineError {
+	lacks := "kit.Engine"
+	if async {
+		lacks = "kit.AsyncEngine"
+	}
+	return &EngineError{Engine: st.engineName, Lacks: lacks, Endpoint: endpoint}
+}
+
 // wrapChecked applies interceptors to next, the first one outermost, and
 // reports an interceptor that returns a nil Sender. The Sender each
 // interceptor returns is wrapped by hop, so the layer above it (another
