@@ -96,9 +96,9 @@ func WithMaxBodySize(n int64) ClientEndpointOption {
 // WithMaxBodySize: 32 MiB.
 const DefaultMaxBodySize = 32 << 20
 
-// NoAuth declares an endpoint that never carries the client's credentials and
-// never triggers a token refresh (the spec's use_auth=False): public
-// endpoints, and the login endpoint that produces a token.
+// NoAuth declares an endpoint that never carries the client's credentials
+// and never triggers a token refresh: public endpoints, and the login
+// endpoint that produces a token.
 func NoAuth() EndpointOption { return noAuthOption{} }
 
 // Private implementation past this point.

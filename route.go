@@ -23,7 +23,7 @@ type NoParams struct{}
 
 // Private implementation past this point.
 //
-// Parameter routing follows the spec's table, decided once per declaration:
+// Parameter routing follows this table, decided once per declaration:
 //
 //	`kit:",url"` (string or *url.URL) -> the whole URL of the call
 //	field named like a {placeholder}  -> URL path, one escaped segment
@@ -202,8 +202,8 @@ func isReader(t reflect.Type) bool {
 
 // isModelType reports whether t is a data model: a struct or a pointer to
 // one, other than time.Time and types that marshal themselves as text (a
-// fmt.Stringer struct is a model: API.md excludes only time.Time and
-// encoding.TextMarshaler).
+// fmt.Stringer struct is a model: only time.Time and
+// encoding.TextMarshaler are excluded).
 func isModelType(t reflect.Type) bool {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()

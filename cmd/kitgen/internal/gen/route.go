@@ -13,7 +13,7 @@ import (
 	"github.com/kithttp/kit/internal/structtag"
 )
 
-// This file is the table of KITGEN.md §2.4 over go/types. Its type
+// This file is kit's parameter routing table over go/types. Its type
 // classification mirrors kit's route.go (classifyUncached, isModelType,
 // textFormatter and newParamPlan) case by case, so that every route kitgen
 // writes into a `kit:` tag is the route kit itself takes for that field;
@@ -286,7 +286,7 @@ func (r route) String() string {
 	return "?"
 }
 
-// wireName is w(p) of §2.4: kit's snake_case of the exported Go name.
+// wireName is a parameter's wire name: kit's snake_case of the exported Go name.
 func wireName(goName string) string {
 	return structtag.SnakeCase(exported(goName))
 }
@@ -366,7 +366,7 @@ func (w *fieldWalker) walk(st *types.Struct) {
 	delete(w.visiting, st)
 }
 
-// routes applies the table of §2.4 to the parameters of m.
+// routes applies the routing table to the parameters of m.
 func (g *generator) routes(m *Method, placeholders []placeholder) {
 	byName := map[string]*Param{}
 	for _, p := range m.Params {
