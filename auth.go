@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+
+	"github.com/kithttp/kit/internal/httpsyntax"
 )
 
 // Auth adds credentials to a request. kit calls Authenticate on each
@@ -119,7 +121,7 @@ func (a *bearerAuth) checkAuth() error {
 	switch {
 	case a.empty:
 		return authConfigError(a, "empty token")
-	case hasControl(a.value):
+	case httpsyntax.HasControl(a.value):
 		return authConfigError(a, "the token contains a control character (a trailing newline?)")
 	}
 	return nil
@@ -146,7 +148,7 @@ func (a *basicAuth) checkAuth() error {
 	switch {
 	case strings.Contains(a.user, ":"):
 		return authConfigError(a, "the user contains ':' (RFC 7617)")
-	case hasControl(a.user):
+	case httpsyntax.HasControl(a.user):
 		return authConfigError(a, "the user contains a control character")
 	}
 	return nil
@@ -171,9 +173,9 @@ func (a *apiKeyAuth) Authenticate(req *http.Request) error {
 
 func (a *apiKeyAuth) checkAuth() error {
 	switch {
-	case !isToken(a.header):
+	case !httpsyntax.IsToken(a.header):
 		return authConfigError(a, "header name %q is not an HTTP token", a.header)
-	case hasControl(a.value):
+	case httpsyntax.HasControl(a.value):
 		return authConfigError(a, "the value contains a control character")
 	}
 	return nil
@@ -210,17 +212,6 @@ func (a *apiKeyQueryAuth) String() string {
 }
 func (a *apiKeyQueryAuth) Format(f fmt.State, _ rune) { formatRedacted(f, a.String()) }
 func (a *apiKeyQueryAuth) LogValue() slog.Value       { return slog.StringValue(a.String()) }
-
-// hasControl reports whether s has a byte that may not appear in a header
-// value: a control character other than tab.
-func hasControl(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return true
-		}
-	}
-	return false
-}
 
 // The auth layer of the send chain.
 

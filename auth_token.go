@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/kithttp/kit/internal/httpsyntax"
 )
 
 // Token is an access token: sent as "Authorization: <Type> <Value>", with
@@ -404,7 +406,7 @@ func (a *TokenSourceAuth) run(ctx context.Context, f *tokenFetch) {
 	if err == nil && tok.Value == "" {
 		err = errors.New("the fetch function returned a token with an empty value")
 	}
-	if err == nil && (hasControl(tok.Value) || hasControl(tok.Type)) {
+	if err == nil && (httpsyntax.HasControl(tok.Value) || httpsyntax.HasControl(tok.Type)) {
 		err = errors.New("the fetch function returned a token with a control character")
 	}
 	if err == nil && a.cfg.onToken != nil {

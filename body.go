@@ -13,6 +13,8 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+
+	"github.com/kithttp/kit/internal/httpsyntax"
 )
 
 // File is a file to upload: the raw request body of an endpoint (a P field
@@ -437,7 +439,7 @@ func encodeMultipart(v reflect.Value) (*multipartBody, error) {
 		if fname == "" {
 			fname = name
 		}
-		if hasControl(f.ContentType) {
+		if httpsyntax.HasControl(f.ContentType) {
 			return fmt.Errorf("kit.File %q: the content type has a control character", f.Name)
 		}
 		h := make(textproto.MIMEHeader, 2)

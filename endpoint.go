@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/kithttp/kit/internal/httpsyntax"
 	"github.com/kithttp/kit/internal/pathtmpl"
 )
 
@@ -231,7 +232,7 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 	declErr := func(format string, args ...any) error {
 		return &DeclarationError{Method: method, Path: path, Reason: fmt.Sprintf(format, args...)}
 	}
-	if !isToken(method) {
+	if !httpsyntax.IsToken(method) {
 		return nil, declErr("method %q is not an HTTP method token", method)
 	}
 	d := &endpointDecl{method: method, name: method + " " + path, rType: rType}
@@ -336,20 +337,6 @@ func (d *endpointDecl) checkBody() error {
 	}
 	_, err := formPlanFor(t, d.bodyEnc == encMultipart)
 	return err
-}
-
-// isToken reports whether s is an HTTP token (RFC 9110 section 5.6.2).
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // state returns the binding's client state.

@@ -6,6 +6,8 @@ import (
 	"go/scanner"
 	"go/token"
 	"strings"
+
+	"github.com/kithttp/kit/internal/httpsyntax"
 )
 
 // A Directive is one parsed //kit: comment line. Which fields are set depends
@@ -121,7 +123,7 @@ func ParseDirective(text string) (d Directive, ok bool, err error) {
 		if err != nil {
 			return Directive{}, true, err
 		}
-		if !isToken(name.Text) {
+		if !httpsyntax.IsToken(name.Text) {
 			return errorf(name.Off, "header name %q is not an HTTP token", name.Text)
 		}
 		d.Name, d.Off = name, name.Off
@@ -133,10 +135,8 @@ func ParseDirective(text string) (d Directive, ok bool, err error) {
 			d.Param = p
 			break
 		}
-		for i := 0; i < len(value.Text); i++ {
-			if c := value.Text[i]; c < ' ' && c != '\t' || c == 0x7f {
-				return errorf(value.Off+i, "header value has a control character")
-			}
+		if i := httpsyntax.IndexControl(value.Text); i >= 0 {
+			return errorf(value.Off+i, "header value has a control character")
 		}
 		d.Value = value
 	case "query":
@@ -324,21 +324,6 @@ func paramRef(a Arg) (Arg, error) {
 		return Arg{}, &DirectiveError{Off: a.Off + 1, Msg: fmt.Sprintf("{%s}: %q is not a parameter name", name, name)}
 	}
 	return Arg{Text: name, Off: a.Off + 1}, nil
-}
-
-// isToken reports whether s is an HTTP token (RFC 9110 section 5.6.2), as
-// kit checks header names and methods.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // commentIndex returns the offset of the first Go comment in the
