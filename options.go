@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -107,7 +108,7 @@ type engineOption struct{ e any }
 
 func (o engineOption) applyClient(c *clientConfig) error {
 	if o.e == nil {
-		return fmt.Errorf("kit: WithEngine(nil)")
+		return errors.New("kit: WithEngine(nil): no engine")
 	}
 	_, isSync := o.e.(Engine)
 	_, isAsync := o.e.(AsyncEngine)
@@ -123,7 +124,7 @@ type httpClientOption struct{ hc *http.Client }
 
 func (o httpClientOption) applyClient(c *clientConfig) error {
 	if o.hc == nil {
-		return fmt.Errorf("kit: WithHTTPClient(nil)")
+		return errors.New("kit: WithHTTPClient(nil): no *http.Client")
 	}
 	c.httpClient = o.hc
 	return nil
@@ -147,7 +148,7 @@ type headerOption struct{ key, value string }
 
 func (o headerOption) applyClient(c *clientConfig) error {
 	if o.key == "" {
-		return fmt.Errorf("kit: WithHeader with an empty key")
+		return fmt.Errorf("kit: %s: empty key", o.call())
 	}
 	c.header.Add(o.key, o.value)
 	return nil
@@ -155,7 +156,7 @@ func (o headerOption) applyClient(c *clientConfig) error {
 
 func (o headerOption) applyEndpoint(c *endpointConfig) {
 	if o.key == "" {
-		c.problem = "WithHeader with an empty key"
+		c.problem = o.call() + ": empty key"
 		return
 	}
 	if c.header == nil {
@@ -165,7 +166,10 @@ func (o headerOption) applyEndpoint(c *endpointConfig) {
 }
 
 // String leaves the value out: headers often carry secrets.
-func (o headerOption) String() string { return fmt.Sprintf("kit.WithHeader(%q, ...)", o.key) }
+func (o headerOption) String() string { return "kit." + o.call() }
+
+// call is the option as its call, without the value, for errors.
+func (o headerOption) call() string { return fmt.Sprintf("WithHeader(%q, ...)", o.key) }
 
 // GoString keeps the value out of %#v too.
 func (o headerOption) GoString() string { return o.String() }

@@ -152,7 +152,7 @@ type retryOption struct{ p *RetryPolicy }
 
 func (o retryOption) applyClient(c *clientConfig) error {
 	if err := checkRetryPolicy(o.p); err != nil {
-		return fmt.Errorf("kit: WithRetry: %w", err)
+		return fmt.Errorf("kit: %s: %w", o.call(), err)
 	}
 	c.retry = o.p
 	return nil
@@ -160,13 +160,42 @@ func (o retryOption) applyClient(c *clientConfig) error {
 
 func (o retryOption) applyEndpoint(c *endpointConfig) {
 	if err := checkRetryPolicy(o.p); err != nil {
-		c.problem = "WithRetry: " + err.Error()
+		c.problem = o.call() + ": " + err.Error()
 		return
 	}
 	c.retry, c.noRetry = o.p, false
 }
 
-func (o retryOption) String() string { return fmt.Sprintf("kit.WithRetry(%+v)", *o.p) }
+func (o retryOption) String() string { return "kit." + o.call() }
+
+// call is the option as its call, the policy's zero fields left out:
+// WithRetry(kit.RetryPolicy{MaxAttempts: 3}).
+func (o retryOption) call() string {
+	p := o.p
+	var b strings.Builder
+	b.WriteString("WithRetry(kit.RetryPolicy{")
+	sep := ""
+	field := func(name string, v any) {
+		fmt.Fprintf(&b, "%s%s: %v", sep, name, v)
+		sep = ", "
+	}
+	if p.MaxAttempts != 0 {
+		field("MaxAttempts", p.MaxAttempts)
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"MaxElapsed", p.MaxElapsed}, {"BaseDelay", p.BaseDelay}, {"MaxDelay", p.MaxDelay}, {"MaxRetryAfter", p.MaxRetryAfter}} {
+		if d.v != 0 {
+			field(d.name, d.v)
+		}
+	}
+	if p.Statuses != nil {
+		field("Statuses", fmt.Sprintf("%#v", p.Statuses))
+	}
+	b.WriteString("})")
+	return b.String()
+}
 
 type noRetryOption struct{}
 
