@@ -317,8 +317,8 @@ func (st *clientState) closeAsync(ctx context.Context) error {
 	defer close(finished)
 	err := w.wait(ctx)
 	if err != nil {
-		w.cancelAll(errCloseCancelled) // marks the tracker cancelling first
-		_ = w.wait(nil)                // kit's goroutines end promptly once cancelled
+		w.cancelAll(errCloseCancelled)   // marks the tracker cancelling first
+		_ = w.wait(context.Background()) // kit's goroutines end promptly once cancelled
 	}
 	if st.asyncEng != nil {
 		if cerr := st.asyncEng.Close(ctx); err == nil {
@@ -335,8 +335,7 @@ func (st *clientState) closeAsync(ctx context.Context) error {
 type tracker struct {
 	mu         sync.Mutex
 	closed     bool
-	cancelling atomic.Bool   // set by cancelAll before it cancels anything
-	closingCh  chan struct{} // closed by close; made on first use
+	cancelling atomic.Bool // set by cancelAll before it cancels anything
 	n          int
 	idle       chan struct{}           // closed when n drops to 0; nil while n == 0
 	life       context.Context         // made on first begin; cancelled by cancelAll
@@ -408,17 +407,13 @@ func (t *tracker) walkLife() context.Context {
 	return t.walks
 }
 
-// wait waits until no work is counted, or ctx ends (ctx.Err()). A nil ctx
-// waits for as long as it takes.
+// wait waits until no work is counted, or ctx ends (ctx.Err()); with
+// context.Background it waits for as long as it takes.
 func (t *tracker) wait(ctx context.Context) error {
 	t.mu.Lock()
 	idle := t.idle
 	t.mu.Unlock()
 	if idle == nil {
-		return nil
-	}
-	if ctx == nil {
-		<-idle
 		return nil
 	}
 	select {
