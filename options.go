@@ -7,7 +7,7 @@ import (
 	"net/http"
 )
 
-// Option configures a Client or an AsyncClient. Options are values of small
+// Option configures a [Client] or an [AsyncClient]. Options are values of small
 // comparable types with a String method; a nil Option is skipped.
 type Option interface {
 	applyClient(*clientConfig) error
@@ -19,60 +19,60 @@ type EndpointOption interface {
 	applyEndpoint(*endpointConfig)
 }
 
-// ResourceOption configures a Resource or an AsyncResource. A nil
+// ResourceOption configures a [Resource] or an [AsyncResource]. A nil
 // ResourceOption is skipped.
 type ResourceOption interface {
 	applyResource(*resourceConfig)
 }
 
 // ClientEndpointOption is an option that configures a client (as an
-// Option) or one endpoint declaration (as an EndpointOption), the
-// endpoint's setting winning over the client's: WithHeader,
-// WithMaxBodySize, WithRetry and WithErrorModel return one. Like connect's
+// [Option]) or one endpoint declaration (as an [EndpointOption]), the
+// endpoint's setting winning over the client's: [WithHeader],
+// [WithMaxBodySize], [WithRetry] and [WithErrorModel] return one. Like connect's
 // Option, which is both a ClientOption and a HandlerOption, it names the
 // union so that go doc shows it; any value of it is also an Option and an
-// EndpointOption.
+// [EndpointOption].
 type ClientEndpointOption interface {
 	Option
 	EndpointOption
 }
 
 // PagingOption is an option that configures the pagination of a resource
-// (as a ResourceOption) or of a paged endpoint declaration (as an
-// EndpointOption): WithPaginator, WithMaxPages and WithPrefetch return one.
+// (as a [ResourceOption]) or of a paged endpoint declaration (as an
+// [EndpointOption]): [WithPaginator], [WithMaxPages] and [WithPrefetch] return one.
 type PagingOption interface {
 	ResourceOption
 	EndpointOption
 }
 
-// WithEngine sets the engine that sends the client's requests: an Engine, an
-// AsyncEngine, or a value implementing both. Whether the engine has the
-// protocol a call needs is checked when the call is made (see EngineError).
+// WithEngine sets the engine that sends the client's requests: an [Engine], an
+// [AsyncEngine], or a value implementing both. Whether the engine has the
+// protocol a call needs is checked when the call is made (see [EngineError]).
 // Such an engine follows redirects as it likes: it is responsible for not
-// sending credentials to another origin (see Auth); prefer WithHTTPClient
+// sending credentials to another origin (see [Auth]); prefer [WithHTTPClient]
 // for a customised *http.Client.
 func WithEngine(e any) Option { return engineOption{e} }
 
-// WithHTTPClient sets the *http.Client that sends requests. On a Client it
-// is the engine; on an AsyncClient the async engine sends through it. kit
+// WithHTTPClient sets the *http.Client that sends requests. On a [Client] it
+// is the engine; on an [AsyncClient] the async engine sends through it. kit
 // uses a shallow copy of hc whose CheckRedirect first takes the
-// credentials of the client's Auth off a request redirected to another
+// credentials of the client's [Auth] off a request redirected to another
 // origin, then applies hc.CheckRedirect (net/http's default policy when
 // nil); hc itself is not modified.
 func WithHTTPClient(hc *http.Client) Option { return httpClientOption{hc} }
 
 // WithAuth sets the client's auth strategy, shared by every endpoint and
-// resource bound to the client (endpoints declared with NoAuth skip it). A
-// built-in Auth that is misconfigured (an empty Bearer token, a TokenAuth
-// without a fetch function, ...) makes NewClient fail.
+// resource bound to the client (endpoints declared with [NoAuth] skip it). A
+// built-in [Auth] that is misconfigured (an empty [Bearer] token, a [TokenAuth]
+// without a fetch function, ...) makes [NewClient] fail.
 func WithAuth(a Auth) Option { return authOption{a} }
 
-// WithHeader adds a header. As an Option it is sent on every request of the
-// client; as an EndpointOption it is a constant header of that endpoint
+// WithHeader adds a header. As an [Option] it is sent on every request of the
+// client; as an [EndpointOption] it is a constant header of that endpoint
 // (an Accept: application/vnd.github.raw, say), which replaces the
 // client's values of that key. It may be given several times; values of
 // the same key accumulate. A header parameter of the call (a `kit:",header"`
-// field) replaces both. An empty key makes NewClient, or the declaration,
+// field) replaces both. An empty key makes [NewClient], or the declaration,
 // fail.
 func WithHeader(key, value string) ClientEndpointOption {
 	return headerOption{key, value}
@@ -84,17 +84,17 @@ func WithHeader(key, value string) ClientEndpointOption {
 func WithValidator(v Validator) Option { return validatorOption{v} }
 
 // WithMaxBodySize bounds how many bytes of a response body are read. A
-// larger body fails the call with an error matching ErrBodyTooLarge.
-// For a Stream it bounds each record instead (the stream itself has no
+// larger body fails the call with an error matching [ErrBodyTooLarge].
+// For a [Stream] it bounds each record instead (the stream itself has no
 // limit), and a streamed io.ReadCloser has none. Default:
-// DefaultMaxBodySize. It is both an Option (the client's limit) and an
-// EndpointOption (that endpoint's limit).
+// [DefaultMaxBodySize]. It is both an [Option] (the client's limit) and an
+// [EndpointOption] (that endpoint's limit).
 func WithMaxBodySize(n int64) ClientEndpointOption {
 	return maxBodyOption{n}
 }
 
 // DefaultMaxBodySize is the response body limit of a client made without
-// WithMaxBodySize: 32 MiB.
+// [WithMaxBodySize]: 32 MiB.
 const DefaultMaxBodySize = 32 << 20
 
 // NoAuth declares an endpoint that never carries the client's credentials

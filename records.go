@@ -337,7 +337,7 @@ func (rs *recordStream) response() *Response {
 	return rs.resp
 }
 
-// Close is Stream.Close.
+// Close is [Stream.Close].
 func (rs *recordStream) Close() error { return rs.shutdown(true) }
 
 // shutdown closes the stream: the body of the current connection, and
