@@ -308,6 +308,19 @@ func TestChainInterceptorNon2xx(t *testing.T) {
 				t.Errorf("the outer interceptor saw %q, want an *HTTPError 503", got)
 			}
 		})
+		t.Run(tw.name+"/body cut at MaxErrorBodySize", func(t *testing.T) {
+			t.Parallel()
+			big, _ := answering(http.StatusInternalServerError, strings.Repeat("x", kit.MaxErrorBodySize+10), 1)
+			_, b := tw.setup(t, newRecorder(nil), kit.WithInterceptors(big))
+			_, err := twinCall(t.Context(), tw, chainGet, b, kit.NoParams{})
+			var he *kit.HTTPError
+			if !errors.As(err, &he) || he.StatusCode != 500 {
+				t.Fatalf("err = %v, want an *HTTPError 500", err)
+			}
+			if len(he.Body) != kit.MaxErrorBodySize {
+				t.Errorf("HTTPError.Body has %d bytes, want the first MaxErrorBodySize (%d)", len(he.Body), kit.MaxErrorBodySize)
+			}
+		})
 		t.Run(tw.name+"/304 is ErrNotModified", func(t *testing.T) {
 			t.Parallel()
 			cached, _ := answering(http.StatusNotModified, "", 1)

@@ -179,7 +179,11 @@ func (st *clientState) checkAnswer(req *Request, resp *Response, err error, opti
 		// closed, and the *HTTPError has no Body.
 		resp.stream.Close()
 	}
-	return nil, st.httpError(req.policy, resp.Request, resp.Request, resp.StatusCode, resp.Header, resp.body)
+	body := resp.body
+	if len(body) > MaxErrorBodySize {
+		body = body[:MaxErrorBodySize] // as the transport keeps of a server's
+	}
+	return nil, st.httpError(req.policy, resp.Request, resp.Request, resp.StatusCode, resp.Header, body)
 }
 
 func is2xx(code int) bool { return code >= 200 && code <= 299 }
