@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kithttp/kit/internal/httpsyntax"
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // A Directive is one parsed //kit: comment line. Which fields are set depends
@@ -123,8 +124,8 @@ func ParseDirective(text string) (d Directive, ok bool, err error) {
 		if err != nil {
 			return Directive{}, true, err
 		}
-		if !httpsyntax.IsToken(name.Text) {
-			return errorf(name.Off, "header name %q is not an HTTP token", name.Text)
+		if err := routing.HeaderName(name.Text); err != nil {
+			return errorf(name.Off, "%v", err)
 		}
 		d.Name, d.Off = name, name.Off
 		if strings.HasPrefix(value.Text, "{") && strings.HasSuffix(value.Text, "}") {
