@@ -162,7 +162,7 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 			usable = min(usable, reqCC.maxAge+1) // age ≤ max-age
 		}
 		if age < usable {
-			return stored.response(age), nil
+			return st.cachedResponse(req, stored, age), nil
 		}
 	}
 	send := req
@@ -202,7 +202,7 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 		} else {
 			st.store(ctx, req, key, stored, cc)
 		}
-		return stored.response(stored.age(time.Now())), nil
+		return st.cachedResponse(req, stored, stored.age(time.Now())), nil
 	}
 	if err != nil {
 		return resp, err
@@ -274,10 +274,17 @@ func (st *clientState) deleteEntry(ctx context.Context, req *Request, key string
 	}
 }
 
-// response is the entry served at current age age.
-func (e *cacheEntry) response(age time.Duration) *Response {
+// cachedResponse is e served to req at current age age.
+func (st *clientState) cachedResponse(req *Request, e *cacheEntry, age time.Duration) *Response {
 	e.header["Age"] = []string{strconv.FormatInt(int64(age/time.Second), 10)}
-	return &Response{StatusCode: e.status, Header: e.header, body: e.body, cached: true}
+	return &Response{
+		StatusCode: e.status,
+		Header:     e.header,
+		Request:    &http.Request{Method: req.Method, URL: req.URL, Header: req.Header, Host: req.URL.Host},
+		body:       e.body,
+		secrets:    &st.secrets,
+		cached:     true,
+	}
 }
 
 // invalidate removes what is stored for the URL of a successful write
@@ -312,16 +319,28 @@ func (st *clientState) invalidate(ctx context.Context, req *Request, resp *Respo
 	}
 }
 
-// cacheKey is the key of a response to method on u for credentials id.
+// cacheKey is the key of a response to method on u for credentials id:
+// "kit:" and the hex SHA-256 of them, so that no URL (nor anything in its
+// query) shows in the store.
 func cacheKey(method string, u *url.URL, id string) string {
-	h := sha256.New()
-	h.Write([]byte(method))
-	h.Write([]byte{0})
-	h.Write([]byte(u.String()))
-	h.Write([]byte{0})
-	h.Write([]byte(id))
-	var sum [sha256.Size]byte
-	return "kit:" + hex.EncodeToString(h.Sum(sum[:0]))
+	var stack [512]byte
+	b := append(stack[:0], method...)
+	b = append(b, 0)
+	b = append(b, u.Scheme...)
+	b = append(b, "://"...)
+	b = append(b, u.Host...)
+	b = append(b, u.EscapedPath()...)
+	if u.RawQuery != "" || u.ForceQuery {
+		b = append(b, '?')
+		b = append(b, u.RawQuery...)
+	}
+	b = append(b, 0)
+	b = append(b, id...)
+	sum := sha256.Sum256(b)
+	var out [4 + 2*sha256.Size]byte
+	copy(out[:], "kit:")
+	hex.Encode(out[4:], sum[:])
+	return string(out[:])
 }
 
 // cacheIdentity is a hash of the credentials req would carry ("" for none):
