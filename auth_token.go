@@ -265,7 +265,7 @@ type tokenFetch struct {
 	waiters int                // calls that started or joined it (under a.mu; for tests)
 	active  int                // calls still waiting for it (under a.mu)
 	cancel  context.CancelFunc // ends the fetch's context: when no call waits any more
-	stale   Token // the token it replaces: expiring, rejected, or zero
+	stale   Token              // the token it replaces: expiring, rejected, or zero
 	tok     Token
 	gen     uint64
 	err     error
