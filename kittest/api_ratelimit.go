@@ -73,11 +73,16 @@ func (a *API) limited(h http.HandlerFunc) http.HandlerFunc {
 			maxAge = n
 		}
 		hdr.Set("Cache-Control", "private, max-age="+strconv.Itoa(maxAge))
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &statusWriter{ResponseWriter: w, before: func(code int) {
+			if code == http.StatusNotModified {
+				// Not counted: the request is given back, and the
+				// headers say so.
+				a.refund(start)
+				hdr.Set("X-RateLimit-Remaining", strconv.Itoa(limit-used+1))
+				hdr.Set("X-RateLimit-Used", strconv.Itoa(used-1))
+			}
+		}}
 		h(sw, r)
-		if sw.status == http.StatusNotModified {
-			a.refund(start)
-		}
 	}
 }
 
@@ -90,22 +95,25 @@ func (a *API) refund(start time.Time) {
 	}
 }
 
-// statusWriter records the status a handler writes.
+// statusWriter calls before with the status a handler writes, before the
+// header goes out.
 type statusWriter struct {
 	http.ResponseWriter
-	status int
+	before func(code int)
+	done   bool
 }
 
 func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
+	if !w.done {
+		w.done = true
+		w.before(code)
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
+	if !w.done {
+		w.WriteHeader(http.StatusOK)
 	}
 	return w.ResponseWriter.Write(b)
 }
