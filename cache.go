@@ -344,10 +344,54 @@ func cacheKey(method string, u *url.URL, id string) string {
 }
 
 // cacheIdentity is a hash of the credentials req would carry ("" for none):
-// computed once for the built-in fixed credentials, from the current token
-// for a TokenAuth, and for any other Auth from what it adds to a scratch
-// request.
+// those of the client's Auth (computed once for the built-in fixed
+// credentials, from the current token for a TokenAuth, and for any other
+// Auth from what it adds to a scratch request), and any credential the
+// request carries already (an Authorization or Cookie header, or one with a
+// secret-looking name, set with WithHeader or a header parameter).
 func (st *clientState) cacheIdentity(ctx context.Context, req *Request) (string, error) {
+	id, err := st.authIdentityOf(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	if own := headerIdentity(req.Header); own != "" {
+		id = identityHash(id + "\x00" + own)
+	}
+	return id, nil
+}
+
+// headerIdentity is the text of the credential headers of h, sorted; ""
+// when there are none.
+func headerIdentity(h http.Header) string {
+	var names []string
+	for k := range h {
+		switch k {
+		case "Accept", "User-Agent", "Content-Type", "Cache-Control", "Accept-Language", "Accept-Encoding", "Pragma":
+			continue
+		}
+		if k == "Authorization" || k == "Proxy-Authorization" || k == "Cookie" || (*secrets)(nil).isSecret(k) {
+			names = append(names, k)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, k := range names {
+		b.WriteString(k)
+		for _, v := range h[k] {
+			b.WriteByte(0)
+			b.WriteString(v)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// authIdentityOf is the identity of the credentials the client's Auth
+// would add to req.
+func (st *clientState) authIdentityOf(ctx context.Context, req *Request) (string, error) {
 	if st.auth == nil || req.policy.noAuth || !st.sameOrigin(req.URL) {
 		return "", nil
 	}

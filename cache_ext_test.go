@@ -453,3 +453,33 @@ func TestWithCacheNil(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// Credentials set as plain headers (not through an Auth) key entries too.
+func TestCacheKeysByCredentialHeaders(t *testing.T) {
+	t.Parallel()
+	s := &cacheServer{h: func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, r.Header.Get("Authorization")+r.Header.Get("X-Api-Key"))
+	}}
+	srv := serve(t, s)
+	store := kit.NewMemoryCache(0)
+	for _, tc := range []struct {
+		opt  kit.Option
+		want string
+	}{
+		{kit.WithHeader("Authorization", "Bearer alice"), "Bearer alice"},
+		{kit.WithHeader("Authorization", "Bearer bob"), "Bearer bob"},
+		{kit.WithHeader("X-Api-Key", "k1"), "k1"},
+		{kit.WithHeader("X-Api-Key", "k2"), "k2"},
+		{kit.WithHeader("X-Trace", "anything"), ""},
+		{kit.WithHeader("X-Trace", "other"), ""},
+	} {
+		c := newClient(t, srv.URL, kit.WithCache(store), tc.opt)
+		if got := string(getDoc(t, c).Bytes()); got != tc.want {
+			t.Errorf("%v: got %q, want %q", tc.opt, got, tc.want)
+		}
+	}
+	if n := s.hits.Load(); n != 5 {
+		t.Errorf("server saw %d requests, want 5 (X-Trace is not a credential)", n)
+	}
+}
