@@ -58,9 +58,10 @@ type CacheStore interface {
 //     streamed results (io.ReadCloser, Stream), bypass the cache.
 //
 // Keys are a SHA-256 hash of the method, the URL and the identity of the
-// credentials the client would send (a hash of them, never the secret):
-// clients with the same credentials share entries, two users of one store
-// never see each other's. With TokenAuth the identity is the current token,
+// credentials the request would carry (a hash of them, never the secret):
+// the client's Auth's, and any Authorization, Cookie or secret-looking
+// header the request has itself. Clients with the same credentials share
+// entries; two users of one store never see each other's. With TokenAuth the identity is the current token,
 // so a renewed token starts from a cold cache; endpoints declared NoAuth
 // share entries across every client of the store.
 //
@@ -138,22 +139,7 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 	}
 	key := cacheKey(http.MethodGet, req.URL, id)
 
-	var stored *cacheEntry
-	data, ok, err := st.cache.Get(ctx, key)
-	switch {
-	case err != nil:
-		st.logCache(ctx, req, "reading", err)
-	case ok:
-		e, derr := decodeEntry(data)
-		if derr != nil {
-			st.logCache(ctx, req, "decoding", derr)
-			if err := st.cache.Delete(ctx, key); err != nil {
-				st.logCache(ctx, req, "deleting", err)
-			}
-		} else if e.varyMatches(req.Header) {
-			stored = e
-		}
-	}
+	stored := st.lookup(ctx, req, key)
 	now := time.Now()
 	if stored != nil && !stored.noCache && !reqCC.noCache {
 		age := stored.age(now)
@@ -213,6 +199,43 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 		st.deleteEntry(ctx, req, key) // replaced by a response that may not be kept
 	}
 	return resp, nil
+}
+
+// lookup returns the entry stored under key for req, nil when there is none
+// (or it does not decode, or was chosen by other Vary values). The entry is
+// the caller's to change.
+func (st *clientState) lookup(ctx context.Context, req *Request, key string) *cacheEntry {
+	if mc, ok := st.cache.(*memoryCache); ok {
+		// In this process: decoded once, copied per hit.
+		shared, ok, err := mc.decodedEntry(key)
+		if err != nil {
+			st.logCache(ctx, req, "decoding", err)
+		}
+		if !ok || !shared.varyMatches(req.Header) {
+			return nil
+		}
+		e := *shared
+		e.header = shared.header.Clone()
+		return &e
+	}
+	data, ok, err := st.cache.Get(ctx, key)
+	switch {
+	case err != nil:
+		st.logCache(ctx, req, "reading", err)
+		return nil
+	case !ok:
+		return nil
+	}
+	e, err := decodeEntry(data)
+	if err != nil {
+		st.logCache(ctx, req, "decoding", err)
+		st.deleteEntry(ctx, req, key)
+		return nil
+	}
+	if !e.varyMatches(req.Header) {
+		return nil
+	}
+	return e
 }
 
 // storable returns the entry of a response to req that may be stored.

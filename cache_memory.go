@@ -42,7 +42,8 @@ type memoryCache struct {
 type memoryItem struct {
 	key     string
 	entry   []byte
-	expires time.Time // zero: never
+	expires time.Time   // zero: never
+	decoded *cacheEntry // entry decoded, once; shared, never modified
 }
 
 func (m *memoryCache) Get(ctx context.Context, key string) ([]byte, bool, error) {
@@ -59,6 +60,33 @@ func (m *memoryCache) Get(ctx context.Context, key string) ([]byte, bool, error)
 	}
 	m.lru.MoveToFront(el)
 	return it.entry, true, nil
+}
+
+// decodedEntry is Get for kit's own cache layer: the entry decoded, once
+// per stored entry, shared by every hit (which must copy what it changes).
+// An entry that does not decode is removed and reported as errBadEntry.
+func (m *memoryCache) decodedEntry(key string) (*cacheEntry, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	el, ok := m.items[key]
+	if !ok {
+		return nil, false, nil
+	}
+	it := el.Value.(*memoryItem)
+	if !it.expires.IsZero() && !m.now().Before(it.expires) {
+		m.removeLocked(el)
+		return nil, false, nil
+	}
+	if it.decoded == nil {
+		e, err := decodeEntry(it.entry)
+		if err != nil {
+			m.removeLocked(el)
+			return nil, false, err
+		}
+		it.decoded = e
+	}
+	m.lru.MoveToFront(el)
+	return it.decoded, true, nil
 }
 
 func (m *memoryCache) Set(ctx context.Context, key string, entry []byte, ttl time.Duration) error {
