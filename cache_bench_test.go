@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/kithttp/kit"
 )
@@ -83,3 +84,42 @@ func BenchmarkCacheHit(b *testing.B)         { cacheBench(b, true, false, true) 
 func BenchmarkCacheNetworkJSON(b *testing.B) { cacheBench(b, false, false, false) }
 func BenchmarkCacheMissJSON(b *testing.B)    { cacheBench(b, true, true, false) }
 func BenchmarkCacheHitJSON(b *testing.B)     { cacheBench(b, true, false, false) }
+
+// BenchmarkCacheHitVsNetwork interleaves a hit and a network call in each
+// iteration, so that both meet the same load on a shared machine, and
+// reports their mean times and the ratio (network/hit, which must be at
+// least 20).
+func BenchmarkCacheHitVsNetwork(b *testing.B) {
+	srv := cacheBenchServer(b)
+	cached, err := kit.NewClient(srv.URL+"/api", kit.WithAuth(kit.Bearer("bench-token")), kit.WithCache(kit.NewMemoryCache(1<<20)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cached.Close()
+	plain, err := kit.NewClient(srv.URL+"/api", kit.WithAuth(kit.Bearer("bench-token")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer plain.Close()
+	ctx := context.Background()
+	p := getUserParams{Login: "octo", Fields: "all"}
+	if _, err := benchGetRaw.Call(ctx, cached, p); err != nil {
+		b.Fatal(err)
+	}
+	var hit, network time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		r, err := benchGetRaw.Call(ctx, cached, p)
+		t1 := time.Now()
+		if err != nil || !r.FromCache() {
+			b.Fatal(r, err)
+		}
+		if _, err := benchGetRaw.Call(ctx, plain, p); err != nil {
+			b.Fatal(err)
+		}
+		hit, network = hit+t1.Sub(t0), network+time.Since(t1)
+	}
+	b.ReportMetric(float64(hit.Nanoseconds())/float64(b.N), "hit-ns/op")
+	b.ReportMetric(float64(network.Nanoseconds())/float64(b.N), "network-ns/op")
+	b.ReportMetric(float64(network)/float64(hit), "x-faster")
+}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/kithttp/kit"
 	"github.com/kithttp/kit/kitredis"
@@ -81,4 +82,31 @@ func BenchmarkRedisNetwork(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkRedisHitVsRoundTrip interleaves a kit GET served from NewCache
+// and one PING in each iteration, so that both meet the same load, and
+// reports their mean times and the ratio (hit/round trip, which should be
+// at most 2).
+func BenchmarkRedisHitVsRoundTrip(b *testing.B) {
+	rdb := newRedis(b)
+	c := benchClient(b, kit.WithCache(kitredis.NewCache(rdb, uniqueKey(b)+":")))
+	ctx := context.Background()
+	benchGet.Call(ctx, c, kit.NoParams{})
+	var hit, rtt time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		r, err := benchGet.Call(ctx, c, kit.NoParams{})
+		t1 := time.Now()
+		if err != nil || !r.FromCache() {
+			b.Fatal(r, err)
+		}
+		if err := rdb.Ping(ctx).Err(); err != nil {
+			b.Fatal(err)
+		}
+		hit, rtt = hit+t1.Sub(t0), rtt+time.Since(t1)
+	}
+	b.ReportMetric(float64(hit.Nanoseconds())/float64(b.N), "hit-ns/op")
+	b.ReportMetric(float64(rtt.Nanoseconds())/float64(b.N), "roundtrip-ns/op")
+	b.ReportMetric(float64(hit)/float64(rtt), "hit/roundtrip")
 }
