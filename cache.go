@@ -137,7 +137,7 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 	if err != nil {
 		return next(ctx, req) // the auth layer reports it
 	}
-	key := cacheKey(http.MethodGet, req.URL, id)
+	key := st.cacheKey(http.MethodGet, req.URL, id)
 
 	stored := st.lookup(ctx, req, key)
 	now := time.Now()
@@ -215,7 +215,12 @@ func (st *clientState) lookup(ctx context.Context, req *Request, key string) *ca
 			return nil
 		}
 		e := *shared
-		e.header = shared.header.Clone()
+		// A map of its own; the value slices are shared, capped so that
+		// an Add copies them (Set replaces them).
+		e.header = make(http.Header, len(shared.header)+1)
+		for k, vs := range shared.header {
+			e.header[k] = vs[:len(vs):len(vs)]
+		}
 		return &e
 	}
 	data, ok, err := st.cache.Get(ctx, key)
@@ -328,7 +333,7 @@ func (st *clientState) invalidate(ctx context.Context, req *Request, resp *Respo
 	if ierr != nil {
 		return
 	}
-	st.deleteEntry(ctx, req, cacheKey(http.MethodGet, req.URL, id))
+	st.deleteEntry(ctx, req, st.cacheKey(http.MethodGet, req.URL, id))
 	for _, h := range [...]string{"Location", "Content-Location"} {
 		v := header.Get(h)
 		if v == "" {
@@ -338,13 +343,41 @@ func (st *clientState) invalidate(ctx context.Context, req *Request, resp *Respo
 		if perr != nil || !sameOrigin(u, req.URL) || u.String() == req.URL.String() {
 			continue
 		}
-		st.deleteEntry(ctx, req, cacheKey(http.MethodGet, u, id))
+		st.deleteEntry(ctx, req, st.cacheKey(http.MethodGet, u, id))
 	}
 }
 
 // cacheKey is the key of a response to method on u for credentials id:
 // "kit:" and the hex SHA-256 of them, so that no URL (nor anything in its
-// query) shows in the store.
+// query) shows in a store outside the process. NewMemoryCache, in the
+// process, gets them unhashed: the hash would only cost time.
+func (st *clientState) cacheKey(method string, u *url.URL, id string) string {
+	if _, ok := st.cache.(*memoryCache); ok {
+		return memoryKey(method, u, id)
+	}
+	return cacheKey(method, u, id)
+}
+
+// memoryKey is the unhashed key: method, URL and identity, one allocation.
+func memoryKey(method string, u *url.URL, id string) string {
+	path := u.EscapedPath()
+	var b strings.Builder
+	b.Grow(len(method) + len(u.Scheme) + len(u.Host) + len(path) + len(u.RawQuery) + len(id) + 8)
+	b.WriteString(method)
+	b.WriteByte(' ')
+	b.WriteString(u.Scheme)
+	b.WriteString("://")
+	b.WriteString(u.Host)
+	b.WriteString(path)
+	if u.RawQuery != "" || u.ForceQuery {
+		b.WriteByte('?')
+		b.WriteString(u.RawQuery)
+	}
+	b.WriteByte(0)
+	b.WriteString(id)
+	return b.String()
+}
+
 func cacheKey(method string, u *url.URL, id string) string {
 	var stack [512]byte
 	b := append(stack[:0], method...)
