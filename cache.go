@@ -99,6 +99,9 @@ func (o cacheOption) String() string { return fmt.Sprintf("kit.WithCache(%T)", o
 // freshness, to be revalidated.
 const staleKeep = 24 * time.Hour
 
+// maxStoreTTL bounds how long a store is asked to keep an entry.
+const maxStoreTTL = 365 * 24 * time.Hour
+
 // cacheLayer is the chain's cache layer.
 func (st *clientState) cacheLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
@@ -291,6 +294,7 @@ func (st *clientState) store(ctx context.Context, req *Request, key string, e *c
 	if e.header.Get("Etag") != "" || e.header.Get("Last-Modified") != "" {
 		ttl += staleKeep
 	}
+	ttl = min(ttl, maxStoreTTL)
 	if err := st.cache.Set(ctx, key, e.encode(), ttl); err != nil {
 		st.logCache(ctx, req, "writing", err)
 	}

@@ -129,6 +129,7 @@ func freshness(status int, h http.Header, cc cacheControl, reqTime, respTime tim
 			lifetime = min(date.Sub(lm)/10, maxHeuristic)
 		}
 	}
+	lifetime = min(lifetime, time.Duration(maxDelta)*time.Second) // an Expires centuries away
 	// §4.2.3: the corrected initial age.
 	apparent := max(respTime.Sub(date), 0)
 	ageValue := deltaSeconds(strings.TrimSpace(h.Get("Age")))
