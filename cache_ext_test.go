@@ -483,3 +483,25 @@ func TestCacheKeysByCredentialHeaders(t *testing.T) {
 		t.Errorf("server saw %d requests, want 5 (X-Trace is not a credential)", n)
 	}
 }
+
+// An AsyncClient's calls go through the cache too.
+func TestCacheAsync(t *testing.T) {
+	t.Parallel()
+	s := &cacheServer{h: func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, `{}`)
+	}}
+	srv := serve(t, s)
+	ac := newAsyncClient(t, srv.URL, kit.WithCache(kit.NewMemoryCache(0)))
+	var from []bool
+	for range 3 {
+		r, err := cacheGet.Go(t.Context(), ac, kit.NoParams{}).Await(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		from = append(from, r.FromCache())
+	}
+	if fmt.Sprint(from) != "[false true true]" || s.hits.Load() != 1 {
+		t.Errorf("FromCache %v, %d requests", from, s.hits.Load())
+	}
+}
