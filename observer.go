@@ -330,7 +330,7 @@ func (st *clientState) observeSend(ctx context.Context, chain Sender, req *Reque
 			octx = c
 		}
 	}
-	resp, err := st.sendChain(octx, chain, req)
+	resp, err := chain(octx, req)
 	if o.CallEnd == nil {
 		if err == nil && resp.stream != nil {
 			resp.observed = octx

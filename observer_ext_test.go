@@ -517,3 +517,39 @@ func TestObserver_StreamResumes(t *testing.T) {
 		})
 	}
 }
+
+// The cache layer reports its hits: a fresh stored response, and a stale
+// one the server confirmed with a 304.
+func TestObserver_CacheHits(t *testing.T) {
+	for _, tw := range twins {
+		t.Run(tw.name, func(t *testing.T) {
+			var log kittest.EventLog
+			api := kittest.NewAPI()
+			_, c := tw.setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/users/2" {
+					w.Header().Set("Cache-Control", "max-age=60")
+				}
+				api.ServeHTTP(w, r)
+			}), kit.WithObserver(log.Observer()), kit.WithCache(kit.NewMemoryCache(1<<20)))
+			for range 2 {
+				for _, id := range []int{1, 2} {
+					if _, err := twinCall(t.Context(), tw, obsGetUser, c, struct{ ID int }{id}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			wantLines(t, log.Lines(),
+				"call start GET /users/{id}",
+				"call end GET /users/{id}: 200",
+				"call start GET /users/{id}",
+				"call end GET /users/{id}: 200",
+				"call start GET /users/{id}",
+				"cache hit GET /users/{id} (revalidated)",
+				"call end GET /users/{id}: 200",
+				"call start GET /users/{id}",
+				"cache hit GET /users/{id}",
+				"call end GET /users/{id}: 200",
+			)
+		})
+	}
+}

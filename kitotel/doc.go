@@ -117,7 +117,8 @@
 //
 // # Not covered
 //
-// The cache-hit event and counter depend on kit's cache layer firing
-// Observer.CacheHit. A renewal by a custom Auth that is not a
-// kit.TokenSourceAuth is seen only as the refresh after a 401.
+// A renewal by a custom Auth that is not a kit.TokenSourceAuth is seen
+// only as the refresh after a 401. With a kit.TokenStore shared by a
+// fleet, a fetch this process starts counts as a renewal even when the
+// store hands back a token another process renewed.
 package kitotel

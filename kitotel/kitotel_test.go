@@ -751,3 +751,31 @@ func TestResourceOperations(t *testing.T) {
 		})
 	}
 }
+
+// A call answered from the client's cache: an event on its span and
+// kit.client.cache.hits.
+func TestCacheHits(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			r := newRig(t)
+			b := r.binding(m.async, kit.WithCache(kit.NewMemoryCache(1<<20)))
+			for range 2 {
+				if _, err := call(t.Context(), m.async, getUser, b, struct{ ID int }{1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			spans := r.spans()
+			if len(spans) != 2 {
+				t.Fatalf("%d spans", len(spans))
+			}
+			want(t, "first call's events", len(spans[0].Events), 0)
+			if got := eventText(spans[1]); !slices.Equal(got, []string{"cache hit kit.cache.revalidated:true"}) {
+				t.Errorf("second call's events %q", got)
+			}
+			want(t, "status", attrs(spans[1])["http.response.status_code"], "200")
+			if got := r.counter("kit.client.cache.hits"); !slices.Equal(got, []string{"http.request.method:GET url.template:/users/{id}=1"}) {
+				t.Errorf("kit.client.cache.hits %q", got)
+			}
+		})
+	}
+}
