@@ -1,8 +1,10 @@
 // Package kittest helps test code built on kit: an in-memory REST API with
 // users, teams and posts served in every pagination style (NewAPI), a
-// loopback test server with a client wired to it (NewServer), an engine
-// that records requests without touching the network (RecordingEngine), and
-// a log of a kit.Observer's events as text (EventLog).
+// loopback test server with a client wired to it (NewServer), a server that
+// counts the connections it accepts, to check that a client reuses them
+// (NewCountingServer), an engine that records requests without touching
+// the network (RecordingEngine), and a log of a kit.Observer's events as
+// text (EventLog).
 //
 //	func TestMyClient(t *testing.T) {
 //		api := kittest.NewAPI()
