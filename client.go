@@ -93,6 +93,8 @@ type clientConfig struct {
 	limiter    *rate.Limiter // WithRateLimit; nil: no limit
 	logger     *slog.Logger  // WithLogger; nil: no logging
 	errorModel *errorModel   // WithErrorModel; nil: none
+	bodyCheck  *bodyCheck    // WithBodyCheck; nil: none
+	idemHeader string        // WithIdempotencyKey; "": no keys
 
 	callInterceptors    []Interceptor // WithInterceptors
 	attemptInterceptors []Interceptor // WithAttemptInterceptors

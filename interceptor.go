@@ -41,6 +41,7 @@ type Request struct {
 	policy  *callPolicy // the endpoint's per-call settings; never nil
 	attempt int         // 1 for the first attempt, set by the retry layer
 	call    *callState  // shared by the attempts of a retried call; else nil
+	keyed   bool        // carries an idempotency key: a write safe to retry
 }
 
 // callState is what the attempts of one call share (they run one after

@@ -51,11 +51,15 @@ func WithAuth(a Auth) Option { return authOption{a} }
 // (an Accept: application/vnd.github.raw, say), which replaces the
 // client's values of that key. It may be given several times; values of
 // the same key accumulate. A header parameter of the call (a `kit:",header"`
-// field) replaces both. An empty key makes NewClient, or the declaration,
-// fail.
+// field) replaces both. As a CallOption it is a header of that one call
+// (every attempt, page and reconnection of it), which replaces the values of
+// that key set by the client, the endpoint and the call's parameters. An
+// empty key makes NewClient, or the declaration, fail; as a CallOption, the
+// call.
 func WithHeader(key, value string) interface {
 	Option
 	EndpointOption
+	CallOption
 } {
 	return headerOption{key, value}
 }

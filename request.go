@@ -31,6 +31,7 @@ type callPolicy struct {
 	idempotent bool          // Idempotent
 	timeout    time.Duration // WithTimeout; 0: none
 	errorModel *errorModel   // WithErrorModel; nil: the client's
+	bodyCheck  *bodyCheck    // WithBodyCheck; nil: the client's
 	stream     bool          // R is io.ReadCloser or a Stream: the 2xx body is handed over unread
 }
 
@@ -75,7 +76,7 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 		Method:   d.method,
 		URL:      u,
 		Endpoint: d.name,
-		policy:   &d.callPolicy,
+		policy:   r.call.policyOf(d),
 	}
 	h := make(http.Header, 4+len(st.header)+len(d.header)+len(r.header))
 	// kit's own header values share one backing array (capped slices, so
@@ -148,6 +149,14 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 	}
 	for k, vs := range r.header {
 		h[k] = vs
+	}
+	if r.call != nil {
+		for k, vs := range r.call.header {
+			h[k] = vs[:len(vs):len(vs)]
+		}
+	}
+	if d.idemHeader != "" || st.idemHeader != "" || r.call != nil && r.call.key != "" {
+		req.keyed = st.setIdempotencyKey(d, r.call, h)
 	}
 	if _, ok := h["User-Agent"]; !ok {
 		h["User-Agent"] = defaults[1:2:2]

@@ -33,9 +33,16 @@ import (
 //
 //   - its method is idempotent (GET, HEAD, PUT, DELETE, OPTIONS, TRACE), or
 //     it is any other method (POST, PATCH) of an endpoint declared with
-//     Idempotent(); and
-//   - it failed with a connection error (refused, reset, closed early,
-//     including a 2xx body cut short), or its response has one of Statuses.
+//     Idempotent() or of a call that carries an idempotency key (see
+//     WithIdempotencyKey and IdempotencyKey); and
+//   - RetryIf (by default Retryable) says the failed attempt's error is
+//     worth another: Retryable says yes to a connection error (refused,
+//     reset, closed early, including a 2xx body cut short) and to a
+//     response with one of Statuses.
+//
+// One failure is retried whatever the method: a 429 Too Many Requests is a
+// refusal made before the request was processed (RFC 6585), so a POST that
+// got one is sent again (after its Retry-After) when RetryIf agrees.
 //
 // It is not retried when the call's context is cancelled or past its
 // deadline (the caller's own, or the endpoint's WithTimeout), on a body
@@ -99,8 +106,54 @@ type RetryPolicy struct {
 
 	// Statuses are the response statuses that are retried, each in
 	// 400..599. nil means 429, 502, 503 and 504 (DefaultRetryStatuses);
-	// an empty non-nil slice retries connection errors only.
+	// an empty non-nil slice retries connection errors only. They are
+	// Retryable's rule: a RetryIf of one's own decides without them.
 	Statuses []int
+
+	// RetryIf decides whether a failed attempt is retried, from its
+	// error: an *HTTPError (status, headers, body, error model; a body
+	// that WithBodyCheck refused is one too, with its 2xx status) or a
+	// connection error. It sees only the failures that the method rule
+	// leaves open (see above), and never a cancelled call, nor an error
+	// that no attempt can cure (credentials that cannot be added, a body
+	// that cannot be opened). A server's hints decide this way: a
+	// "Stripe-Should-Retry: false" or "x-should-retry" header, an error
+	// code in the body. Call Retryable for the default rule. nil means
+	// Retryable. It must be safe for concurrent use.
+	RetryIf func(err error) bool
+}
+
+// Retryable is the default rule of RetryPolicy.RetryIf: it reports whether
+// err is worth another attempt. It is true for a connection error (refused,
+// reset, closed early, a 2xx body cut short; not a TLS or certificate
+// error, not an error about the URL, not ErrBodyTooLarge, not a cancelled
+// or expired context) and for an *HTTPError whose status is one of the
+// Statuses of the RetryPolicy in force for the call that returned it (kit's
+// HTTPErrors carry it; DefaultRetryStatuses when none was in force). It is
+// false for nil, decoding and validation errors, and the errors of
+// requests that were never sent.
+func Retryable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var final finalError
+	if errors.As(err, &final) {
+		return false
+	}
+	var he *HTTPError
+	if errors.As(err, &he) {
+		statuses := DefaultRetryStatuses()
+		if he.retry != nil && he.retry.Statuses != nil {
+			statuses = he.retry.Statuses
+		}
+		return slices.Contains(statuses, he.StatusCode)
+	}
+	var de *DecodeError
+	var ve *ValidationError
+	if errors.As(err, &de) || errors.As(err, &ve) {
+		return false
+	}
+	return retryableError(context.Background(), err)
 }
 
 // Defaults of the zero fields of a RetryPolicy.
@@ -122,9 +175,10 @@ func DefaultRetryStatuses() []int {
 // WithRetry turns retrying on with policy p (see RetryPolicy). As an Option
 // it is the policy of every request of the client: endpoints, resource CRUD
 // operations and every page of an iteration. As an EndpointOption it is that
-// endpoint's policy and wins over the client's. A negative field, or a
-// status outside 400..599, makes NewClient (or the endpoint declaration)
-// fail.
+// endpoint's policy and wins over the client's. As a CallOption it is the
+// policy of that one call and wins over both. A negative field, or a
+// status outside 400..599, makes NewClient (or the endpoint declaration, or
+// the call) fail.
 //
 // Resource operations follow the method rule of RetryPolicy: Get, List,
 // Update, Delete and the pages of an iteration are retried; Create (POST)
@@ -134,14 +188,22 @@ func DefaultRetryStatuses() []int {
 func WithRetry(p RetryPolicy) interface {
 	Option
 	EndpointOption
+	CallOption
 } {
 	p.Statuses = slices.Clone(p.Statuses)
 	return retryOption{&p}
 }
 
 // NoRetry declares an endpoint that is never retried, whatever the client's
-// policy. Of WithRetry and NoRetry given to one endpoint, the last wins.
-func NoRetry() EndpointOption { return noRetryOption{} }
+// policy. Of WithRetry and NoRetry given to one endpoint, the last wins. As
+// a CallOption it sends that one call once, whatever the endpoint's and the
+// client's policies.
+func NoRetry() interface {
+	EndpointOption
+	CallOption
+} {
+	return noRetryOption{}
+}
 
 // Idempotent declares that sending the endpoint's request twice has the
 // effect of sending it once (for example, it carries an idempotency key), so
@@ -209,7 +271,8 @@ type retrier struct {
 	baseDelay     time.Duration
 	maxDelay      time.Duration
 	maxRetryAfter time.Duration
-	statuses      []int
+	retryIf       func(error) bool
+	refusalsOnly  bool // a write without a key: only a 429 may be retried
 	start         time.Time
 }
 
@@ -238,11 +301,14 @@ func (st *clientState) retryLayer(next Sender) Sender {
 			case errors.As(err, &final):
 				return nil, attemptsError(op, attempt, false, "", err)
 			case errors.As(err, &he):
-				if !rt.retryStatus(he.StatusCode) {
+				if rt.refusalsOnly && he.StatusCode != http.StatusTooManyRequests {
 					return nil, attemptsError(op, attempt, false, "", err)
 				}
 				header = he.Header
-			case !retryableError(ctx, err):
+			case rt.refusalsOnly, ctx.Err() != nil:
+				return nil, attemptsError(op, attempt, false, "", err)
+			}
+			if !rt.retryIf(err) {
 				return nil, attemptsError(op, attempt, false, "", err)
 			}
 			wait, reason, ok := rt.next(ctx, attempt, header)
@@ -256,16 +322,26 @@ func (st *clientState) retryLayer(next Sender) Sender {
 	}
 }
 
-// retrierFor returns the retry plan of req, or nil when req is not retried:
-// no policy applies, the endpoint said NoRetry, or the method is not
-// idempotent and the endpoint did not say Idempotent.
-func (st *clientState) retrierFor(req *Request) *retrier {
-	pol := req.policy
-	p := pol.retry
-	if p == nil && !pol.noRetry {
-		p = st.retry
+// policyFor returns the retry policy in force for a request with policy
+// pol: the call's or the endpoint's, else the client's unless NoRetry;
+// nil when none is.
+func (st *clientState) policyFor(pol *callPolicy) *RetryPolicy {
+	if pol == nil {
+		return st.retry
 	}
-	if p == nil || (!pol.idempotent && !idempotentMethod(req.Method)) {
+	if pol.retry != nil || pol.noRetry {
+		return pol.retry
+	}
+	return st.retry
+}
+
+// retrierFor returns the retry plan of req, or nil when req is not retried:
+// no policy applies, the endpoint or the call said NoRetry, or MaxAttempts
+// is 1. A write that is neither declared Idempotent nor keyed is only
+// retried after a 429.
+func (st *clientState) retrierFor(req *Request) *retrier {
+	p := st.policyFor(req.policy)
+	if p == nil {
 		return nil
 	}
 	r := &retrier{
@@ -274,11 +350,12 @@ func (st *clientState) retrierFor(req *Request) *retrier {
 		baseDelay:     cmp.Or(p.BaseDelay, DefaultRetryBaseDelay),
 		maxDelay:      cmp.Or(p.MaxDelay, DefaultRetryMaxDelay),
 		maxRetryAfter: cmp.Or(p.MaxRetryAfter, DefaultRetryMaxRetryAfter),
-		statuses:      p.Statuses,
+		retryIf:       p.RetryIf,
+		refusalsOnly:  !req.policy.idempotent && !req.keyed && !idempotentMethod(req.Method),
 		start:         time.Now(),
 	}
-	if r.statuses == nil {
-		r.statuses = DefaultRetryStatuses()
+	if r.retryIf == nil {
+		r.retryIf = Retryable
 	}
 	if r.maxAttempts <= 1 {
 		return nil
@@ -292,11 +369,6 @@ func idempotentMethod(m string) bool {
 		return true
 	}
 	return false
-}
-
-// retryStatus reports whether a response with this status is retried.
-func (r *retrier) retryStatus(code int) bool {
-	return r != nil && slices.Contains(r.statuses, code)
 }
 
 // backoff is the jittered wait before the retry that follows attempt n

@@ -62,20 +62,23 @@ func TestRetrierDefaults(t *testing.T) {
 	st := &clientState{clientConfig: clientConfig{retry: &RetryPolicy{}}}
 	r := st.retrierFor(&Request{Method: http.MethodGet, policy: defaultPolicy})
 	if r == nil || r.maxAttempts != 4 || r.maxElapsed != 30*time.Second || r.baseDelay != 100*time.Millisecond ||
-		r.maxDelay != 5*time.Second || r.maxRetryAfter != time.Minute || fmt.Sprint(r.statuses) != "[429 502 503 504]" {
+		r.maxDelay != 5*time.Second || r.maxRetryAfter != time.Minute || r.retryIf == nil || r.refusalsOnly {
 		t.Fatalf("defaults = %+v", r)
 	}
 	for _, m := range []string{"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"} {
-		if st.retrierFor(&Request{Method: m, policy: defaultPolicy}) == nil {
+		if r := st.retrierFor(&Request{Method: m, policy: defaultPolicy}); r == nil || r.refusalsOnly {
 			t.Errorf("%s not retried", m)
 		}
 	}
 	for _, m := range []string{"POST", "PATCH", "PROPFIND"} {
-		if st.retrierFor(&Request{Method: m, policy: defaultPolicy}) != nil {
-			t.Errorf("%s retried without Idempotent", m)
+		if r := st.retrierFor(&Request{Method: m, policy: defaultPolicy}); r == nil || !r.refusalsOnly {
+			t.Errorf("%s retried without Idempotent beyond a 429", m)
 		}
-		if st.retrierFor(&Request{Method: m, policy: &callPolicy{idempotent: true}}) == nil {
+		if r := st.retrierFor(&Request{Method: m, policy: &callPolicy{idempotent: true}}); r == nil || r.refusalsOnly {
 			t.Errorf("%s not retried with Idempotent", m)
+		}
+		if r := st.retrierFor(&Request{Method: m, policy: defaultPolicy, keyed: true}); r == nil || r.refusalsOnly {
+			t.Errorf("%s not retried with an idempotency key", m)
 		}
 	}
 	if st.retrierFor(&Request{Method: "GET", policy: &callPolicy{noRetry: true}}) != nil {
