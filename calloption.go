@@ -39,21 +39,23 @@ func IdempotencyKey(key string) CallOption { return idempotencyKeyOption{key} }
 
 // callConfig collects what the options of one call set.
 type callConfig struct {
-	header   http.Header   // WithHeader
-	timeout  time.Duration // WithTimeout; 0: not set
-	retry    *RetryPolicy  // WithRetry
-	noRetry  bool          // NoRetry
-	setRetry bool          // WithRetry or NoRetry was given
-	key      string        // IdempotencyKey; "": not set
+	header   []headerOption // WithHeader, keys canonical, in order
+	timeout  time.Duration  // WithTimeout; 0: not set
+	retry    *RetryPolicy   // WithRetry
+	noRetry  bool           // NoRetry
+	setRetry bool           // WithRetry or NoRetry was given
+	key      string         // IdempotencyKey; "": not set
 }
 
 // callSettings is what a call's options make of the requests of one
 // operation, resolved once per call against the operation's declaration
-// and shared by every request the operation sends.
+// and shared by every request the operation sends. One allocation holds it
+// all, the policy and the first headers included.
 type callSettings struct {
-	policy *callPolicy // the declaration's policy with the call's overrides; nil: the declaration's
-	header http.Header // replaces these keys on every request
-	key    string      // the caller's idempotency key; "": none
+	callConfig
+	inline    [2]headerOption // the first headers' storage
+	policy    callPolicy      // the declaration's policy with the call's overrides
+	ownPolicy bool            // policy is set; else the declaration's applies
 }
 
 // settings resolves the options of one call of d; nil when opts set
@@ -62,40 +64,67 @@ func (d *endpointDecl) settings(opts []CallOption) (*callSettings, error) {
 	if len(opts) == 0 {
 		return nil, nil
 	}
-	var cfg callConfig
-	set := false
+	var cs *callSettings
 	for _, o := range opts {
 		if o == nil {
 			continue
 		}
-		if err := o.applyCall(&cfg); err != nil {
+		if cs == nil {
+			cs = &callSettings{}
+			cs.header = cs.inline[:0]
+		}
+		if err := o.applyCall(&cs.callConfig); err != nil {
 			return nil, errorf(d.name, "%w", err)
 		}
-		set = true
 	}
-	if !set {
+	if cs == nil {
 		return nil, nil
 	}
-	cs := &callSettings{header: cfg.header, key: cfg.key}
-	if cfg.timeout > 0 || cfg.setRetry {
-		p := d.callPolicy
-		if cfg.timeout > 0 {
-			p.timeout = cfg.timeout
+	if cs.timeout > 0 || cs.setRetry {
+		cs.policy, cs.ownPolicy = d.callPolicy, true
+		if cs.timeout > 0 {
+			cs.policy.timeout = cs.timeout
 		}
-		if cfg.setRetry {
-			p.retry, p.noRetry = cfg.retry, cfg.noRetry
+		if cs.setRetry {
+			cs.policy.retry, cs.policy.noRetry = cs.retry, cs.noRetry
 		}
-		cs.policy = &p
 	}
 	return cs, nil
 }
 
 // policyOf returns the policy of a request of d under the call's settings.
 func (cs *callSettings) policyOf(d *endpointDecl) *callPolicy {
-	if cs != nil && cs.policy != nil {
-		return cs.policy
+	if cs != nil && cs.ownPolicy {
+		return &cs.policy
 	}
 	return &d.callPolicy
+}
+
+// headerCount is the number of headers the call sets (with repeats).
+func (cs *callSettings) headerCount() int {
+	if cs == nil {
+		return 0
+	}
+	return len(cs.header)
+}
+
+// setHeaders puts the call's headers in h, replacing the values that the
+// client, the endpoint and the call's parameters set for those keys.
+func (cs *callSettings) setHeaders(h http.Header) {
+	for i, o := range cs.header {
+		first := true
+		for _, prev := range cs.header[:i] {
+			if prev.key == o.key {
+				first = false
+				break
+			}
+		}
+		if first {
+			h[o.key] = []string{o.value}
+		} else {
+			h[o.key] = append(h[o.key], o.value)
+		}
+	}
 }
 
 type idempotencyKeyOption struct{ key string }
@@ -121,10 +150,7 @@ func (o headerOption) applyCall(c *callConfig) error {
 	if hasControl(o.key) || hasControl(o.value) {
 		return fmt.Errorf("WithHeader(%q, ...): a control character in the header", o.key)
 	}
-	if c.header == nil {
-		c.header = make(http.Header, 1)
-	}
-	c.header.Add(o.key, o.value)
+	c.header = append(c.header, headerOption{http.CanonicalHeaderKey(o.key), o.value})
 	return nil
 }
 

@@ -78,7 +78,7 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 		Endpoint: d.name,
 		policy:   r.call.policyOf(d),
 	}
-	h := make(http.Header, 4+len(st.header)+len(d.header)+len(r.header))
+	h := make(http.Header, 4+len(st.header)+len(d.header)+len(r.header)+r.call.headerCount())
 	// kit's own header values share one backing array (capped slices, so
 	// an append to one copies it): one allocation instead of three.
 	defaults := make([]string, 3)
@@ -151,9 +151,7 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 		h[k] = vs
 	}
 	if r.call != nil {
-		for k, vs := range r.call.header {
-			h[k] = vs[:len(vs):len(vs)]
-		}
+		r.call.setHeaders(h)
 	}
 	if d.idemHeader != "" || st.idemHeader != "" || r.call != nil && r.call.key != "" {
 		req.keyed = st.setIdempotencyKey(d, r.call, h)
