@@ -14,7 +14,10 @@ import (
 // a 401, so a server that remembers keys carries the write out once, and
 // answers a replay with the first response. Such a call is retried under
 // WithRetry like an idempotent one (see RetryPolicy); the pages of a walk
-// and other reads get no key.
+// and other reads get no key. (net/http's Transport, kit's default engine,
+// also resends a request that carries an Idempotency-Key once by itself when
+// a connection it reused closes before the answer: the key makes that safe
+// too.)
 //
 // IdempotencyKey(k) on a call sends k instead. So does a header parameter
 // of the call (a `kit:",header"` field), or WithHeader as a CallOption, of
