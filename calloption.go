@@ -32,7 +32,8 @@ type CallOption interface {
 // kit would make, and, like it, is the same on every attempt and on the
 // resend after a 401, and lets a POST or PATCH be retried under WithRetry
 // (see WithIdempotencyKey). An empty key, or one with a control character,
-// fails the call before anything is sent.
+// fails the call before anything is sent, as does IdempotencyKey given to
+// a walk (Iterate, Pages, All), whose pages are requests of their own.
 func IdempotencyKey(key string) CallOption { return idempotencyKeyOption{key} }
 
 // Private implementation past this point.
@@ -90,6 +91,16 @@ func (d *endpointDecl) settings(opts []CallOption) (*callSettings, error) {
 		}
 	}
 	return cs, nil
+}
+
+// walkSettings is settings for the options of a walk: an idempotency key
+// names one request, so a walk, which sends one request a page, refuses it.
+func (d *endpointDecl) walkSettings(opts []CallOption) (*callSettings, error) {
+	cs, err := d.settings(opts)
+	if err == nil && cs != nil && cs.key != "" {
+		return nil, errorf(d.name, "IdempotencyKey names one request, and a walk sends one request a page (WithIdempotencyKey gives each page's write a key of its own)")
+	}
+	return cs, err
 }
 
 // policyOf returns the policy of a request of d under the call's settings.

@@ -46,7 +46,9 @@ func WithResultAt(path string) EndpointOption {
 //		return nil
 //	})
 //
-// The check runs on every attempt, inside the retry layer: RetryPolicy's
+// The check runs on every attempt, on the body the engine returned (an
+// interceptor's own answer made with NewResponse is taken as it is), inside
+// the retry layer: RetryPolicy's
 // RetryIf sees its failures like any other (Retryable says no to them,
 // their status not being among Statuses). A body that does not decode into
 // E fails the call with a *DecodeError: it is never taken as a success.

@@ -286,3 +286,49 @@ func TestWithIdempotencyKeyBadHeader(t *testing.T) {
 		t.Fatalf("NewEndpoint: %v", err)
 	}
 }
+
+// A walk sends one request a page: a caller's key, which names one request,
+// is refused before anything is sent.
+func TestIdempotencyKeyRefusedByWalks(t *testing.T) {
+	t.Parallel()
+	for _, tw := range twins {
+		rec := newRecorder(replyJSON(200, `{"data":[]}`))
+		_, b := tw.setup(t, rec)
+		walks := map[string]func() error{}
+		if tw.async {
+			walks["AsyncResource.All"] = func() error {
+				for _, err := range kit.NewAsyncResource[rtItem](b, "/users").All(t.Context(), kit.IdempotencyKey("k")) {
+					return err
+				}
+				return nil
+			}
+			walks["GoIterate"] = func() error {
+				for _, err := range coPaged.GoIterate(t.Context(), b, kit.NoParams{}, kit.IdempotencyKey("k")) {
+					return err
+				}
+				return nil
+			}
+		} else {
+			walks["Resource.All"] = func() error {
+				for _, err := range kit.NewResource[rtItem](b, "/users").All(t.Context(), kit.IdempotencyKey("k")) {
+					return err
+				}
+				return nil
+			}
+			walks["Iterate"] = func() error {
+				for _, err := range coPaged.Iterate(t.Context(), b, kit.NoParams{}, kit.IdempotencyKey("k")) {
+					return err
+				}
+				return nil
+			}
+		}
+		for name, walk := range walks {
+			if err := walk(); err == nil || !strings.Contains(err.Error(), "IdempotencyKey names one request") {
+				t.Errorf("%s %s: %v", tw.name, name, err)
+			}
+		}
+		if n := len(rec.requests()); n != 0 {
+			t.Errorf("%s: %d requests sent", tw.name, n)
+		}
+	}
+}

@@ -148,7 +148,7 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool, opts []CallOpt
 	if q == nil {
 		q = url.Values{}
 	}
-	cs, err := d.settings(opts)
+	cs, err := d.walkSettings(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -349,7 +349,7 @@ func (rc *resourceCore) newWalk(query any, chain Sender, opts []CallOption) (*wa
 	if err != nil {
 		return nil, errorf(d.name, "%w", err)
 	}
-	cs, err := d.settings(opts)
+	cs, err := d.walkSettings(opts)
 	if err != nil {
 		return nil, err
 	}

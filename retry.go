@@ -231,7 +231,17 @@ func (o retryOption) applyEndpoint(c *endpointConfig) {
 	c.retry, c.noRetry = o.p, false
 }
 
-func (o retryOption) String() string { return fmt.Sprintf("kit.WithRetry(%+v)", *o.p) }
+// String prints the policy; a RetryIf as "func" (not an address).
+func (o retryOption) String() string {
+	p := *o.p
+	retryIf := "<nil>"
+	if p.RetryIf != nil {
+		retryIf = "func"
+	}
+	p.RetryIf = nil
+	s := fmt.Sprintf("kit.WithRetry(%+v)", p)
+	return strings.Replace(s, "RetryIf:<nil>", "RetryIf:"+retryIf, 1)
+}
 
 type noRetryOption struct{}
 
