@@ -9,6 +9,7 @@ import (
 	"reflect"
 
 	"github.com/kithttp/kit/internal/jsonpath"
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // Private implementation past this point.
@@ -17,9 +18,9 @@ import (
 // is made; inner, for R = Result[T], how T is. sc is the call of a result
 // that is a Stream; nil for the others.
 // at, when set, is the key R (or T) is decoded from (WithResultAt).
-func decodeResult[R any](kind, inner resultKind, st *clientState, resp *Response, sc *streamCall, at jsonpath.Path) (R, error) {
+func decodeResult[R any](kind, inner routing.ResultKind, st *clientState, resp *Response, sc *streamCall, at jsonpath.Path) (R, error) {
 	var out R
-	if kind == resultWrapped {
+	if kind == routing.ResultWrapped {
 		c := any(&out).(resultCarrier)
 		c.setResponse(resp)
 		if err := decodeInto(inner, st, resp, c.valuePtr(), sc, at); err != nil {
@@ -38,9 +39,9 @@ func decodeResult[R any](kind, inner resultKind, st *clientState, resp *Response
 // Result[T] gets a Response (resp, else one with the status and headers of
 // an *HTTPError in err, else an empty one), so that reading its status or
 // headers does not panic.
-func failedResult[R any](kind resultKind, err error, resp *Response) (R, error) {
+func failedResult[R any](kind routing.ResultKind, err error, resp *Response) (R, error) {
 	var out R
-	if kind != resultWrapped {
+	if kind != routing.ResultWrapped {
 		return out, err
 	}
 	if resp == nil {
@@ -58,17 +59,17 @@ func failedResult[R any](kind resultKind, err error, resp *Response) (R, error) 
 }
 
 // decodeInto makes the result of the given kind from resp in *ptr.
-func decodeInto(kind resultKind, st *clientState, resp *Response, ptr any, sc *streamCall, at jsonpath.Path) error {
+func decodeInto(kind routing.ResultKind, st *clientState, resp *Response, ptr any, sc *streamCall, at jsonpath.Path) error {
 	switch kind {
-	case resultRecords:
+	case routing.ResultRecords:
 		return sc.open.openStream(ptr, st, resp, sc)
-	case resultResponse:
+	case routing.ResultResponse:
 		*ptr.(**Response) = resp
 		return nil
-	case resultStream:
+	case routing.ResultBody:
 		*ptr.(*io.ReadCloser) = resp.takeStream()
 		return nil
-	case resultRaw:
+	case routing.ResultRaw:
 		if len(resp.body) == 0 {
 			return nil
 		}

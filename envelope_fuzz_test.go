@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kithttp/kit/internal/jsonpath"
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // fuzzEnvelopeError is an error model with fields filled from the response.
@@ -64,7 +65,7 @@ func FuzzEnvelope(f *testing.F) {
 		resp := &Response{StatusCode: 200, Header: header, body: body,
 			Request: &http.Request{Method: http.MethodPost, URL: reqURL}}
 
-		got, err := decodeResult[channel](resultTyped, 0, st, resp, nil, at)
+		got, err := decodeResult[channel](routing.ResultTyped, 0, st, resp, nil, at)
 		var de *DecodeError
 		if err != nil && (!errors.As(err, &de) || got != channel{}) {
 			t.Fatalf("result at a key: %+v, %v", got, err)

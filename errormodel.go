@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/kithttp/kit/internal/jsonpath"
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // WithErrorModel declares the API's error model: the JSON body of every
@@ -174,7 +175,7 @@ func responseFieldsOf(t reflect.Type) (*responseFields, error) {
 			if sf.Type.Kind() != reflect.String {
 				return nil, fmt.Errorf("field %s is tagged kit:%q and is a %s, not a string", sf.Name, tag, sf.Type)
 			}
-			if name == "" || !isToken(name) {
+			if name == "" || !routing.IsToken(name) {
 				return nil, fmt.Errorf("field %s is tagged kit:%q: a header field needs a header name, as in kit:\"Request-Id,header\"", sf.Name, tag)
 			}
 			f.headers = append(f.headers, headerField{index: sf.Index, name: http.CanonicalHeaderKey(name)})

@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net/http"
+
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // WithIdempotencyKey makes every write safe to retry, as Stripe's API and
@@ -46,7 +48,7 @@ const DefaultIdempotencyHeader = "Idempotency-Key"
 type idempotencyOption struct{ header string }
 
 func (o idempotencyOption) check() error {
-	if !isToken(o.header) {
+	if !routing.IsToken(o.header) {
 		return fmt.Errorf("WithIdempotencyKey(%q): the header name is not an HTTP token", o.header)
 	}
 	return nil

@@ -3,6 +3,8 @@ package kit
 import (
 	"reflect"
 	"strings"
+
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // Result is a result with the response it came from: R = Result[T] decodes
@@ -45,12 +47,12 @@ var resultCarrierType = reflect.TypeFor[resultCarrier]()
 
 // resultWrappedIf is resultWrapped when R is a Result[T], for an error
 // returned before the declaration is at hand.
-func resultWrappedIf[R any]() resultKind {
+func resultWrappedIf[R any]() routing.ResultKind {
 	var r R
 	if _, ok := any(&r).(resultCarrier); ok {
-		return resultWrapped
+		return routing.ResultWrapped
 	}
-	return resultTyped
+	return routing.ResultTyped
 }
 
 // isResultType reports whether t is an instance of Result (not a type that
