@@ -260,7 +260,7 @@ func (g *generator) params(m *Method) bool {
 			m.Opts = v.Name()
 			continue
 		case m.Sig.Variadic() && i == ps.Len()-1:
-			g.errorf(poss[i], "%s: parameter %s is variadic; take a slice: kitgen routes each parameter to one place", m.Name, v.Name())
+			g.errorf(poss[i], "%s: parameter %s is variadic; take a slice: kitgen routes each parameter to one place (a last opts ...kit.CallOption is passed on to the call)", m.Name, v.Name())
 			ok = false
 		case v.Name() == "":
 			g.errorf(poss[i], "%s: parameter %d (%s) has no name; kitgen routes parameters by name", m.Name, i+1, g.typeString(v.Type()))
