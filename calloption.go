@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/kithttp/kit/internal/httpsyntax"
 )
 
 // CallOption configures one call: an Endpoint's Call or Go, a Resource's or
@@ -24,6 +26,25 @@ import (
 // each option adds a few small allocations to its call.
 type CallOption interface {
 	applyCall(*callConfig) error
+}
+
+// ClientEndpointCallOption is an option that configures a client (as an
+// [Option]), one endpoint declaration (as an [EndpointOption]) or one call
+// (as a [CallOption]), the call's setting winning over the endpoint's, and
+// the endpoint's over the client's: [WithHeader] and [WithRetry] return
+// one. Any value of it is also a [ClientEndpointOption].
+type ClientEndpointCallOption interface {
+	Option
+	EndpointOption
+	CallOption
+}
+
+// EndpointCallOption is an option that configures one endpoint declaration
+// (as an [EndpointOption]) or one call (as a [CallOption]), the call's
+// setting winning: [WithTimeout] and [NoRetry] return one.
+type EndpointCallOption interface {
+	EndpointOption
+	CallOption
 }
 
 // IdempotencyKey sends key as this call's idempotency key: in the header of
@@ -142,10 +163,10 @@ type idempotencyKeyOption struct{ key string }
 
 func (o idempotencyKeyOption) applyCall(c *callConfig) error {
 	if o.key == "" {
-		return fmt.Errorf("IdempotencyKey: the key is empty")
+		return fmt.Errorf("IdempotencyKey(...): empty key")
 	}
-	if hasControl(o.key) {
-		return fmt.Errorf("IdempotencyKey: the key has a control character")
+	if httpsyntax.HasControl(o.key) {
+		return fmt.Errorf("IdempotencyKey(...): a control character in the key")
 	}
 	c.key = o.key
 	return nil
@@ -156,10 +177,10 @@ func (o idempotencyKeyOption) String() string { return "kit.IdempotencyKey(...)"
 
 func (o headerOption) applyCall(c *callConfig) error {
 	if o.key == "" {
-		return fmt.Errorf("WithHeader with an empty key")
+		return fmt.Errorf("%s: empty key", o.call())
 	}
-	if hasControl(o.key) || hasControl(o.value) {
-		return fmt.Errorf("WithHeader(%q, ...): a control character in the header", o.key)
+	if !httpsyntax.IsToken(o.key) || httpsyntax.HasControl(o.value) {
+		return fmt.Errorf("%s: not a header name, or a control character in the value", o.call())
 	}
 	c.header = append(c.header, headerOption{http.CanonicalHeaderKey(o.key), o.value})
 	return nil
@@ -175,7 +196,7 @@ func (o timeoutOption) applyCall(c *callConfig) error {
 
 func (o retryOption) applyCall(c *callConfig) error {
 	if err := checkRetryPolicy(o.p); err != nil {
-		return fmt.Errorf("WithRetry: %w", err)
+		return fmt.Errorf("%s: %w", o.call(), err)
 	}
 	c.retry, c.noRetry, c.setRetry = o.p, false, true
 	return nil

@@ -57,10 +57,7 @@ func WithResultAt(path string) EndpointOption {
 // It is both an Option (every request of the client, the pages of walks
 // included) and an EndpointOption (that endpoint's check, which wins over
 // the client's). A nil check makes NewClient, or the declaration, fail.
-func WithBodyCheck[E any](check func(*E) error) interface {
-	Option
-	EndpointOption
-} {
+func WithBodyCheck[E any](check func(*E) error) ClientEndpointOption {
 	t := reflect.TypeFor[E]()
 	bc := &bodyCheck{typ: t}
 	if check == nil {

@@ -9,14 +9,14 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/kithttp/kit/internal/httpsyntax"
 	"github.com/kithttp/kit/internal/jsonpath"
-	"github.com/kithttp/kit/internal/routing"
 )
 
 // WithErrorModel declares the API's error model: the JSON body of every
 // non-2xx response is decoded into a new E and kept, as a *E, in
 // HTTPError.Model (nil when the body is empty or does not decode into E).
-// When *E implements error, errors.As finds it through the *HTTPError:
+// When *E implements error, errors.As finds it through the [*HTTPError]:
 //
 //	var apiErr *APIError // *APIError implements error
 //	if errors.As(err, &apiErr) { ... apiErr.Code ... }
@@ -33,31 +33,25 @@ import (
 //		RequestID string `json:"-" kit:"Request-Id,header"`
 //	}
 //
-// It is both an Option (the model of every request of the client: endpoint
-// calls, resource operations, the pages of walks) and an EndpointOption
+// It is both an [Option] (the model of every request of the client: endpoint
+// calls, resource operations, the pages of walks) and an [EndpointOption]
 // (that endpoint's model, which wins over the client's). The body is read
-// once, within MaxErrorBodySize, and decoded once, whatever the number of
+// once, within [MaxErrorBodySize], and decoded once, whatever the number of
 // interceptors that look at the error. A `kit:",status"` field that is not
 // an integer, or a header field that is not a string or has no header name,
-// makes NewClient, or the declaration, fail.
-func WithErrorModel[E any]() interface {
-	Option
-	EndpointOption
-} {
+// makes [NewClient], or the declaration, fail.
+func WithErrorModel[E any]() ClientEndpointOption {
 	return errorModelOption{newErrorModel[E](nil, "")}
 }
 
-// WithErrorModelAt is WithErrorModel for APIs that wrap their error in an
+// WithErrorModelAt is [WithErrorModel] for APIs that wrap their error in an
 // envelope: E is decoded from the value at path, a dotted key such as
 // "error" for Stripe's {"error":{"type":…,"message":…}}. A body without that
 // key gives no model (Model is nil), as a body that does not decode does.
 // The fields tagged `kit:",status"` and `kit:"Name,header"` are filled as
 // with WithErrorModel. A path that is empty or has an empty segment makes
 // NewClient, or the declaration, fail.
-func WithErrorModelAt[E any](path string) interface {
-	Option
-	EndpointOption
-} {
+func WithErrorModelAt[E any](path string) ClientEndpointOption {
 	p, err := jsonpath.Parse(path)
 	m := newErrorModel[E](p, path)
 	if err != nil && m.problem == "" {
@@ -175,7 +169,7 @@ func responseFieldsOf(t reflect.Type) (*responseFields, error) {
 			if sf.Type.Kind() != reflect.String {
 				return nil, fmt.Errorf("field %s is tagged kit:%q and is a %s, not a string", sf.Name, tag, sf.Type)
 			}
-			if name == "" || !routing.IsToken(name) {
+			if name == "" || !httpsyntax.IsToken(name) {
 				return nil, fmt.Errorf("field %s is tagged kit:%q: a header field needs a header name, as in kit:\"Request-Id,header\"", sf.Name, tag)
 			}
 			f.headers = append(f.headers, headerField{index: sf.Index, name: http.CanonicalHeaderKey(name)})

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/kithttp/kit/internal/routing"
+	"github.com/kithttp/kit/internal/httpsyntax"
 )
 
 // WithIdempotencyKey makes every write safe to retry, as Stripe's API and
@@ -29,10 +29,7 @@ import (
 // included) and an EndpointOption (that endpoint's writes; its header wins
 // over the client's). A header name that is not an HTTP token makes
 // NewClient, or the declaration, fail. Default: no key is sent.
-func WithIdempotencyKey(header string) interface {
-	Option
-	EndpointOption
-} {
+func WithIdempotencyKey(header string) ClientEndpointOption {
 	if header == "" {
 		header = DefaultIdempotencyHeader
 	}
@@ -48,7 +45,7 @@ const DefaultIdempotencyHeader = "Idempotency-Key"
 type idempotencyOption struct{ header string }
 
 func (o idempotencyOption) check() error {
-	if !routing.IsToken(o.header) {
+	if !httpsyntax.IsToken(o.header) {
 		return fmt.Errorf("WithIdempotencyKey(%q): the header name is not an HTTP token", o.header)
 	}
 	return nil

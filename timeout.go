@@ -10,7 +10,7 @@ import (
 // caller's context (the earlier deadline wins). It covers the whole call:
 // rate-limit waits, every attempt of a retried call, the waits between
 // them, and reading the response body (for a streamed result, an
-// io.ReadCloser or a Stream, until it is closed; for a Stream, its
+// io.ReadCloser or a [Stream], until it is closed; for a Stream, its
 // reconnections too). A call cut short by it fails with an
 // error matching context.DeadlineExceeded, and is not retried. d must be
 // positive (the declaration fails otherwise). Default: no timeout of the
@@ -19,10 +19,7 @@ import (
 // As a CallOption it bounds that one call the same way, in place of the
 // endpoint's WithTimeout: a walk's pages each get d, as each page is a call
 // of its own, and a Stream's reading and reconnections are covered.
-func WithTimeout(d time.Duration) interface {
-	EndpointOption
-	CallOption
-} {
+func WithTimeout(d time.Duration) EndpointCallOption {
 	return timeoutOption{d}
 }
 

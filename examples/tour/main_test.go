@@ -57,14 +57,18 @@ func TestTour(t *testing.T) {
 		"events 1 2 3 4 5 6 7 8 9 10, each once, in order; the last connection resumed with Last-Event-ID 8",
 		"NDJSON: 50 users of team 4, the first",
 		"a JSON array of 100000 records (about 19 MB) decoded one element at a time",
-		"== 13. Real APIs: options for one call, safe retries, envelopes",
+		"== 13. The send chain's contract",
+		"WithRetry retried both: Ada Lovelace after 3 attempts, 1 sent",
+		"/users/1: WithInterceptors: interceptor 0 returned neither a response nor an error",
+		"kit: NewClient: WithInterceptors: interceptor 0 returned a nil Sender",
+		"== 14. Real APIs: options for one call, safe retries, envelopes",
 		"one call with its own header and timeout",
 		"a payment retried safely: ",
 		"Idempotent-Replayed: true; payments made: 1",
 		"a declined card, not retried (Stripe-Should-Retry: false): card_error card_declined, status 402, Request-Id req_",
 		"Slack-like conversations.info C2, unwrapped from \"channel\": #payments",
 		"an ok:false answer at HTTP 200 is an error: *kittest.SlackError channel_not_found",
-		"== 14. Done",
+		"== 15. Done",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("tour output lacks %q", want)
