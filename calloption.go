@@ -63,7 +63,7 @@ func IdempotencyKey(key string) CallOption { return idempotencyKeyOption{key} }
 type callConfig struct {
 	header   []headerOption // WithHeader, keys canonical, in order
 	timeout  time.Duration  // WithTimeout; 0: not set
-	retry    *RetryPolicy   // WithRetry
+	retry    *retrier       // WithRetry
 	noRetry  bool           // NoRetry
 	setRetry bool           // WithRetry or NoRetry was given
 	key      string         // IdempotencyKey; "": not set
@@ -198,7 +198,7 @@ func (o retryOption) applyCall(c *callConfig) error {
 	if err := checkRetryPolicy(o.p); err != nil {
 		return fmt.Errorf("%s: %w", o.call(), err)
 	}
-	c.retry, c.noRetry, c.setRetry = o.p, false, true
+	c.retry, c.noRetry, c.setRetry = o.plan, false, true
 	return nil
 }
 

@@ -226,6 +226,35 @@
 //	c, err := kit.NewClient(base, kit.WithRetry(kit.RetryPolicy{}), kit.WithRateLimit(10, 5))
 //	var report = kit.Get[kit.NoParams, Report]("/report", kit.WithTimeout(5*time.Second))
 //
+// # Caching, server rate limits and fleets
+//
+// WithCache makes a client a private HTTP cache (RFC 9111) for its GETs: a
+// fresh response is served without a request (Response.FromCache reports
+// it), a stale one is revalidated with its ETag or Last-Modified and a 304
+// serves the stored body, no-store, no-cache and Vary are honoured, and a
+// write to a URL drops what is stored for it. Keys hold a hash of the
+// credentials, so clients of different users can share a store. A hit takes
+// no rate-limit token and is never retried; a broken store is logged and
+// skipped, never an error.
+//
+//	c, err := kit.NewClient(base, kit.WithCache(kit.NewMemoryCache(64<<20)))
+//
+// WithServerRateLimit reads the limits a server announces (RateLimit and
+// RateLimit-Policy, X-RateLimit-*): when none is left, later requests wait
+// for the reset, up to a bound, or fail at once with a *RateLimitError.
+// WithLimiter takes any Limiter, a *rate.Limiter or one shared by a fleet.
+//
+// RenewingTokenAuth is TokenAuth whose function gets the current token, so
+// that a refresh-token grant can rotate Token.Refresh; with WithTokenStore
+// every client sharing the store uses one token and renews it once.
+// NewMemoryTokenStore shares it within a process; module kitredis shares
+// the limiter, the token and the cache across a fleet of processes on
+// Redis.
+//
+//	auth := kit.RenewingTokenAuth(func(ctx context.Context, cur kit.Token) (kit.Token, error) {
+//		return refreshGrant(ctx, cur.Refresh) // returns the rotated refresh token too
+//	}, kit.WithTokenStore(store))
+//
 // # Real APIs: options for one call, safe retries, envelopes
 //
 // Every operation takes trailing [CallOption]s: [Endpoint.Call] and
@@ -262,7 +291,7 @@
 //
 // Every request goes through one chain of layers, built once with the
 // client, from the outside in: call interceptors, the endpoint's timeout,
-// retries, the rate limit, auth (credentials, and one refresh-and-resend on
+// the cache, retries, the rate limit and the server's, auth (credentials, and one refresh-and-resend on
 // a 401), logging, attempt interceptors, the async in-flight limit, and the
 // transport (the engine, the body read within the limit, non-2xx statuses
 // as [*HTTPError]). An [Interceptor] wraps the rest of the chain below it, like
@@ -373,6 +402,16 @@
 // [Stream] is ranged over once; its Close and Response may be called from any
 // goroutine.
 //
+// Share one client among the goroutines of a fan-out: its default engine
+// opens up to 1,024 connections per host and keeps as many idle, so that
+// each burst of concurrent calls reuses the connections of the one before
+// instead of dialling again. Auth, retries and a rate limit cost each call
+// little and take no lock: a static credential (Bearer, Basic, APIKey) is
+// one header worked out once, a retry policy is prepared once, and
+// WithRateLimit's bucket is one atomic word, so concurrent callers that
+// find tokens do not wait on each other. kittest.NewCountingServer counts
+// the connections a server accepts, to check a client's reuse.
+//
 // # Testing
 //
 // Package kittest serves an in-memory REST API (users, teams, posts, every
@@ -381,6 +420,7 @@
 // generated downloads, a 202 with a Location, ETags, an error model,
 // kittest.APIError, and streams: server-sent events with ids and scripted
 // drops, a token-by-token chat reply, NDJSON and generated JSON arrays of
-// any size) on loopback, wires a client to it, and records
-// requests without a network.
+// any size) on loopback, wires a client to it, counts the connections a
+// server accepts (NewCountingServer), and records requests without a
+// network.
 package kit

@@ -79,9 +79,9 @@ type HTTPError struct {
 	Body       []byte
 	Model      any // the decoded error model (a *E), or nil
 
-	finalURL *url.URL     // the URL that answered (after redirects)
-	retry    *RetryPolicy // the policy in force for the call, for Retryable; nil: none
-	cause    error        // what WithBodyCheck's check returned for a 2xx body; nil otherwise
+	finalURL *url.URL // the URL that answered (after redirects)
+	retry    *retrier // the policy in force for the call, for Retryable; nil: none
+	cause    error    // what WithBodyCheck's check returned for a 2xx body; nil otherwise
 }
 
 // MaxErrorBodySize is how many bytes of a non-2xx response body an [HTTPError]

@@ -377,7 +377,7 @@ func (rs *recordStream) resume(cause error) (bool, error) {
 		return false, nil
 	}
 	rt := rs.st.retrierFor(rs.sc.req)
-	if rt == nil || rt.refusalsOnly {
+	if rt == nil || refusalsOnly(rs.sc.req) {
 		return false, nil
 	}
 	rs.drops++

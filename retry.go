@@ -142,11 +142,10 @@ func Retryable(err error) bool {
 	}
 	var he *HTTPError
 	if errors.As(err, &he) {
-		statuses := DefaultRetryStatuses()
-		if he.retry != nil && he.retry.Statuses != nil {
-			statuses = he.retry.Statuses
+		if he.retry != nil {
+			return he.retry.retryStatus(he.StatusCode)
 		}
-		return slices.Contains(statuses, he.StatusCode)
+		return slices.Contains(DefaultRetryStatuses(), he.StatusCode)
 	}
 	var de *DecodeError
 	var ve *ValidationError
@@ -182,12 +181,13 @@ func DefaultRetryStatuses() []int {
 //
 // [Resource] operations follow the method rule of RetryPolicy: Get, List,
 // Update, Delete and the pages of an iteration are retried; Create (POST)
-// and Patch (PATCH) never are, since kit cannot know that the API
-// deduplicates them. Declare your own endpoint with Idempotent() for a POST
-// that is safe to resend.
+// and Patch (PATCH) are retried only after a 429, or when they carry an
+// idempotency key ([WithIdempotencyKey], [IdempotencyKey]), since kit cannot
+// know otherwise that the API deduplicates them. Declare your own endpoint
+// with Idempotent() for a POST that is safe to resend.
 func WithRetry(p RetryPolicy) ClientEndpointCallOption {
 	p.Statuses = slices.Clone(p.Statuses)
-	return retryOption{&p}
+	return retryOption{&p, newRetrier(&p)}
 }
 
 // NoRetry declares an endpoint that is never retried, whatever the client's
@@ -204,13 +204,18 @@ func Idempotent() EndpointOption { return idempotentOption{} }
 
 // Private implementation past this point.
 
-type retryOption struct{ p *RetryPolicy }
+// retryOption holds the policy as given (for String and its checks) and
+// the retrier made from it once, which every call under it shares.
+type retryOption struct {
+	p    *RetryPolicy
+	plan *retrier
+}
 
 func (o retryOption) applyClient(c *clientConfig) error {
 	if err := checkRetryPolicy(o.p); err != nil {
 		return fmt.Errorf("kit: %s: %w", o.call(), err)
 	}
-	c.retry = o.p
+	c.retry = o.plan
 	return nil
 }
 
@@ -219,7 +224,7 @@ func (o retryOption) applyEndpoint(c *endpointConfig) {
 		c.problem = o.call() + ": " + err.Error()
 		return
 	}
-	c.retry, c.noRetry = o.p, false
+	c.retry, c.noRetry = o.plan, false
 }
 
 func (o retryOption) String() string { return "kit." + o.call() }
@@ -287,16 +292,38 @@ func checkRetryPolicy(p *RetryPolicy) error {
 	return nil
 }
 
-// retrier is a RetryPolicy with its defaults filled in, for one call.
+// retrier is a RetryPolicy with its defaults filled in. WithRetry makes it
+// once; it is never changed after, and every call under the policy shares
+// it (what is a call's own, its start and attempt count, the retry layer
+// keeps on its stack).
 type retrier struct {
 	maxAttempts   int
 	maxElapsed    time.Duration
 	baseDelay     time.Duration
 	maxDelay      time.Duration
 	maxRetryAfter time.Duration
-	retryIf       func(error) bool
-	refusalsOnly  bool // a write without a key: only a 429 may be retried
-	start         time.Time
+	statuses      []int
+	retryIf       func(error) bool // RetryIf, or Retryable
+}
+
+// newRetrier fills in the defaults of p.
+func newRetrier(p *RetryPolicy) *retrier {
+	r := &retrier{
+		maxAttempts:   cmp.Or(p.MaxAttempts, DefaultRetryMaxAttempts),
+		maxElapsed:    cmp.Or(p.MaxElapsed, DefaultRetryMaxElapsed),
+		baseDelay:     cmp.Or(p.BaseDelay, DefaultRetryBaseDelay),
+		maxDelay:      cmp.Or(p.MaxDelay, DefaultRetryMaxDelay),
+		maxRetryAfter: cmp.Or(p.MaxRetryAfter, DefaultRetryMaxRetryAfter),
+		statuses:      p.Statuses,
+		retryIf:       p.RetryIf,
+	}
+	if r.statuses == nil {
+		r.statuses = DefaultRetryStatuses()
+	}
+	if r.retryIf == nil {
+		r.retryIf = Retryable
+	}
+	return r
 }
 
 // retryLayer is the chain's retry layer: it sends each attempt of a call
@@ -308,10 +335,13 @@ func (st *clientState) retryLayer(next Sender) Sender {
 		if rt == nil {
 			return next(ctx, req)
 		}
-		call := &callState{}
+		start := time.Now()
+		refusals := refusalsOnly(req) // a write without a key: only a 429 is retried
+		var call *callState           // the first attempt's
 		for attempt := 1; ; attempt++ {
-			a := req.clone()
-			a.attempt, a.call = attempt, call
+			a := req.attemptCopy(call)
+			call = a.call
+			a.attempt = attempt
 			resp, err := next(ctx, a)
 			if err == nil {
 				return resp, nil
@@ -324,17 +354,17 @@ func (st *clientState) retryLayer(next Sender) Sender {
 			case errors.As(err, &final):
 				return nil, attemptsError(op, attempt, false, "", err)
 			case errors.As(err, &he):
-				if rt.refusalsOnly && he.StatusCode != http.StatusTooManyRequests {
+				if refusals && he.StatusCode != http.StatusTooManyRequests {
 					return nil, attemptsError(op, attempt, false, "", err)
 				}
 				header = he.Header
-			case rt.refusalsOnly, ctx.Err() != nil:
+			case refusals, ctx.Err() != nil:
 				return nil, attemptsError(op, attempt, false, "", err)
 			}
 			if !rt.retryIf(err) {
 				return nil, attemptsError(op, attempt, false, "", err)
 			}
-			wait, reason, ok := rt.next(ctx, attempt, header)
+			wait, reason, ok := rt.next(ctx, start, attempt, header)
 			if !ok {
 				return nil, attemptsError(op, attempt, true, reason, err)
 			}
@@ -345,10 +375,10 @@ func (st *clientState) retryLayer(next Sender) Sender {
 	}
 }
 
-// policyFor returns the retry policy in force for a request with policy
-// pol: the call's or the endpoint's, else the client's unless NoRetry;
-// nil when none is.
-func (st *clientState) policyFor(pol *callPolicy) *RetryPolicy {
+// policyFor returns the retry plan in force for a request with policy pol:
+// the call's or the endpoint's, else the client's unless NoRetry; nil when
+// none is.
+func (st *clientState) policyFor(pol *callPolicy) *retrier {
 	if pol == nil {
 		return st.retry
 	}
@@ -360,30 +390,21 @@ func (st *clientState) policyFor(pol *callPolicy) *RetryPolicy {
 
 // retrierFor returns the retry plan of req, or nil when req is not retried:
 // no policy applies, the endpoint or the call said NoRetry, or MaxAttempts
-// is 1. A write that is neither declared Idempotent nor keyed is only
-// retried after a 429.
+// is 1. (A write that is neither declared Idempotent nor keyed is retried
+// only after a 429: see refusalsOnly.)
 func (st *clientState) retrierFor(req *Request) *retrier {
 	p := st.policyFor(req.policy)
-	if p == nil {
+	if p == nil || p.maxAttempts <= 1 {
 		return nil
 	}
-	r := &retrier{
-		maxAttempts:   cmp.Or(p.MaxAttempts, DefaultRetryMaxAttempts),
-		maxElapsed:    cmp.Or(p.MaxElapsed, DefaultRetryMaxElapsed),
-		baseDelay:     cmp.Or(p.BaseDelay, DefaultRetryBaseDelay),
-		maxDelay:      cmp.Or(p.MaxDelay, DefaultRetryMaxDelay),
-		maxRetryAfter: cmp.Or(p.MaxRetryAfter, DefaultRetryMaxRetryAfter),
-		retryIf:       p.RetryIf,
-		refusalsOnly:  !req.policy.idempotent && !req.keyed && !idempotentMethod(req.Method),
-		start:         time.Now(),
-	}
-	if r.retryIf == nil {
-		r.retryIf = Retryable
-	}
-	if r.maxAttempts <= 1 {
-		return nil
-	}
-	return r
+	return p
+}
+
+// refusalsOnly reports whether the method rule leaves only a 429 (a
+// refusal before processing) to retry for req: a write that is neither
+// declared Idempotent nor carries an idempotency key.
+func refusalsOnly(req *Request) bool {
+	return !req.policy.idempotent && !req.keyed && !idempotentMethod(req.Method)
 }
 
 func idempotentMethod(m string) bool {
@@ -392,6 +413,11 @@ func idempotentMethod(m string) bool {
 		return true
 	}
 	return false
+}
+
+// retryStatus reports whether a response with this status is retried.
+func (r *retrier) retryStatus(code int) bool {
+	return r != nil && slices.Contains(r.statuses, code)
 }
 
 // backoff is the jittered wait before the retry that follows attempt n
@@ -409,10 +435,11 @@ func (r *retrier) backoff(n int) time.Duration {
 	return time.Duration(rand.Int64N(int64(min(bound, math.MaxInt64-1)) + 1))
 }
 
-// next decides whether attempt n (1-based), which failed, is followed by
-// another: it returns the wait and true, or a reason to stop. header is the
-// failed response's header (nil after a connection error).
-func (r *retrier) next(ctx context.Context, n int, header http.Header) (time.Duration, string, bool) {
+// next decides whether attempt n (1-based) of a call that started at
+// start, which failed, is followed by another: it returns the wait and
+// true, or a reason to stop. header is the failed response's header (nil
+// after a connection error).
+func (r *retrier) next(ctx context.Context, start time.Time, n int, header http.Header) (time.Duration, string, bool) {
 	if n >= r.maxAttempts {
 		return 0, "", false
 	}
@@ -424,7 +451,7 @@ func (r *retrier) next(ctx context.Context, n int, header http.Header) (time.Dur
 		wait = ra
 	}
 	end := time.Now().Add(wait)
-	if end.Sub(r.start) > r.maxElapsed {
+	if end.Sub(start) > r.maxElapsed {
 		return 0, fmt.Sprintf("the next retry would pass MaxElapsed %v", r.maxElapsed), false
 	}
 	if dl, ok := ctx.Deadline(); ok && end.After(dl) {

@@ -266,6 +266,12 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := conventionsTour(ctx, t, api, srv.URL, hc); err != nil {
 		return err
 	}
+	if err := cacheTour(ctx, t, hc); err != nil {
+		return err
+	}
+	if err := parallelTour(ctx, t); err != nil {
+		return err
+	}
 	t.section("Done")
 	t.say("%d requests in all", t.requests.Load())
 	return nil
