@@ -48,10 +48,11 @@ type walk struct {
 	st     *clientState
 	d      *endpointDecl // the GET of every page: its name and call policy
 	pg     *pagingConfig
-	chain  Sender      // the sync or async chain the pages go through
-	base   string      // the collection's URL, without query
-	header http.Header // header parameters sent with every page
-	query  url.Values  // the caller's query (a private copy)
+	chain  Sender        // the sync or async chain the pages go through
+	base   string        // the collection's URL, without query
+	header http.Header   // header parameters sent with every page
+	query  url.Values    // the caller's query (a private copy)
+	call   *callSettings // the call's options, for every page; nil: none
 
 	req        *PageRequest // the next request the paginator asked for; nil: over
 	seen       seenURLs
@@ -101,7 +102,7 @@ func (w *walk) nextURL() (string, error) {
 
 // build makes the request of a page at u.
 func (w *walk) build(u string) (*Request, error) {
-	return w.st.build(w.d, &routed{header: w.header}, u)
+	return w.st.build(w.d, &routed{header: w.header, call: w.call}, u)
 }
 
 // guard records a fetched page, refusing one whose records are exactly
