@@ -381,7 +381,7 @@ func TestWalk(t *testing.T) {
 			r := newRig(t, kittest.WithUsers(5))
 			b := r.binding(m.async)
 			ctx, parent := r.tp.Tracer("test").Start(t.Context(), "caller")
-			var all func(context.Context) iter.Seq2[user, error]
+			var all func(context.Context, ...kit.CallOption) iter.Seq2[user, error]
 			if m.async {
 				all = kit.NewAsyncResource[user](b, "/users", kit.WithPaginator(kit.PageNumber{PageSize: 2})).All
 			} else {
@@ -642,7 +642,7 @@ func TestNoopProviders(t *testing.T) {
 			if _, err := call(t.Context(), m.async, getUser, b, struct{ ID int }{1}); err != nil {
 				t.Fatal(err)
 			}
-			var all func(context.Context) iter.Seq2[user, error]
+			var all func(context.Context, ...kit.CallOption) iter.Seq2[user, error]
 			if m.async {
 				all = kit.NewAsyncResource[user](b, "/users", kit.WithPaginator(kit.PageNumber{PageSize: 10})).All
 			} else {
