@@ -243,7 +243,7 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 		return nil, declErr("%s", d.problem)
 	}
 	if paged {
-		if err := d.paging.complete(); err != nil {
+		if err := d.paging.complete(method); err != nil {
 			return nil, declErr("%v", err)
 		}
 	} else if d.paging.option != "" {
@@ -265,7 +265,7 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 			return nil, declErr("%v", err)
 		}
 		d.plan = plan
-		if paged && plan.body >= 0 {
+		if paged && plan.body >= 0 && method == http.MethodGet {
 			return nil, declErr("field %s is a data model, which would be the JSON body; a paged endpoint sends GET requests without a body (embed the struct to send its fields as query parameters)", plan.fields[plan.body].goName)
 		}
 	}

@@ -62,6 +62,10 @@ import (
 //	GET    /nested/users                {"payload":{"records"},"page"}; page, page_size
 //	GET    /clamped/users               like /paged, but past the end repeats the last page
 //	GET    /stuck/users                 like /cursor, but next_cursor is always "stuck"
+//	GET    /stripe/users                {"object","data","has_more","url"}; starting_after (a user id), limit
+//	GET    /next/users                  {"data","links":{"next"},"meta"}: the next page's URL in the body; page, page_size
+//	POST   /search/users                {"filter","page_size","start_cursor"} -> {"results","next_cursor","has_more"}
+//	POST   /charges                     form body with nested keys (metadata[k], expand[N], items[N][price]); 201
 //	POST   /login                       {"access_token","token_type","expires_in"}
 //	POST   /oauth/token                 OAuth 2.0 client credentials grant (form-encoded)
 //	GET    /me                          the demo user (token required)
@@ -454,6 +458,10 @@ func (a *API) routes() {
 	a.handle("GET /nested/users", apiAuthOptional, a.nestedUsers)
 	a.handle("GET /clamped/users", apiAuthOptional, a.clampedUsers)
 	a.handle("GET /stuck/users", apiAuthOptional, a.stuckUsers)
+	a.handle("GET /stripe/users", apiAuthOptional, a.stripeUsers)
+	a.handle("GET /next/users", apiAuthOptional, a.nextUsers)
+	a.handle("POST /search/users", apiAuthOptional, a.searchUsers)
+	a.handle("POST /charges", apiAuthOptional, a.createCharge)
 
 	a.handle("GET /slow", apiAuthOptional, a.slow)
 	a.handle("GET /text", apiAuthOptional, a.text)
