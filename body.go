@@ -7,7 +7,6 @@ import (
 	"io"
 	"mime/multipart"
 	"net/textproto"
-	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -71,16 +70,6 @@ func OpenFile(path string) (File, error) {
 	}, nil
 }
 
-// FormBody declares an endpoint whose body model is sent as
-// application/x-www-form-urlencoded (an OAuth2 token endpoint, an HTML
-// form) instead of JSON. The model's fields are the form fields, named as
-// in their json tags (so one model serves both encodings; omitempty and
-// omitzero are honoured, "-" leaves a field out), with values in the text
-// forms of query parameters; a slice repeats its key. A field without a
-// text form (a nested model, a map, a File) is a declaration error. The
-// model is validated before anything is sent, as a JSON body is.
-func FormBody() EndpointOption { return bodyEncOption{encForm} }
-
 // Multipart declares an endpoint whose body model is sent as
 // multipart/form-data (a file upload). Each field of the model is a part
 // named as in its json tag: a File (or a []File, one part each) is a file
@@ -92,7 +81,7 @@ func FormBody() EndpointOption { return bodyEncOption{encForm} }
 // of any size holds a small buffer, not the file, and the request has a
 // Content-Length when every File's length is known (FileFromBytes,
 // OpenFile). The model is validated before anything is sent.
-func Multipart() EndpointOption { return bodyEncOption{encMultipart} }
+func Multipart() EndpointOption { return bodyEncOption{enc: encMultipart} }
 
 // Private implementation past this point.
 
@@ -115,17 +104,29 @@ func (e bodyEncoding) option() string {
 	return "JSON"
 }
 
-type bodyEncOption struct{ enc bodyEncoding }
-
-func (o bodyEncOption) applyEndpoint(c *endpointConfig) {
-	if c.bodyEnc != encJSON && c.bodyEnc != o.enc {
-		c.problem = "FormBody() and Multipart() exclude each other"
-		return
-	}
-	c.bodyEnc = o.enc
+type bodyEncOption struct {
+	enc     bodyEncoding
+	style   FormStyle // FormBody's
+	problem string    // a bad FormBody style
 }
 
-func (o bodyEncOption) String() string { return "kit." + o.enc.option() }
+func (o bodyEncOption) applyEndpoint(c *endpointConfig) {
+	switch {
+	case o.problem != "":
+		c.problem = o.problem
+	case c.bodyEnc != encJSON && c.bodyEnc != o.enc:
+		c.problem = "FormBody() and Multipart() exclude each other"
+	default:
+		c.bodyEnc, c.formStyle = o.enc, o.style
+	}
+}
+
+func (o bodyEncOption) String() string {
+	if o.enc == encForm && o.style != FormRepeat {
+		return "kit.FormBody(" + o.style.String() + ")"
+	}
+	return "kit." + o.enc.option()
+}
 
 // length returns the File's length, or -1 when unknown.
 func (f *File) length() int64 {
@@ -181,33 +182,29 @@ type formField struct {
 	class     *typeClass
 }
 
-// formPlan is how one body model type is encoded as a form or multipart
-// body: worked out once per type and encoding, and cached.
+// formPlan is how one body model type is encoded as a multipart body:
+// worked out once per type, and cached. (Form bodies have a plan of their
+// own, formNode, for nested values.)
 type formPlan struct {
 	fields []formField
 }
 
-type formPlanKey struct {
-	t         reflect.Type
-	multipart bool
-}
-
-var formPlans sync.Map // formPlanKey -> *formPlan or error
+var formPlans sync.Map // reflect.Type -> *formPlan or error
 
 // formPlanFor returns the plan of model type t (a struct or a pointer to
-// one) for a form (multipart false) or multipart body.
-func formPlanFor(t reflect.Type, multipart bool) (*formPlan, error) {
+// one) for a multipart body.
+func formPlanFor(t reflect.Type) (*formPlan, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	key := formPlanKey{t, multipart}
+	key := t
 	if p, ok := formPlans.Load(key); ok {
 		if err, isErr := p.(error); isErr {
 			return nil, err
 		}
 		return p.(*formPlan), nil
 	}
-	p, err := newFormPlan(t, multipart)
+	p, err := newFormPlan(t)
 	if err != nil {
 		formPlans.Store(key, err)
 		return nil, err
@@ -216,11 +213,8 @@ func formPlanFor(t reflect.Type, multipart bool) (*formPlan, error) {
 	return p, nil
 }
 
-func newFormPlan(t reflect.Type, multipart bool) (*formPlan, error) {
-	enc := "form"
-	if multipart {
-		enc = "multipart"
-	}
+func newFormPlan(t reflect.Type) (*formPlan, error) {
+	const enc = "multipart"
 	if t.Kind() != reflect.Struct || !isModelType(t) {
 		return nil, fmt.Errorf("a %s body is one data model (a struct), not %s", enc, t)
 	}
@@ -272,14 +266,6 @@ func newFormPlan(t reflect.Type, multipart bool) (*formPlan, error) {
 				return nil, fmt.Errorf("field %s of %s: %s", sf.Name, t, typeProblem(sf.Type, f.class.why))
 			}
 			return nil, fmt.Errorf("field %s of %s: type %s cannot be sent in a %s body", sf.Name, t, sf.Type, enc)
-		}
-		if !multipart {
-			switch f.kind {
-			case formFile, formFileSlice:
-				return nil, fmt.Errorf("field %s of %s is a kit.File: a form has text fields only; declare the endpoint with kit.Multipart() to upload files", sf.Name, t)
-			case formJSON:
-				return nil, fmt.Errorf("field %s of %s: type %s has no text form for a form field; declare the endpoint with kit.Multipart() to send it as a JSON part", sf.Name, t, sf.Type)
-			}
 		}
 		p.fields = append(p.fields, f)
 	}
@@ -340,38 +326,6 @@ func modelValue(v reflect.Value) reflect.Value {
 	return v
 }
 
-// encodeForm encodes the body model v as application/x-www-form-urlencoded.
-func encodeForm(v reflect.Value) ([]byte, error) {
-	p, err := formPlanFor(v.Type(), false)
-	if err != nil {
-		return nil, err
-	}
-	v = modelValue(v)
-	form := make(url.Values, len(p.fields))
-	for i := range p.fields {
-		f := &p.fields[i]
-		fv, err := v.FieldByIndexErr(f.index)
-		if err != nil || f.omit(fv) {
-			continue
-		}
-		c := f.class
-		if f.kind == formDynamic {
-			fv = fv.Elem()
-			c = classify(fv.Type())
-			switch c.kind {
-			case classScalar, classSlice, classBytes:
-			default:
-				return nil, fmt.Errorf("field %s: a value of type %s has no text form for a form field", f.goName, fv.Type())
-			}
-		}
-		err = addFormText(fv, c, func(s string) { form.Add(f.name, s) })
-		if err != nil {
-			return nil, fmt.Errorf("field %s: %w", f.goName, err)
-		}
-	}
-	return []byte(form.Encode()), nil
-}
-
 // addFormText adds the text of a scalar, []byte or slice value.
 func addFormText(v reflect.Value, c *typeClass, add func(string)) error {
 	if c.kind == classBytes {
@@ -420,7 +374,7 @@ func quoteParam(s string) string {
 
 // encodeMultipart lays out the body model v as a multipart body.
 func encodeMultipart(v reflect.Value) (*multipartBody, error) {
-	p, err := formPlanFor(v.Type(), true)
+	p, err := formPlanFor(v.Type())
 	if err != nil {
 		return nil, err
 	}

@@ -143,7 +143,8 @@ type endpointConfig struct {
 	callPolicy
 	problem string
 	header  http.Header  // WithHeader: constant headers of the endpoint
-	bodyEnc bodyEncoding // FormBody, Multipart; JSON by default
+	bodyEnc   bodyEncoding // FormBody, Multipart; JSON by default
+	formStyle FormStyle    // FormBody's style
 	paging  pagingConfig // WithPaginator, WithMaxPages, WithPrefetch: paged endpoints only
 }
 
@@ -333,7 +334,11 @@ func (d *endpointDecl) checkBody() error {
 	if bf.class.kind != classModel {
 		return fmt.Errorf("field %s: a %s body is one data model (a struct), not %s", bf.goName, d.bodyEnc.option(), t)
 	}
-	_, err := formPlanFor(t, d.bodyEnc == encMultipart)
+	if d.bodyEnc == encForm {
+		_, err := formNodeFor(t)
+		return err
+	}
+	_, err := formPlanFor(t)
 	return err
 }
 

@@ -122,6 +122,9 @@ func classifyUncached(t reflect.Type, depth int) *typeClass {
 	if isReader(t) && !t.Implements(textMarshalerType) && !reflect.PointerTo(t).Implements(textMarshalerType) {
 		return &typeClass{kind: classInvalid, why: whyReader}
 	}
+	if isNullableType(t) {
+		return nullableClass(t, depth)
+	}
 	if isModelType(t) {
 		// A struct is a data model even when it has a String method (for
 		// logs, as protobuf messages do); that text only fills a placeholder.
@@ -208,7 +211,7 @@ func isModelType(t reflect.Type) bool {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	return t.Kind() == reflect.Struct && t != timeType && t != fileType &&
+	return t.Kind() == reflect.Struct && t != timeType && t != fileType && !isNullableType(t) &&
 		!reflect.PointerTo(t).Implements(textMarshalerType) && !reflect.PointerTo(t).Implements(readerType)
 }
 
@@ -333,7 +336,8 @@ type paramField struct {
 	goName    string
 	name      string
 	route     route
-	omitEmpty bool
+	omitEmpty bool // kit omitempty: the zero value is not sent
+	omitJSON  omitRule
 	class     *typeClass
 	sub       *paramPlan // routeQueryStruct: the struct's own plan
 }
@@ -394,7 +398,7 @@ func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
 		if tag.Unknown != "" {
 			return nil, fmt.Errorf("field %s: unknown kit tag option %q", sf.Name, tag.Unknown)
 		}
-		f := paramField{index: sf.Index, goName: sf.Name, name: tag.Name, omitEmpty: tag.OmitEmpty, class: classify(sf.Type)}
+		f := paramField{index: sf.Index, goName: sf.Name, name: tag.Name, omitEmpty: tag.OmitEmpty, omitJSON: jsonOmitRule(sf.Tag), class: classify(sf.Type)}
 		if f.name == "" {
 			f.name = structtag.SnakeCase(sf.Name)
 		}
@@ -589,7 +593,7 @@ func (pl *paramPlan) apply(v reflect.Value, r *routed) error {
 		if err != nil {
 			continue // behind a nil embedded pointer
 		}
-		if f.omitEmpty && fv.IsZero() {
+		if (f.omitEmpty && fv.IsZero()) || (f.omitJSON != 0 && f.omitJSON.omits(fv)) {
 			continue
 		}
 		switch f.route {
