@@ -405,6 +405,11 @@ func (w *formWriter) write(key string, v reflect.Value, n *formNode, depth int) 
 // writeSlice writes the elements of a slice or array: scalars in the
 // writer's style, anything else at an index.
 func (w *formWriter) writeSlice(key string, v reflect.Value, n *formNode, depth int) error {
+	if n.elem.kind == fnDynamic && w.style != FormIndexed {
+		if err := checkUniform(key, v, w.style); err != nil {
+			return err
+		}
+	}
 	for i := 0; i < v.Len(); i++ {
 		ev, en := v.Index(i), n.elem
 		if en.kind == fnDynamic {
@@ -440,6 +445,32 @@ type formRef struct {
 	t reflect.Type
 }
 
+// checkUniform refuses a slice of interfaces that holds both scalars and
+// nested values in a style without indexes: tags=a&tags[1][k]=v cannot be
+// read back.
+func checkUniform(key string, v reflect.Value, style FormStyle) error {
+	scalars, nested := false, false
+	for i := 0; i < v.Len(); i++ {
+		ev := v.Index(i)
+		if ev.IsNil() {
+			continue
+		}
+		n, err := formNodeFor(ev.Elem().Type())
+		if err != nil {
+			return fmt.Errorf("%s: element %d: %w", keyName(key), i, err)
+		}
+		if scalarNode(n) {
+			scalars = true
+		} else {
+			nested = true
+		}
+	}
+	if scalars && nested {
+		return fmt.Errorf("%s: a slice that holds both scalars and nested values cannot be written in %v; use kit.FormIndexed", keyName(key), style)
+	}
+	return nil
+}
+
 // within runs fn with v (a pointer, map or slice) on the writer's path; v
 // already on it is a cycle.
 func (w *formWriter) within(key string, v reflect.Value, fn func() error) error {
@@ -467,4 +498,34 @@ func keyName(key string) string {
 		return "the body"
 	}
 	return "key " + strconv.Quote(key)
+}
+
+// isDeepQueryValue reports whether v, an entry of a map spread into the
+// query (whose values are of class c), is itself a map or a data model: it
+// is then sent as key[k]=v (OpenAPI's deepObject), nested as a form is.
+func isDeepQueryValue(v reflect.Value, c *typeClass) bool {
+	switch c.kind {
+	case classMap:
+		return true
+	case classInterface:
+		for v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return false
+			}
+			v = v.Elem()
+		}
+		return v.Kind() == reflect.Map || isModelType(v.Type())
+	}
+	return false
+}
+
+// writeDeepQuery adds v at key to the query q in the bracket convention:
+// key[k]=v, nested to any depth, slices repeating their key.
+func writeDeepQuery(q url.Values, key string, v reflect.Value) error {
+	n, err := formNodeFor(v.Type())
+	if err != nil {
+		return err
+	}
+	w := formWriter{style: FormRepeat, values: q}
+	return w.write(key, v, n, 0)
 }

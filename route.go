@@ -180,6 +180,10 @@ func classifyUncached(t reflect.Type, depth int) *typeClass {
 		val := classifyUncached(t.Elem(), depth+1)
 		switch val.kind {
 		case classScalar, classSlice, classInterface:
+		case classMap: // a map-valued entry: k[key]=v (deepObject)
+			if t.Elem().Key().Kind() != reflect.String {
+				return &typeClass{kind: classInvalid, why: "a map-valued entry is sent as k[key]=v, and its keys must be strings"}
+			}
 		default:
 			return &typeClass{kind: classInvalid}
 		}
@@ -753,6 +757,15 @@ func addMapQuery(r *routed, v reflect.Value, c *typeClass, fillPath bool) error 
 			continue
 		}
 		val := iter.Value()
+		if isDeepQueryValue(val, c.mapValue) {
+			if r.query == nil {
+				r.query = make(url.Values)
+			}
+			if err := writeDeepQuery(r.query, k, val); err != nil {
+				return fmt.Errorf("map entry %q: %w", k, err)
+			}
+			continue
+		}
 		if fillPath && slices.Index(r.names, k) >= 0 {
 			s, ok, err := formatForPath(val, c.mapValue)
 			if err != nil {
