@@ -141,11 +141,11 @@ func mustEndpoint[P, R any](method, path string, opts []EndpointOption) *Endpoin
 // endpointConfig collects what the endpoint options set.
 type endpointConfig struct {
 	callPolicy
-	problem string
-	header  http.Header  // WithHeader: constant headers of the endpoint
+	problem   string
+	header    http.Header  // WithHeader: constant headers of the endpoint
 	bodyEnc   bodyEncoding // FormBody, Multipart; JSON by default
 	formStyle FormStyle    // FormBody's style
-	paging  pagingConfig // WithPaginator, WithMaxPages, WithPrefetch: paged endpoints only
+	paging    pagingConfig // WithPaginator, WithMaxPages, WithPrefetch: paged endpoints only
 }
 
 // endpointDecl is everything about an endpoint that does not depend on the

@@ -148,10 +148,19 @@ func TestNullableValidation(t *testing.T) {
 		call func() error
 		bad  bool
 	}{
-		{"value too short", func() error { _, err := ep.Call(t.Context(), c, patchParams{1, userPatch{Name: kit.Value("G")}}); return err }, true},
-		{"value ok", func() error { _, err := ep.Call(t.Context(), c, patchParams{1, userPatch{Name: kit.Value("Go")}}); return err }, false},
+		{"value too short", func() error {
+			_, err := ep.Call(t.Context(), c, patchParams{1, userPatch{Name: kit.Value("G")}})
+			return err
+		}, true},
+		{"value ok", func() error {
+			_, err := ep.Call(t.Context(), c, patchParams{1, userPatch{Name: kit.Value("Go")}})
+			return err
+		}, false},
 		{"absent", func() error { _, err := ep.Call(t.Context(), c, patchParams{1, userPatch{}}); return err }, false},
-		{"null", func() error { _, err := ep.Call(t.Context(), c, patchParams{1, userPatch{Name: kit.Null[string]()}}); return err }, false},
+		{"null", func() error {
+			_, err := ep.Call(t.Context(), c, patchParams{1, userPatch{Name: kit.Null[string]()}})
+			return err
+		}, false},
 		{"required, absent", func() error {
 			_, err := strictEP.Call(t.Context(), c, struct {
 				ID   int

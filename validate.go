@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
