@@ -100,6 +100,12 @@ func (c *classifier) classify(t types.Type, depth int) typeClass {
 	if c.isReader(t) && !types.Implements(t, c.textMarshaler) && !types.Implements(types.NewPointer(t), c.textMarshaler) {
 		return typeClass{kind: classInvalid, why: whyReader}
 	}
+	if isNamed(t, kitPath, "Nullable") { // kit's nullableClass
+		if args := t.(*types.Named).TypeArgs(); args.Len() == 1 && c.classify(args.At(0), depth+1).kind == classScalar {
+			return typeClass{kind: classScalar, text: true}
+		}
+		return typeClass{kind: classInvalid, why: "a Nullable parameter holds a value with one text form (a string, a number, a bool, a time)"}
+	}
 	if c.isModel(t) {
 		// A struct is a data model even when it has a String method.
 		return typeClass{kind: classModel, text: c.hasTextForm(t)}
@@ -141,6 +147,11 @@ func (c *classifier) classify(t types.Type, depth int) typeClass {
 		}
 		switch c.classify(u.Elem(), depth+1).kind {
 		case classScalar, classSlice, classInterface:
+			return typeClass{kind: classMap}
+		case classMap: // a map-valued entry: k[key]=v (deepObject)
+			if k, ok := u.Elem().Underlying().(*types.Map).Key().Underlying().(*types.Basic); !ok || k.Info()&types.IsString == 0 {
+				return typeClass{kind: classInvalid, why: "a map-valued entry is sent as k[key]=v, and its keys must be strings"}
+			}
 			return typeClass{kind: classMap}
 		}
 		return typeClass{kind: classInvalid}
@@ -185,7 +196,7 @@ func (c *classifier) isModel(t types.Type) bool {
 		return false
 	}
 	ptr := types.NewPointer(t)
-	return !isNamed(t, "time", "Time") && !isNamed(t, kitPath, "File") &&
+	return !isNamed(t, "time", "Time") && !isNamed(t, kitPath, "File") && !isNamed(t, kitPath, "Nullable") &&
 		!types.Implements(ptr, c.textMarshaler) && !types.Implements(ptr, c.reader)
 }
 
@@ -806,6 +817,59 @@ func (g *generator) checkBody(m *Method) {
 	}
 }
 
+// nestedFormProblem is kit's buildFormNode for a nested value of a form
+// body: why no form can write a value of type t, or "".
+func (g *generator) nestedFormProblem(t types.Type, seen map[types.Type]bool) string {
+	t = types.Unalias(t)
+	if seen[t] {
+		return ""
+	}
+	seen[t] = true
+	if isNamed(t, kitPath, "Nullable") {
+		return g.nestedFormProblem(t.(*types.Named).TypeArgs().At(0), seen)
+	}
+	switch c := g.cls.classify(t, 0); c.kind {
+	case classFile, classFileSlice:
+		return fmt.Sprintf("type %s holds a kit.File: a form has text fields only; use //kit:option kit.Multipart() to upload files", g.typeString(t))
+	case classScalar, classBytes, classInterface:
+		return ""
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Pointer:
+		return g.nestedFormProblem(u.Elem(), seen)
+	case *types.Slice:
+		return g.nestedFormProblem(u.Elem(), seen)
+	case *types.Array:
+		return g.nestedFormProblem(u.Elem(), seen)
+	case *types.Map:
+		if k, ok := u.Key().Underlying().(*types.Basic); !ok || k.Info()&types.IsString == 0 {
+			return fmt.Sprintf("type %s: a map's keys are written as form keys, and its key type %s is not a string kind", g.typeString(t), g.typeString(u.Key()))
+		}
+		return g.nestedFormProblem(u.Elem(), seen)
+	case *types.Struct:
+		for _, vf := range visibleFields(u) {
+			f := vf.v
+			jt := vf.tag.Get("json")
+			jname, _, _ := strings.Cut(jt, ",")
+			if jt == "-" || !f.Exported() {
+				continue
+			}
+			if f.Anonymous() && jname == "" {
+				if _, isStruct := derefNamed(f.Type()).Underlying().(*types.Struct); isStruct {
+					continue
+				}
+			}
+			if why := g.nestedFormProblem(f.Type(), seen); why != "" {
+				return fmt.Sprintf("field %s of %s: %s", f.Name(), g.typeString(t), why)
+			}
+		}
+		return ""
+	case *types.Interface:
+		return fmt.Sprintf("type %s %s (an interface with methods)", g.typeString(t), whyNoText)
+	}
+	return fmt.Sprintf("type %s %s", g.typeString(t), whyNoText)
+}
+
 // jsonFileField is kit's jsonFileField: the name of a kit.File field of a
 // JSON body model, which JSON cannot carry.
 func (g *generator) jsonFileField(t types.Type) string {
@@ -876,7 +940,9 @@ func (g *generator) formProblem(t types.Type, multipart bool) string {
 			}
 		case classModel, classModelSlice, classMap:
 			if !multipart {
-				return fmt.Sprintf("field %s of %s: type %s has no text form for a form field; use //kit:option kit.Multipart() to send it as a JSON part", f.Name(), name, g.typeString(f.Type()))
+				if why := g.nestedFormProblem(f.Type(), map[types.Type]bool{}); why != "" {
+					return fmt.Sprintf("field %s of %s: %s", f.Name(), name, why)
+				}
 			}
 		default:
 			if c.why != "" {
