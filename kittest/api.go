@@ -151,6 +151,22 @@ import (
 // /exports starts an export of {"bytes": N} and answers 202 Accepted with
 // a Location "exports/<id>" to follow; GET on it reports the export done.
 //
+// # Real API shapes
+//
+// /stripe/users is Stripe's list: starting_after is the id of the last user
+// of the page before, and has_more is false on the last page, even a full
+// one (a client that ignores it sends one request too many). /next/users
+// names the next page's URL at links.next, a path-relative reference like
+// "users?page=2&page_size=20" that keeps the request's other parameters,
+// and null on the last page. POST /search/users is Notion's search: the
+// JSON body {"filter":{"active","team_id","q"},"page_size","start_cursor"}
+// must come with every page, and the answer has "results", "next_cursor"
+// and "has_more". POST /charges takes a Stripe-like form body with nested
+// keys (amount, currency, metadata[KEY], expand[N], items[N][price],
+// items[N][quantity]; indexes from 0 without gaps) and answers 201 with the
+// charge it read, or a 400 naming the first key it does not expect: a key
+// nested otherwise (metadata=x, expand[]=x), or sent twice.
+//
 // # Streams
 //
 // GET /events is a server-sent event stream (text/event-stream) of count
