@@ -73,7 +73,7 @@ func TestAPI_SearchUsers(t *testing.T) {
 	}
 	cur := *page.NextCursor
 	page.Results = nil
-	post(`{"filter":{"team_id":2},"page_size":3,"start_cursor":"` + cur + `"}`).decode(t, &page)
+	post(`{"filter":{"team_id":2},"page_size":3,"start_cursor":"`+cur+`"}`).decode(t, &page)
 	if len(page.Results) != 1 || page.HasMore || page.NextCursor != nil || page.Results[0].ID != 17 {
 		t.Fatalf("last page %+v", page)
 	}
