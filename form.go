@@ -272,6 +272,9 @@ func (r omitRule) omits(v reflect.Value) bool {
 		return true
 	}
 	if r&omitIfZero != 0 {
+		if !v.CanInterface() { // reached through an unexported embedded struct
+			return v.IsZero()
+		}
 		if z, ok := v.Interface().(isZeroer); ok && (v.Kind() != reflect.Pointer || !v.IsNil()) {
 			return z.IsZero()
 		}
@@ -334,7 +337,7 @@ func (w *formWriter) write(key string, v reflect.Value, n *formNode, depth int) 
 		}
 		return nil
 	case fnNullable:
-		inner, state := v.Interface().(nullable).nullableState()
+		inner, state := nullableParts(v)
 		switch state {
 		case nullAbsent:
 			return nil

@@ -124,18 +124,41 @@ const (
 	nullValue
 )
 
-// nullable is what kit's routing, forms and validation see of any
-// Nullable[T]: its state and, when there is one, its value.
+// nullable marks every Nullable[T] for kit's routing, forms and
+// validation, and names its T.
 type nullable interface {
-	nullableState() (v reflect.Value, state nullState)
 	nullableType() reflect.Type
+	nullableAny() (v any, state nullState)
 }
 
-func (n Nullable[T]) nullableState() (reflect.Value, nullState) {
+func (n Nullable[T]) nullableAny() (any, nullState) {
 	if n.state != nullValue {
-		return reflect.Value{}, n.state
+		return nil, n.state
 	}
-	return reflect.ValueOf(&n.v).Elem(), n.state
+	return n.v, n.state
+}
+
+// nullableParts returns the value (when there is one) and the state of v,
+// a Nullable[T], by its fields: v may have been reached through an
+// unexported embedded struct, where Interface is not allowed.
+func nullableParts(v reflect.Value) (reflect.Value, nullState) {
+	if v.CanInterface() {
+		inner, state := v.Interface().(nullable).nullableAny()
+		if state != nullValue {
+			return reflect.Value{}, state
+		}
+		// A value of T itself (T may be an interface type), addressable.
+		out := reflect.New(v.Type().Field(0).Type).Elem()
+		if inner != nil {
+			out.Set(reflect.ValueOf(inner))
+		}
+		return out, state
+	}
+	state := nullState(v.Field(1).Uint())
+	if state != nullValue {
+		return reflect.Value{}, state
+	}
+	return v.Field(0), state
 }
 
 func (Nullable[T]) nullableType() reflect.Type { return reflect.TypeFor[T]() }
@@ -155,11 +178,11 @@ func nullableInner(t reflect.Type) reflect.Type {
 // nullableValidated is the value go-playground/validator sees of a
 // Nullable field: its value, or nil for absent and null.
 func nullableValidated(v reflect.Value) any {
-	inner, state := v.Interface().(nullable).nullableState()
+	inner, state := v.Interface().(nullable).nullableAny()
 	if state != nullValue {
 		return nil
 	}
-	return inner.Interface()
+	return inner
 }
 
 // nullableClass routes a Nullable[T] parameter (query, header, path):
@@ -172,7 +195,7 @@ func nullableClass(t reflect.Type, depth int) *typeClass {
 	}
 	format := inner.format
 	return &typeClass{kind: classScalar, format: func(v reflect.Value) (string, bool, error) {
-		val, state := v.Interface().(nullable).nullableState()
+		val, state := nullableParts(v)
 		switch state {
 		case nullAbsent:
 			return "", false, nil

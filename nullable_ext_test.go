@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"testing"
+	"time"
 
 	"github.com/kithttp/kit"
 	"github.com/kithttp/kit/kittest"
@@ -178,5 +180,26 @@ func TestNullableValidation(t *testing.T) {
 	}
 	if n := len(rec.requests()); n != 3 {
 		t.Errorf("%d requests, want 3", n)
+	}
+}
+
+// TestNullableOfInterface: a Nullable[any] in a form and a query holds
+// any value, or nil, without a panic.
+func TestNullableOfInterface(t *testing.T) {
+	t.Parallel()
+	type form struct {
+		A kit.Nullable[any]       `json:"a"`
+		B kit.Nullable[any]       `json:"b"`
+		T kit.Nullable[time.Time] `json:"t"`
+	}
+	rec := newRecorder(nil)
+	_, c := setup(t, rec)
+	ep := kit.Post[struct{ Body form }, any]("/x", kit.FormBody())
+	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if _, err := ep.Call(t.Context(), c, struct{ Body form }{form{A: kit.Value[any](nil), B: kit.Value[any](map[string]int{"k": 1}), T: kit.Value(when)}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := url.QueryUnescape(string(rec.only(t).Body)); got != "b[k]=1&t=2026-01-02T03:04:05Z" {
+		t.Errorf("body %s", got)
 	}
 }

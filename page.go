@@ -163,7 +163,7 @@ func (l *pageLayout) scan(body []byte, recs any) (pageInfo, error) {
 	var last []byte // the raw last record, when l.record is set
 	if l.override == "" && len(trimmed) > 0 && trimmed[0] == '[' {
 		if l.record != nil {
-			dec := jsontext.NewDecoder(bytes.NewReader(body))
+			dec := jsontext.NewDecoder(bytes.NewReader(body), jsonOpts)
 			var err error
 			if last, err = decodeTracking(dec, body, slice); err != nil {
 				return info, err
