@@ -153,7 +153,8 @@
 //
 // # Pagination
 //
-// PageNumber (the default), Offset, Cursor and LinkHeader cover most APIs;
+// PageNumber (the default), Offset, Cursor, LinkHeader and NextLink cover
+// most APIs (see the next section for Stripe's, OpenAI's and Notion's);
 // any type with FirstPage and NextPage methods is a Paginator. Records are
 // found in a top-level array, or under "data", "items" or "results", or at
 // a dotted ItemsKey. Pages are fetched only as records are consumed.

@@ -13,9 +13,10 @@ import (
 )
 
 // PagedEndpoint is a paginated collection whose path may have placeholders,
-// such as /users/{user}/repos: a GET endpoint whose parameters P are routed
-// like any endpoint's (path, query and headers), walked page by page like a
-// Resource. T is the record type; with T = any records are raw JSON.
+// such as /users/{user}/repos: a GET endpoint (or, declared with PagedPost,
+// a POST search) whose parameters P are routed like any endpoint's (path,
+// query and headers), walked page by page like a Resource. T is the record
+// type; with T = any records are raw JSON.
 //
 // A walk of a paged endpoint is a walk of a resource: the same paginators
 // (WithPaginator, default PageNumber), records location, guards against
