@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // FormStyle is how a form body writes a slice of scalars: the key
@@ -150,13 +152,13 @@ func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNo
 		n.elem = elem
 		return n, err
 	}
-	switch c := classify(t); c.kind {
-	case classFile, classFileSlice:
+	switch c := classify(t); c.Kind {
+	case routing.File, routing.FileSlice:
 		return nil, fmt.Errorf("type %s holds a kit.File: a form has text fields only; declare the endpoint with kit.Multipart() to upload files", t)
-	case classBytes:
+	case routing.Bytes:
 		n.kind, n.format = fnBytes, c.format
 		return n, nil
-	case classScalar:
+	case routing.Scalar:
 		if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct || !isModelType(t.Elem()) {
 			n.kind, n.format = fnScalar, c.format
 			return n, nil
@@ -170,7 +172,7 @@ func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNo
 		return n, err
 	case reflect.Interface:
 		if t.NumMethod() > 0 {
-			return nil, fmt.Errorf("type %s %s (an interface with methods)", t, whyNoText)
+			return nil, noFormOf(t)
 		}
 		n.kind = fnDynamic
 		return n, nil
@@ -194,7 +196,7 @@ func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNo
 			if skip || promoted {
 				continue
 			}
-			if k := classify(sf.Type).kind; k == classFile || k == classFileSlice {
+			if k := classify(sf.Type).Kind; k == routing.File || k == routing.FileSlice {
 				return nil, fmt.Errorf("field %s of %s is a kit.File: a form has text fields only; declare the endpoint with kit.Multipart() to upload files", sf.Name, t)
 			}
 			if strings.ContainsAny(name, "[]") {
@@ -208,7 +210,15 @@ func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNo
 		}
 		return n, nil
 	}
-	return nil, fmt.Errorf("type %s %s", t, whyNoText)
+	return nil, noFormOf(t)
+}
+
+// noFormOf says why no form can write a value of type t.
+func noFormOf(t reflect.Type) error {
+	if c := classify(t); c.Why != "" {
+		return errors.New(routing.TypeProblem(t.String(), c.Why))
+	}
+	return fmt.Errorf("type %s cannot be sent in a form", t)
 }
 
 // jsonFieldName is a struct field's JSON name, as encoding/json names it:
@@ -507,10 +517,10 @@ func keyName(key string) string {
 // query (whose values are of class c), is itself a map or a data model: it
 // is then sent as key[k]=v (OpenAPI's deepObject), nested as a form is.
 func isDeepQueryValue(v reflect.Value, c *typeClass) bool {
-	switch c.kind {
-	case classMap:
+	switch c.Kind {
+	case routing.Map:
 		return true
-	case classInterface:
+	case routing.Interface:
 		for v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
 			if v.IsNil() {
 				return false

@@ -885,7 +885,7 @@ func TestDeclarationsThatCannotBeMisrouted(t *testing.T) {
 		{"File and a body", declErr[struct {
 			F kit.File
 			B model
-		}, any]("POST", "/x"), "two body fields"},
+		}, any]("POST", "/x"), "would both be the request body"},
 		{"form of a slice", declErr[struct{ B []model }, any]("POST", "/x", kit.FormBody()), "one data model"},
 		{"form with a File in a nested model", declErr[struct {
 			B struct{ M struct{ F kit.File } }
@@ -897,7 +897,7 @@ func TestDeclarationsThatCannotBeMisrouted(t *testing.T) {
 		{"two url fields", declErr[struct {
 			A string `kit:",url"`
 			B string `kit:",url"`
-		}, any]("GET", "/x"), "second"},
+		}, any]("GET", "/x"), "would both be the whole URL"},
 		{"placeholder in host", declErr[struct{ H string }, any]("GET", "https://{h}/x"), "host"},
 	}
 	for _, tt := range bad {

@@ -185,16 +185,12 @@ func nullableValidated(v reflect.Value) any {
 	return inner
 }
 
-// nullableClass routes a Nullable[T] parameter (query, header, path):
-// absent is left out, null is an empty value, and a value is formatted as
-// T is. T must have a text form.
-func nullableClass(t reflect.Type, depth int) *typeClass {
-	inner := classifyUncached(nullableInner(t), depth+1)
-	if inner.kind != classScalar {
-		return &typeClass{kind: classInvalid, why: "a Nullable parameter holds a value with one text form (a string, a number, a bool, a time), not " + nullableInner(t).String()}
-	}
-	format := inner.format
-	return &typeClass{kind: classScalar, format: func(v reflect.Value) (string, bool, error) {
+// nullableFormatter formats a Nullable[T] parameter (query, header,
+// path), which the routing rules class as Scalar when T is one: absent is
+// left out, null is an empty value, and a value is formatted as T is.
+func nullableFormatter(t reflect.Type) formatter {
+	format := classify(nullableInner(t)).format
+	return func(v reflect.Value) (string, bool, error) {
 		val, state := nullableParts(v)
 		switch state {
 		case nullAbsent:
@@ -203,5 +199,5 @@ func nullableClass(t reflect.Type, depth int) *typeClass {
 			return "", true, nil
 		}
 		return format(val)
-	}}
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // PagedEndpoint is a paginated collection whose path may have placeholders,
@@ -101,9 +103,9 @@ func NewPagedPost[P, T any](path string, opts ...EndpointOption) (*PagedEndpoint
 		return &DeclarationError{Method: http.MethodPost, Path: path, Reason: fmt.Sprintf(format, args...)}
 	}
 	if d.bodyEnc != encJSON {
-		return nil, declErr("%s: a paged POST sends its body as JSON, so that a page can set a field of it", d.bodyEnc.option())
+		return nil, declErr("%s: a paged POST sends its body as JSON, so that a page can set a field of it", d.bodyEnc.String())
 	}
-	if bf := d.plan.bodyField(); bf != nil && bf.class.kind != classModel {
+	if bf := d.plan.bodyField(); bf != nil && bf.class.Kind != routing.Model {
 		return nil, declErr("field %s: the body of a paged POST is one data model (a struct, sent as a JSON object), not %s", bf.goName, d.plan.fieldType(bf))
 	}
 	return &PagedEndpoint[P, T]{d: d}, nil
