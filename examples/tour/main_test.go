@@ -57,14 +57,18 @@ func TestTour(t *testing.T) {
 		"events 1 2 3 4 5 6 7 8 9 10, each once, in order; the last connection resumed with Last-Event-ID 8",
 		"NDJSON: 50 users of team 4, the first",
 		"a JSON array of 100000 records (about 19 MB) decoded one element at a time",
-		"== 13. The shapes real APIs use",
+		"== 13. The send chain's contract",
+		"WithRetry retried both: Ada Lovelace after 3 attempts, 1 sent",
+		"/users/1: WithInterceptors: interceptor 0 returned neither a response nor an error",
+		"kit: NewClient: WithInterceptors: interceptor 0 returned a nil Sender",
+		"== 14. The shapes real APIs use",
 		"Stripe-like list (starting_after = the last record's id, has_more): 251 users in 6 requests, none past the end",
 		"next-page URL in the body (links.next, kit.NextLink): 251 users in 3 requests",
 		"→ POST /search/users",
 		"POST search with the cursor in the body (kit.PagedPost, Cursor.InBody): 33 active users of team 3",
 		"nested form (FormBody(kit.FormIndexed)): the server read metadata map[order_id:6735], expand customer, items [{Price:price_1 Quantity:2}]",
 		"PATCH with kit.Nullable: active=false team_id=1 sent, the name left alone: \"Frances Allen\"",
-		"== 14. Done",
+		"== 15. Done",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("tour output lacks %q", want)
