@@ -19,7 +19,10 @@ import (
 
 // sameOrigin reports whether a and b have the same scheme, host and port.
 func sameOrigin(a, b *url.URL) bool {
-	return a.Scheme == b.Scheme && canonicalHost(a) == canonicalHost(b)
+	if a.Scheme != b.Scheme {
+		return false
+	}
+	return a.Host == b.Host || canonicalHost(a) == canonicalHost(b)
 }
 
 // canonicalHost is host:port with the scheme's default port made explicit.
