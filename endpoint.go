@@ -156,6 +156,7 @@ type endpointConfig struct {
 
 	idemHeader string        // WithIdempotencyKey; "": the client's
 	resultAt   jsonpath.Path // WithResultAt; nil: R is the whole body
+	formStyle  FormStyle     // FormBody's style
 }
 
 // endpointDecl is everything about an endpoint that does not depend on the
@@ -204,7 +205,7 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 		return nil, declErr("%s", d.problem)
 	}
 	if paged {
-		if err := d.paging.complete(); err != nil {
+		if err := d.paging.complete(method); err != nil {
 			return nil, declErr("%v", err)
 		}
 	} else if d.paging.option != "" {
@@ -273,7 +274,11 @@ func (d *endpointDecl) checkBody() error {
 	if d.bodyEnc == encJSON {
 		return jsonFileField(t)
 	}
-	_, err = formPlanFor(t, d.bodyEnc == encMultipart)
+	if d.bodyEnc == encForm {
+		_, err = formNodeFor(t)
+		return err
+	}
+	_, err = formPlanFor(t, true)
 	return err
 }
 
