@@ -231,6 +231,9 @@ func hasControl(s string) bool {
 func (st *clientState) authLayer(next Sender) Sender {
 	ref, canRefresh := st.auth.(Refresher)
 	return func(ctx context.Context, req *Request) (*Response, error) {
+		if req.URL == nil {
+			return nil, finalError{errorf(st.opOf(req.Method, nil), "%w", errNilURL)}
+		}
 		if req.policy.noAuth || !st.sameOrigin(req.URL) {
 			return next(withoutAuthRecord(ctx), req)
 		}

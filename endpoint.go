@@ -268,6 +268,20 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 		if paged && plan.body >= 0 {
 			return nil, declErr("field %s is a data model, which would be the JSON body; a paged endpoint sends GET requests without a body (embed the struct to send its fields as query parameters)", plan.fields[plan.body].goName)
 		}
+		if paged {
+			for _, f := range plan.fields {
+				switch f.route {
+				case routeURL:
+					// A walk starts from the collection its path names,
+					// on an origin fixed at declaration: a URL given at
+					// run time would be ignored, or would move the walk
+					// (and the base URL's query) where a server said.
+					return nil, declErr("field %s is a `kit:\",url\"` field, which a paged endpoint does not take: its walk starts at its path (declare the collection's URL as the path, or follow a link with an Endpoint)", f.goName)
+				case routeFile:
+					return nil, declErr("field %s is a kit.File, which would be the request body; a paged endpoint sends GET requests without a body", f.goName)
+				}
+			}
+		}
 	}
 	if paged && rType == responseType {
 		return nil, declErr("record type *kit.Response: records are decoded from JSON; use a data model, or any for raw JSON (Pages gives each page's *kit.Response)")

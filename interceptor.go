@@ -39,6 +39,8 @@ type Request struct {
 	ContentLength int64
 
 	policy  *callPolicy // the endpoint's per-call settings; never nil
+	built   *url.URL    // scheme and host of the URL kit built, before any interceptor; nil: unknown
+	token   *rateTicket // a rate-limit token reserved for the first attempt (a pipelined page); nil: none
 	attempt int         // 1 for the first attempt, set by the retry layer
 	call    *callState  // shared by the attempts of a retried call; else nil
 }

@@ -137,8 +137,13 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool) (*walk, error)
 	if err != nil {
 		return nil, err
 	}
-	if r.body.IsValid() {
+	switch {
+	case r.body.IsValid():
 		return nil, errorf(d.name, "a paged endpoint sends no body, but a parameter holds a %s", r.body.Type())
+	case r.file != nil:
+		return nil, errorf(d.name, "a paged endpoint sends no body, but a parameter holds a kit.File")
+	case r.target != nil:
+		return nil, errorf(d.name, "a paged endpoint takes no `kit:\",url\"` value: its walk starts at its path")
 	}
 	var base strings.Builder
 	if err := st.writePath(&base, d, &r); err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
+	"time"
 
 	"golang.org/x/time/rate"
 )
@@ -55,7 +57,11 @@ func (o rateLimitOption) String() string {
 // is sent when the wait fails.
 func (st *clientState) rateLimitLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
-		if err := st.limiter.Wait(ctx); err != nil {
+		wait := st.limiter.Wait
+		if res := req.token.take(); res != nil {
+			wait = func(ctx context.Context) error { return waitReservation(ctx, res) }
+		}
+		if err := wait(ctx); err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				err = ctxErr
 			} else if _, ok := ctx.Deadline(); ok {
@@ -67,5 +73,80 @@ func (st *clientState) rateLimitLayer(next Sender) Sender {
 			return nil, errorf(st.opOf(req.Method, req.URL), "waiting for the rate limit: %w", err)
 		}
 		return next(ctx, req)
+	}
+}
+
+// A rateTicket is a token of the client's limiter reserved ahead for one
+// request. A pipelined walk reserves the tokens of its pages when it names
+// them, in page order, so the page the caller needs first gets the first
+// token however the goroutines sending them are scheduled. The first
+// attempt of the request waits for its reservation instead of taking a
+// token then; a retry takes a token as any attempt does.
+type rateTicket struct {
+	mu   sync.Mutex
+	res  *rate.Reservation
+	used bool
+}
+
+// reserveTicket reserves the next token of lim; nil without a limiter.
+func reserveTicket(lim *rate.Limiter) *rateTicket {
+	if lim == nil {
+		return nil
+	}
+	res := lim.Reserve()
+	if !res.OK() {
+		return nil
+	}
+	return &rateTicket{res: res}
+}
+
+// take returns the reservation the first time it is called, nil after (and
+// on a nil ticket).
+func (t *rateTicket) take() *rate.Reservation {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.used {
+		return nil
+	}
+	t.used = true
+	return t.res
+}
+
+// release gives the token back when no attempt took it (the page was
+// cancelled, or an interceptor answered it).
+func (t *rateTicket) release() {
+	if res := t.take(); res != nil {
+		res.Cancel()
+	}
+}
+
+// waitReservation waits until res's token is available, as
+// rate.Limiter.Wait waits for one: it fails at once when ctx has ended, or
+// when its deadline would pass first, and gives the token back when it
+// fails.
+func waitReservation(ctx context.Context, res *rate.Reservation) error {
+	if err := ctx.Err(); err != nil {
+		res.Cancel()
+		return err
+	}
+	delay := res.Delay()
+	if delay <= 0 {
+		return nil
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay {
+		res.Cancel()
+		return fmt.Errorf("rate: Wait(n=1) would exceed context deadline")
+	}
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		res.Cancel()
+		return ctx.Err()
 	}
 }

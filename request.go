@@ -76,6 +76,7 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 		URL:      u,
 		Endpoint: d.name,
 		policy:   &d.callPolicy,
+		built:    &url.URL{Scheme: u.Scheme, Host: u.Host},
 	}
 	h := make(http.Header, 4+len(st.header)+len(d.header)+len(r.header))
 	// kit's own header values share one backing array (capped slices, so

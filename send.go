@@ -84,7 +84,10 @@ func (st *clientState) send(ctx context.Context, chain Sender, req *Request) (*R
 		// Made with NewResponse. Copied, as an interceptor may hand the
 		// same Response to several calls.
 		c := *resp
-		c.Request = &http.Request{Method: req.Method, URL: req.URL, Header: req.Header, Host: req.URL.Host}
+		c.Request = &http.Request{Method: req.Method, URL: req.URL, Header: req.Header}
+		if req.URL != nil {
+			c.Request.Host = req.URL.Host
+		}
 		c.secrets = &st.secrets
 		resp = &c
 	}
