@@ -38,6 +38,8 @@ func TestTour(t *testing.T) {
 		"streamed download (R = kit.Result[io.ReadCloser]): 48 MiB",
 		"202 Accepted with Location exports/1",
 		"export 1 is done",
+		"refused (kit.ErrCrossOrigin): a walk stays on its origin",
+		"it got no Authorization and no Cookie",
 		"ErrNotModified=true",
 		"*kittest.APIError code=not_found",
 		"== 11. Paged endpoints and pipelined walks",
@@ -57,7 +59,7 @@ func TestTour(t *testing.T) {
 		"events 1 2 3 4 5 6 7 8 9 10, each once, in order; the last connection resumed with Last-Event-ID 8",
 		"NDJSON: 50 users of team 4, the first",
 		"a JSON array of 100000 records (about 19 MB) decoded one element at a time",
-		"== 13. Done",
+		"== 14. Done",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("tour output lacks %q", want)

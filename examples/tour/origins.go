@@ -13,6 +13,9 @@ import (
 	"github.com/kithttp/kit"
 )
 
+// status is an endpoint that uses the client's auth.
+var status = kit.Get[kit.NoParams, map[string]string]("/status")
+
 // partnerRecord is a record of the partner API in originsTour.
 type partnerRecord struct {
 	ID int `json:"id"`
@@ -73,10 +76,10 @@ func originsTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) 
 		io.WriteString(w, `{"status":"ok"}`)
 	}))
 	defer mirror.Close()
-	mu2, _ := url.Parse(mirror.URL)
+	mirrorURL, _ := url.Parse(mirror.URL)
 	failover := func(next kit.Sender) kit.Sender {
 		return func(ctx context.Context, req *kit.Request) (*kit.Response, error) {
-			req.URL.Host = mu2.Host // a mirror on another origin
+			req.URL.Host = mirrorURL.Host // a mirror on another origin
 			return next(ctx, req)
 		}
 	}
@@ -86,7 +89,7 @@ func originsTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) 
 		return err
 	}
 	defer m.Close()
-	if _, err := health.Call(ctx, m, kit.NoParams{}); err != nil {
+	if _, err := status.Call(ctx, m, kit.NoParams{}); err != nil {
 		return err
 	}
 	mu.Lock()
@@ -95,7 +98,7 @@ func originsTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) 
 	if auth != "" || cookie != "" {
 		return fmt.Errorf("the mirror got credentials: %q, %q", auth, cookie)
 	}
-	t.say("a failover interceptor moved GET /health to a mirror on another origin: it got no Authorization and no Cookie")
+	t.say("a failover interceptor moved GET /status to a mirror on another origin: it got no Authorization and no Cookie")
 	t.say("(checked where the request finally goes, after every interceptor)")
 	return nil
 }
