@@ -65,7 +65,10 @@
 // follow), with the call's query parameters added. Credentials
 // (the client's Auth, and its Authorization and Cookie headers) are sent
 // only when the final URL is on the base URL's origin: checked where the
-// request finally goes, after interceptors and on every redirect. WithHeader is also an
+// request finally goes, after interceptors and on every redirect. A
+// `kit:",url"` value on another origin than the endpoint's (a Location a
+// server sent) gets no credential header at all, not even the endpoint's
+// WithHeader or the call's header parameter. WithHeader is also an
 // EndpointOption: a constant header of one endpoint, replacing the client's
 // for that key.
 //

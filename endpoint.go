@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strings"
 
@@ -156,6 +157,9 @@ type endpointDecl struct {
 	tmpl   *pathtmpl.Template
 	plan   *paramPlan
 	noArgs bool // P has nothing to route
+	// origin is the scheme and host of an absolute path's URL; nil for a
+	// path below the base URL.
+	origin *url.URL
 	result resultKind
 	inner  resultKind // R = Result[T]: how T is made
 	rType  reflect.Type
@@ -254,6 +258,11 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 		return nil, declErr("%v", err)
 	}
 	d.tmpl = tmpl
+	if tmpl.Origin != "" {
+		if o, err := url.Parse(tmpl.Origin); err == nil {
+			d.origin = &url.URL{Scheme: o.Scheme, Host: o.Host}
+		}
+	}
 	if pType == noParamsType || (pType != nil && pType.Kind() == reflect.Struct && pType.NumField() == 0) {
 		d.noArgs = true
 		if len(tmpl.Placeholders) > 0 {

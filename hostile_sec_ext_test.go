@@ -797,3 +797,63 @@ func TestHostileSecInterceptorNilURL(t *testing.T) { // defect 10
 		}
 	}
 }
+
+// ---------------------------------------------------------------------------
+// Same class as defects 2 and 3, found while fixing them: a `kit:",url"`
+// value is a URL a server sent (a Location to follow). The credential
+// headers a call carries, the endpoint's own WithHeader and the call's
+// header parameters included, were declared for the endpoint's origin,
+// not for wherever that server points: they do not follow a URL value to
+// another origin. Nor does the base URL's query.
+
+func TestHostileSecURLFieldCredentials(t *testing.T) {
+	type follow struct {
+		URL  string `kit:",url"`
+		Auth string `kit:"Authorization,header"`
+	}
+	for _, async := range []bool{false, true} {
+		t.Run(fmt.Sprintf("async_%v", async), func(t *testing.T) {
+			var other, base hsSeen
+			ok := func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"id":1}`)
+			}
+			otherSrv := hxServer(t, hsRecording(&other, ok))
+			baseSrv := hxServer(t, hsRecording(&base, ok))
+			ep := kit.Get[follow, hxRec]("/jobs", kit.WithHeader("Cookie", "session=hs-endpoint"))
+			copts := []kit.Option{kit.WithAuth(kit.APIKeyQuery("api_key", "hs-query")), kit.WithHeader("Authorization", "Bearer hs-client")}
+			call := func(p follow) error {
+				if async {
+					_, err := ep.Go(hxCtx(t), hxAsyncClient(t, baseSrv.URL+"/?key=hs-base", copts...), p).Await(hxCtx(t))
+					return err
+				}
+				_, err := ep.Call(hxCtx(t), hxClient(t, baseSrv.URL+"/?key=hs-base", copts...), p)
+				return err
+			}
+			if err := call(follow{URL: otherSrv.URL + "/jobs/7", Auth: "Bearer hs-param"}); err != nil {
+				t.Fatal(err)
+			}
+			urls, hdrs := other.snapshot()
+			if len(hdrs) != 1 {
+				t.Fatalf("the other origin got %d requests", len(hdrs))
+			}
+			for _, k := range []string{"Authorization", "Cookie"} {
+				if v := hdrs[0].Values(k); len(v) > 0 {
+					t.Errorf("a URL value on another origin got %s: %q", k, v)
+				}
+			}
+			if strings.Contains(urls[0], "hs-") {
+				t.Errorf("a URL value on another origin got %s", urls[0])
+			}
+			// On the base origin the same call carries all of them.
+			if err := call(follow{URL: "jobs/7", Auth: "Bearer hs-param"}); err != nil {
+				t.Fatal(err)
+			}
+			urls, hdrs = base.snapshot()
+			if len(hdrs) != 1 || hdrs[0].Get("Authorization") != "Bearer hs-param" || hdrs[0].Get("Cookie") != "session=hs-endpoint" ||
+				!strings.Contains(urls[0], "api_key=hs-query") || !strings.Contains(urls[0], "key=hs-base") {
+				t.Errorf("a URL value on the base origin got %v %v", urls, hdrs)
+			}
+		})
+	}
+}

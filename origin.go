@@ -189,8 +189,10 @@ func (st *clientState) stripCredentialHeaders(h http.Header) {
 //     the auth layer) is taken off, headers and query parameters.
 //
 // Headers set for an endpoint declared on another origin (its WithHeader,
-// a call's header parameter) stay on that origin. hreq's URL and Header
-// are copied before anything is taken off: they are shared with req.
+// a call's header parameter) stay on that origin; a `kit:",url"` value
+// counts as a move (req.built is the endpoint's origin, not the value's),
+// since it is often a URL a server sent. hreq's URL and Header are copied
+// before anything is taken off: they are shared with req.
 func (st *clientState) confineCredentials(hreq *http.Request, req *Request) {
 	if st.sameOrigin(hreq.URL) {
 		return
