@@ -13,13 +13,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/kithttp/kit"
 )
@@ -855,5 +858,63 @@ func TestHostileSecURLFieldCredentials(t *testing.T) {
 				t.Errorf("a URL value on the base origin got %v %v", urls, hdrs)
 			}
 		})
+	}
+}
+
+// TestHostileSecMultipartHTTP2Cancel is defect 4 as it shows in use: an
+// upload over HTTP/2 cancelled while the transport's write loop reads the
+// body, which the transport then closes from another goroutine. Under
+// -race the unguarded body reports a data race; the call must end with
+// the context's error, and every File opened must be closed.
+func TestHostileSecMultipartHTTP2Cancel(t *testing.T) { // defect 4
+	type upload struct {
+		Files []kit.File `json:"files"`
+	}
+	got := make(chan struct{}, 1)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		buf := make([]byte, 64<<10)
+		io.ReadFull(r.Body, buf)
+		select {
+		case got <- struct{}{}:
+		default:
+		}
+		io.Copy(io.Discard, r.Body)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	c := hxClient(t, srv.URL, kit.WithHTTPClient(srv.Client()))
+	ep := kit.Post[struct{ Form upload }, hxRec]("/up", kit.Multipart())
+	var open atomic.Int32
+	part := strings.Repeat("y", 1<<20)
+	for round := range 5 {
+		files := make([]kit.File, 16)
+		for i := range files {
+			files[i] = kit.File{Name: "f" + strconv.Itoa(i), Open: func() (io.ReadCloser, error) {
+				open.Add(1)
+				return &hsCountedReader{r: strings.NewReader(part), open: &open}, nil
+			}}
+		}
+		ctx, cancel := context.WithCancel(hxCtx(t))
+		go func() {
+			select {
+			case <-got:
+			case <-ctx.Done():
+			}
+			cancel()
+		}()
+		_, err := ep.Call(ctx, c, struct{ Form upload }{upload{files}})
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("round %d: cancelled upload: %v; want an error matching context.Canceled", round, err)
+		}
+	}
+	// The transport closes the body after the call returns; wait for it.
+	for i := 0; open.Load() != 0 && i < 5000; i++ {
+		runtime.Gosched()
+		time.Sleep(time.Millisecond)
+	}
+	if n := open.Load(); n != 0 {
+		t.Errorf("%d files left open", n)
 	}
 }
