@@ -147,41 +147,47 @@ func TestHostileSecPagedOffOriginBaseQuery(t *testing.T) { // defect 1
 
 func TestHostileSecPagedConfusedDeputy(t *testing.T) { // defect 2
 	for _, hw := range hsWalkers {
-		t.Run(hw.name, func(t *testing.T) {
-			var base, other hsSeen
-			baseSrv := hxServer(t, hsRecording(&base, hxPagesHandler(func(*http.Request) (string, string) {
-				return `[{"id":99}]`, ""
-			})))
-			var otherURL string
-			otherSrv := hxServer(t, hsRecording(&other, hxPagesHandler(func(r *http.Request) (string, string) {
-				switch r.URL.Query().Get("p") {
-				case "":
-					// A next page on the walk's own origin is followed ...
-					return `[{"id":1}]`, `<` + otherURL + `/recs?p=2>; rel="next"`
-				default:
+		// direct: the first page links to the base origin; otherwise the
+		// second does, after a link on the walk's own origin.
+		for _, direct := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/direct_%v", hw.name, direct), func(t *testing.T) {
+				var base, other hsSeen
+				baseSrv := hxServer(t, hsRecording(&base, hxPagesHandler(func(*http.Request) (string, string) {
+					return `[{"id":99}]`, ""
+				})))
+				var otherURL string
+				otherSrv := hxServer(t, hsRecording(&other, hxPagesHandler(func(r *http.Request) (string, string) {
+					if r.URL.Query().Get("p") == "" && !direct {
+						// A next page on the walk's own origin is followed ...
+						return `[{"id":1}]`, `<` + otherURL + `/recs?p=2>; rel="next"`
+					}
 					// ... one on the client's base origin is not.
-					return `[{"id":2}]`, `<` + baseSrv.URL + `/admin/export>; rel="next"`
+					return fmt.Sprintf(`[{"id":%d}]`, len(r.URL.Query().Get("p"))+1), `<` + baseSrv.URL + `/admin/export>; rel="next"`
+				})))
+				otherURL = otherSrv.URL
+				copts := []kit.Option{kit.WithAuth(kit.Bearer("hs-deputy-token")), kit.WithHeader("Cookie", "session=hs-deputy")}
+				ids, err := hw.walk(t, baseSrv.URL, otherSrv.URL+"/recs", copts, kit.WithPaginator(kit.LinkHeader{}))
+				if urls, hdrs := base.snapshot(); len(urls) > 0 {
+					t.Errorf("the base origin got %q with headers %v from a walk of another origin", urls, hdrs)
 				}
-			})))
-			otherURL = otherSrv.URL
-			copts := []kit.Option{kit.WithAuth(kit.Bearer("hs-deputy-token")), kit.WithHeader("Cookie", "session=hs-deputy")}
-			ids, err := hw.walk(t, baseSrv.URL, otherSrv.URL+"/recs", copts, kit.WithPaginator(kit.LinkHeader{}))
-			if !slices.Equal(ids, []int{1, 2}) {
-				t.Errorf("records %v, want [1 2] (the walk's own origin's pages)", ids)
-			}
-			if !errors.Is(err, kit.ErrCrossOrigin) {
-				t.Errorf("walk ended with %v; want an error matching kit.ErrCrossOrigin", err)
-			}
-			if urls, _ := base.snapshot(); len(urls) > 0 {
-				t.Errorf("the base origin got %q from a walk of another origin", urls)
-			}
-			_, hdrs := other.snapshot()
-			for _, h := range hdrs {
-				if h.Get("Authorization") != "" || h.Get("Cookie") != "" {
-					t.Errorf("the other origin got credentials: %v", h)
+				want := []int{1, 2}
+				if direct {
+					want = []int{1}
 				}
-			}
-		})
+				if !slices.Equal(ids, want) {
+					t.Errorf("records %v, want %v (the walk's own origin's pages)", ids, want)
+				}
+				if !errors.Is(err, kit.ErrCrossOrigin) {
+					t.Errorf("walk ended with %v; want an error matching kit.ErrCrossOrigin", err)
+				}
+				_, hdrs := other.snapshot()
+				for _, h := range hdrs {
+					if h.Get("Authorization") != "" || h.Get("Cookie") != "" {
+						t.Errorf("the other origin got credentials: %v", h)
+					}
+				}
+			})
+		}
 	}
 }
 
