@@ -924,3 +924,53 @@ func TestHostileSecMultipartHTTP2Cancel(t *testing.T) { // defect 4
 		t.Errorf("%d files left open", n)
 	}
 }
+
+// TestHostileSecInterceptorNilURLAnswered is defect 10's other road: an
+// interceptor that empties the URL and answers the call itself (a cache),
+// for a call and for the pages of a walk, whose next links resolve
+// against the URL of the page before.
+func TestHostileSecInterceptorNilURLAnswered(t *testing.T) {
+	srv := hxServer(t, func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the server got %s", r.URL)
+	})
+	answer := func(next kit.Sender) kit.Sender {
+		return func(ctx context.Context, req *kit.Request) (*kit.Response, error) {
+			page := req.URL.Query().Get("p")
+			req.URL = nil
+			h := http.Header{"Content-Type": {"application/json"}}
+			if page == "" {
+				h.Set("Link", `</recs?p=2>; rel="next"`)
+				return kit.NewResponse(200, h, []byte(`[{"id":1}]`)), nil
+			}
+			return kit.NewResponse(200, h, []byte(`[{"id":2}]`)), nil
+		}
+	}
+	for _, hw := range hsWalkers {
+		t.Run(hw.name, func(t *testing.T) {
+			var ids []int
+			var err error
+			if p := hxCatch(func() {
+				ids, err = hw.walk(t, srv.URL, "/recs", []kit.Option{kit.WithInterceptors(answer)}, kit.WithPaginator(kit.LinkHeader{}))
+			}); p != nil {
+				t.Fatalf("panicked: %v", p)
+			}
+			if err != nil || !slices.Equal(ids, []int{1, 2}) {
+				t.Errorf("walk answered by an interceptor: %v, %v; want [1 2]", ids, err)
+			}
+		})
+	}
+	t.Run("call", func(t *testing.T) {
+		var err error
+		var got hxRec
+		if p := hxCatch(func() {
+			got, err = hxGetRec.Call(hxCtx(t), hxClient(t, srv.URL, kit.WithInterceptors(answer)), kit.NoParams{})
+		}); p != nil {
+			t.Fatalf("panicked: %v", p)
+		}
+		// [{"id":1}] is not an hxRec: a decode error, not a panic.
+		var de *kit.DecodeError
+		if !errors.As(err, &de) || got.ID != 0 {
+			t.Errorf("call answered by an interceptor with an array: %+v, %v; want a *kit.DecodeError", got, err)
+		}
+	})
+}
