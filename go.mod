@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
 	github.com/go-playground/validator/v10 v10.30.6
+	golang.org/x/mod v0.42.0
 	golang.org/x/time v0.16.0
 	golang.org/x/tools v0.52.0
 )
@@ -15,7 +16,6 @@ require (
 	github.com/go-playground/universal-translator v0.18.2 // indirect
 	github.com/leodido/go-urn v1.5.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
-	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect

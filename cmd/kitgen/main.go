@@ -26,12 +26,12 @@
 // kitgen writes kit_gen.go beside the declarations, with NewClient and
 // BindClient filling every field. Usage:
 //
-//	kitgen [-o kit_gen.go] [-tags a,b] [-check] [dir ...]
+//	kitgen [-o kit_gen.go] [-tags a,b] [-check] [-version] [dir ...]
 //
 // dir defaults to the current directory, where go generate runs. Mistakes
 // are reported as file:line:col: message, and the old file is kept. -check
 // writes nothing and fails when a generated file is not up to date (for
-// CI). The directives and routing rules are described in the README of
+// CI); -version prints the kit version it generates for. The directives and routing rules are described in the README of
 // github.com/kithttp/kit, section "Generated clients: kitgen".
 package main
 
@@ -42,6 +42,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kithttp/kit"
 	"github.com/kithttp/kit/cmd/kitgen/internal/gen"
 )
 
@@ -54,12 +55,17 @@ func run(args []string) int {
 	output := fs.String("o", gen.DefaultOutput, "name of the generated `file` in each package directory")
 	tags := fs.String("tags", "", "comma-separated build `tags` to load the packages with")
 	check := fs.Bool("check", false, "write nothing; exit 1 if a generated file is not up to date")
+	version := fs.Bool("version", false, "print the version of kit this kitgen generates for, and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: kitgen [-o kit_gen.go] [-tags a,b] [-check] [dir ...]\n\n")
+		fmt.Fprintf(fs.Output(), "usage: kitgen [-o kit_gen.go] [-tags a,b] [-check] [-version] [dir ...]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *version {
+		fmt.Fprintf(fs.Output(), "kitgen v%s (generates code for github.com/kithttp/kit v%s)\n", kit.Version, kit.Version)
+		return 0
 	}
 	if *output != filepath.Base(*output) || !strings.HasSuffix(*output, ".go") || strings.HasSuffix(*output, "_test.go") {
 		fmt.Fprintf(os.Stderr, "kitgen: -o %s: want a .go file name (not a test file) without a directory\n", *output)

@@ -1,0 +1,183 @@
+// Command modpublish publishes the modules of this repository, as committed
+// at a git revision, into a file-based Go module proxy laid out as the go
+// command expects (<module>/@v/list, .info, .mod, .zip), at kit.Version.
+//
+// CI puts that directory first in GOPROXY and installs kit from it the way
+// a user would, from a module outside the checkout, to prove that every
+// install command of the README works from a published version:
+//
+//	go run ./internal/cmd/modpublish -o DIR [-rev HEAD]
+//
+// It publishes the root module and every nested module users import (all
+// but those under bench/, examples/ and testdata/), and refuses to publish
+// when a nested module requires kit at any version but kit.Version: a
+// published go.mod that requires kit v0.0.0 or a pseudo-version cannot be
+// installed, since a user's go command ignores its replace directives.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kithttp/kit"
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
+	"golang.org/x/mod/zip"
+)
+
+const kitPath = "github.com/kithttp/kit"
+
+func main() {
+	out := flag.String("o", "", "the proxy directory to write (required)")
+	rev := flag.String("rev", "HEAD", "the git revision to publish")
+	flag.Parse()
+	if *out == "" || flag.NArg() != 0 {
+		fmt.Fprintln(os.Stderr, "usage: modpublish -o DIR [-rev REV]")
+		os.Exit(2)
+	}
+	mods, err := publish(*out, *rev, "v"+kit.Version)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "modpublish:", err)
+		os.Exit(1)
+	}
+	for _, m := range mods {
+		fmt.Printf("published %s@%s\n", m.Path, m.Version)
+	}
+}
+
+// publish writes every module of the repository at rev into the proxy
+// directory out, at version.
+func publish(out, rev, version string) ([]module.Version, error) {
+	root, err := git("", "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, err
+	}
+	root = strings.TrimSpace(root)
+	list, err := git(root, "ls-tree", "-r", "--name-only", rev)
+	if err != nil {
+		return nil, err
+	}
+	var dirs []string
+	for _, name := range strings.Split(strings.TrimSpace(list), "\n") {
+		if path.Base(name) != "go.mod" {
+			continue
+		}
+		dir := path.Dir(name)
+		if dir != "." && skipped(dir) {
+			continue
+		}
+		dirs = append(dirs, dir)
+	}
+	slices.Sort(dirs)
+	var done []module.Version
+	for _, dir := range dirs {
+		m, err := publishModule(out, root, rev, dir, version)
+		if err != nil {
+			return nil, fmt.Errorf("publish %s: %w", dir, err)
+		}
+		done = append(done, m)
+	}
+	return done, nil
+}
+
+// skipped reports whether the module in dir is one users never import.
+func skipped(dir string) bool {
+	for _, elem := range strings.Split(dir, "/") {
+		if elem == "testdata" {
+			return true
+		}
+	}
+	first, _, _ := strings.Cut(dir, "/")
+	return first == "bench" || first == "examples"
+}
+
+func publishModule(out, root, rev, dir, version string) (module.Version, error) {
+	subdir := ""
+	if dir != "." {
+		subdir = dir
+	}
+	gomod, err := git(root, "show", rev+":"+path.Join(dir, "go.mod"))
+	if err != nil {
+		return module.Version{}, err
+	}
+	f, err := modfile.Parse(path.Join(dir, "go.mod"), []byte(gomod), nil)
+	if err != nil {
+		return module.Version{}, err
+	}
+	if f.Module == nil {
+		return module.Version{}, errors.New("go.mod has no module line")
+	}
+	if subdir != "" {
+		if err := checkKitRequire(f, version); err != nil {
+			return module.Version{}, err
+		}
+	}
+	m := module.Version{Path: f.Module.Mod.Path, Version: version}
+	escaped, err := module.EscapePath(m.Path)
+	if err != nil {
+		return module.Version{}, err
+	}
+	vdir := filepath.Join(out, filepath.FromSlash(escaped), "@v")
+	if err := os.MkdirAll(vdir, 0o755); err != nil {
+		return module.Version{}, err
+	}
+	var z bytes.Buffer
+	if err := zip.CreateFromVCS(&z, m, root, rev, subdir); err != nil {
+		return module.Version{}, err
+	}
+	info, err := json.Marshal(struct {
+		Version string
+		Time    time.Time
+	}{version, time.Now().UTC().Truncate(time.Second)})
+	if err != nil {
+		return module.Version{}, err
+	}
+	files := map[string][]byte{
+		version + ".mod":  []byte(gomod),
+		version + ".zip":  z.Bytes(),
+		version + ".info": info,
+		"list":            []byte(version + "\n"),
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(vdir, name), data, 0o644); err != nil {
+			return module.Version{}, err
+		}
+	}
+	return m, nil
+}
+
+// checkKitRequire fails unless f requires kit at exactly version.
+func checkKitRequire(f *modfile.File, version string) error {
+	for _, r := range f.Require {
+		if r.Mod.Path != kitPath {
+			continue
+		}
+		if r.Mod.Version != version {
+			return fmt.Errorf("go.mod requires %s %s, want %s (kit.Version): a published go.mod must require the version it is published with, since a user's go command ignores replace directives", kitPath, r.Mod.Version, version)
+		}
+		return nil
+	}
+	return nil
+}
+
+func git(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
