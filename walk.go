@@ -443,6 +443,7 @@ func (r *pageRun[T]) start(f *pageFetch[T]) *pageFetch[T] {
 	what := r.w.st.opOf(f.req.Method, f.req.URL)
 	task, err := r.w.st.beginAsync(ctx)
 	if err != nil {
+		f.req.token.release()
 		f.err = errorf(what, "%w", err)
 		close(f.done)
 		return f
