@@ -19,7 +19,12 @@ import (
 
 // sameOrigin reports whether a and b have the same scheme, host and port.
 func sameOrigin(a, b *url.URL) bool {
-	return a.Scheme == b.Scheme && canonicalHost(a) == canonicalHost(b)
+	if a.Scheme != b.Scheme {
+		return false
+	}
+	// The same text is the same host and port, without building either's
+	// canonical form: every request is checked at least once.
+	return a.Host == b.Host || canonicalHost(a) == canonicalHost(b)
 }
 
 // canonicalHost is host:port with the scheme's default port made explicit.
