@@ -31,8 +31,11 @@
 // dir defaults to the current directory, where go generate runs. Mistakes
 // are reported as file:line:col: message, and the old file is kept. -check
 // writes nothing and fails when a generated file is not up to date (for
-// CI); -version prints the kit version it generates for. The directives and routing rules are described in the README of
-// github.com/kithttp/kit, section "Generated clients: kitgen".
+// CI); -version prints the kit version it generates for. A package whose
+// module builds with another published version of kit is refused with both
+// versions and the command to run: kitgen routes parameters by its own
+// kit's rules. The directives and routing rules are described in the
+// README of github.com/kithttp/kit, section "Generated clients: kitgen".
 package main
 
 import (
