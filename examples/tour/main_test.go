@@ -59,7 +59,11 @@ func TestTour(t *testing.T) {
 		"events 1 2 3 4 5 6 7 8 9 10, each once, in order; the last connection resumed with Last-Event-ID 8",
 		"NDJSON: 50 users of team 4, the first",
 		"a JSON array of 100000 records (about 19 MB) decoded one element at a time",
-		"== 14. Done",
+		"== 13. The send chain's contract",
+		"WithRetry retried both: Ada Lovelace after 3 attempts, 1 sent",
+		"/users/1: WithInterceptors: interceptor 0 returned neither a response nor an error",
+		"kit: NewClient: WithInterceptors: interceptor 0 returned a nil Sender",
+		"== 15. Done",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("tour output lacks %q", want)
