@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strings"
 
-	"golang.org/x/time/rate"
+	"time"
 )
 
 // Client is a synchronous API client: it owns a base URL, an engine (by
@@ -90,7 +90,9 @@ type clientConfig struct {
 	maxBody    int64
 	maxFlight  int
 	retry      *RetryPolicy  // WithRetry; nil: no retries
-	limiter    *rate.Limiter // WithRateLimit; nil: no limit
+	limiter    Limiter       // WithLimiter, WithRateLimit; nil: no limit
+	serverRate time.Duration // WithServerRateLimit's maxWait; 0: off
+	cache      CacheStore    // WithCache; nil: no cache
 	logger     *slog.Logger  // WithLogger; nil: no logging
 	errorModel *errorModel   // WithErrorModel; nil: none
 
@@ -119,6 +121,10 @@ type clientState struct {
 	apiKeyHeader string  // the header of an APIKey auth: a credential on redirects
 	secrets      secrets // query parameter names this client redacts
 	work         tracker // async work in flight, for AsyncClient.Close (see async.go)
+
+	authIdentity string       // the cache identity of fixed credentials (see cache.go)
+	lastTokenID  lastTokenIDs // the cache identity of the last token seen
+	serverLimits serverLimits // what servers said of their rate limits (see ratelimit_server.go)
 }
 
 // newClientState applies opts and builds the client's send chains.
@@ -156,6 +162,7 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 	case *apiKeyQueryAuth:
 		st.secrets.add(a.param)
 	}
+	st.authIdentity = fixedIdentity(st.auth)
 	st.prefix = strings.TrimRight(base.Scheme+"://"+base.Host+base.EscapedPath(), "/")
 	if base.RawQuery != "" {
 		st.baseQuery = base.Query()

@@ -231,11 +231,40 @@
 //	c, err := kit.NewClient(base, kit.WithRetry(kit.RetryPolicy{}), kit.WithRateLimit(10, 5))
 //	var report = kit.Get[kit.NoParams, Report]("/report", kit.WithTimeout(5*time.Second))
 //
+// # Caching, server rate limits and fleets
+//
+// WithCache makes a client a private HTTP cache (RFC 9111) for its GETs: a
+// fresh response is served without a request (Response.FromCache reports
+// it), a stale one is revalidated with its ETag or Last-Modified and a 304
+// serves the stored body, no-store, no-cache and Vary are honoured, and a
+// write to a URL drops what is stored for it. Keys hold a hash of the
+// credentials, so clients of different users can share a store. A hit takes
+// no rate-limit token and is never retried; a broken store is logged and
+// skipped, never an error.
+//
+//	c, err := kit.NewClient(base, kit.WithCache(kit.NewMemoryCache(64<<20)))
+//
+// WithServerRateLimit reads the limits a server announces (RateLimit and
+// RateLimit-Policy, X-RateLimit-*): when none is left, later requests wait
+// for the reset, up to a bound, or fail at once with a *RateLimitError.
+// WithLimiter takes any Limiter, a *rate.Limiter or one shared by a fleet.
+//
+// RenewingTokenAuth is TokenAuth whose function gets the current token, so
+// that a refresh-token grant can rotate Token.Refresh; with WithTokenStore
+// every client sharing the store uses one token and renews it once.
+// NewMemoryTokenStore shares it within a process; module kitredis shares
+// the limiter, the token and the cache across a fleet of processes on
+// Redis.
+//
+//	auth := kit.RenewingTokenAuth(func(ctx context.Context, cur kit.Token) (kit.Token, error) {
+//		return refreshGrant(ctx, cur.Refresh) // returns the rotated refresh token too
+//	}, kit.WithTokenStore(store))
+//
 // # The send chain and interceptors
 //
 // Every request goes through one chain of layers, built once with the
 // client, from the outside in: call interceptors, the endpoint's timeout,
-// retries, the rate limit, auth (credentials, and one refresh-and-resend on
+// the cache, retries, the rate limit and the server's, auth (credentials, and one refresh-and-resend on
 // a 401), logging, attempt interceptors, the async in-flight limit, and the
 // transport (the engine, the body read within the limit, non-2xx statuses
 // as [*HTTPError]). An [Interceptor] wraps the rest of the chain below it, like

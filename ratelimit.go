@@ -2,6 +2,7 @@ package kit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -25,10 +26,33 @@ import (
 //
 // Each client made with the option gets its own limiter (passing the same
 // option to two clients does not make them share one); it is safe for
-// concurrent use by every goroutine calling through the client.
+// concurrent use by every goroutine calling through the client. It is
+// WithLimiter(rate.NewLimiter(rate.Limit(perSecond), burst)), checked.
 func WithRateLimit(perSecond float64, burst int) Option {
 	return rateLimitOption{perSecond, burst}
 }
+
+// Limiter paces requests: Wait returns when one may be sent, or an error
+// (its context ended, the limit cannot be reached) and then nothing is
+// sent. *rate.Limiter (golang.org/x/time/rate) is one; kitredis.NewLimiter
+// is one that every process of a fleet shares. Implementations must be safe
+// for concurrent use.
+type Limiter interface {
+	Wait(ctx context.Context) error
+}
+
+// WithLimiter paces the client's requests with l: every attempt (each
+// attempt of a retried call, every page of a walk) waits for l first, with
+// the call's context, in the rate-limit layer of the send chain. A response
+// served by the cache (WithCache) waits for nothing. An error from Wait
+// fails the call, wrapped, with nothing sent; when the context has ended it
+// matches the context's error, and when it has a deadline that l says it
+// would pass (as *rate.Limiter does) it matches context.DeadlineExceeded.
+//
+// Unlike WithRateLimit, the limiter is the caller's: give the same one to
+// several clients and they share it. A nil l is an error from NewClient.
+// The last of WithLimiter and WithRateLimit given wins.
+func WithLimiter(l Limiter) Option { return limiterOption{l} }
 
 // Private implementation past this point.
 
@@ -48,6 +72,18 @@ func (o rateLimitOption) applyClient(c *clientConfig) error {
 	return nil
 }
 
+type limiterOption struct{ l Limiter }
+
+func (o limiterOption) applyClient(c *clientConfig) error {
+	if o.l == nil {
+		return errors.New("kit: WithLimiter(nil)")
+	}
+	c.limiter = o.l
+	return nil
+}
+
+func (o limiterOption) String() string { return fmt.Sprintf("kit.WithLimiter(%T)", o.l) }
+
 func (o rateLimitOption) String() string {
 	return fmt.Sprintf("kit.WithRateLimit(%v, %d)", o.perSecond, o.burst)
 }
@@ -64,7 +100,7 @@ func (st *clientState) rateLimitLayer(next Sender) Sender {
 		if err := wait(ctx); err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				err = ctxErr
-			} else if _, ok := ctx.Deadline(); ok {
+			} else if _, ok := ctx.Deadline(); ok && isRateLimiter(st.limiter) {
 				// rate.Limiter fails at once when the token would come
 				// after the deadline; report it as the deadline it would
 				// pass.
@@ -74,6 +110,14 @@ func (st *clientState) rateLimitLayer(next Sender) Sender {
 		}
 		return next(ctx, req)
 	}
+}
+
+// isRateLimiter reports whether l is a *rate.Limiter, whose Wait fails at
+// once, with an error of its own, when the token would come after the
+// context's deadline.
+func isRateLimiter(l Limiter) bool {
+	_, ok := l.(*rate.Limiter)
+	return ok
 }
 
 // A rateTicket is a token of the client's limiter reserved ahead for one
@@ -88,9 +132,13 @@ type rateTicket struct {
 	used bool
 }
 
-// reserveTicket reserves the next token of lim; nil without a limiter.
-func reserveTicket(lim *rate.Limiter) *rateTicket {
-	if lim == nil {
+// reserveTicket reserves the next token of l when it is a *rate.Limiter
+// (WithRateLimit's, or one given to WithLimiter); nil otherwise: another
+// Limiter has no reservations, and its tokens go in the order the pages
+// reach it.
+func reserveTicket(l Limiter) *rateTicket {
+	lim, ok := l.(*rate.Limiter)
+	if !ok || lim == nil {
 		return nil
 	}
 	res := lim.Reserve()

@@ -82,6 +82,8 @@ import (
 //	GET    /records?count=N             N generated records (default 1000) as one JSON array
 //	GET    /records.ndjson?count=N      the same records as NDJSON
 //	ANY    /echo, /echo/{rest...}       describes the request it received
+//	GET    /limited/users               /users under a GitHub-style rate limit (see below)
+//	GET    /limited/users/{id}          /users/{id} (ETag, 304) under the same limit
 //
 // All user listings share the filters active=true|false, team_id=N and
 // q=<case-insensitive substring of the name>, and are ordered by id. The
@@ -121,6 +123,14 @@ import (
 // §13.1.2: W/ prefixes are ignored) gets 304 Not Modified with the ETag
 // header and no body, counted in Stats.NotModified. A malformed
 // If-None-Match is ignored.
+//
+// The /limited routes behave like GitHub's REST API under its rate limit
+// (WithRateQuota, default 60 requests a minute): every response carries
+// X-RateLimit-Limit, -Remaining, -Used, -Reset (a Unix time in seconds) and
+// -Resource, and Cache-Control: private, max-age=N (?max_age=N, default
+// 60). A request past the quota is a 403 with the same headers, counted in
+// Stats.RateLimited; a 304 Not Modified is counted in Stats.NotModified and
+// not against the quota.
 //
 // POST /oauth/token is an OAuth 2.0 token endpoint for the client
 // credentials grant (RFC 6749 section 4.4): an
@@ -209,11 +219,14 @@ type API struct {
 	uploads []Upload
 	exports []apiExport
 	stats   Stats
+
+	quotaStart time.Time // the /limited routes' current window
+	quotaUsed  int       // requests counted in it
 }
 
 // APIOption configures an API made by NewAPI. The options are WithUsers,
 // WithCredentials, WithTokenTTL, WithTokenUses, WithRequireAuth,
-// WithSigningKey and WithLatency.
+// WithSigningKey, WithLatency and WithRateQuota.
 type APIOption interface {
 	apply(*apiConfig)
 }
@@ -227,6 +240,8 @@ type apiConfig struct {
 	requireAuth bool
 	signingKey  []byte        // empty: no request signing
 	latency     time.Duration // WithLatency
+	quota       int           // WithRateQuota; 0: 60
+	quotaWindow time.Duration // WithRateQuota; 0: a minute
 }
 
 type apiOptionFunc func(*apiConfig)
@@ -294,8 +309,12 @@ type Stats struct {
 	// signature was (failed logins are not counted).
 	Unauthorized int
 	// NotModified counts 304 Not Modified responses: conditional GETs of
-	// /users/{id} and /teams/{id} whose If-None-Match matched the ETag.
+	// /users/{id}, /limited/users/{id} and /teams/{id} whose If-None-Match
+	// matched the ETag.
 	NotModified int
+	// RateLimited counts requests to the /limited routes refused with a
+	// 403 because the quota (WithRateQuota) was used up.
+	RateLimited int
 	// ByPath counts requests by "METHOD /path", where the path is the one
 	// the API saw (after any http.StripPrefix), without the query, e.g.
 	// "GET /users/7". It is never nil.
@@ -411,6 +430,7 @@ func (a *API) reset() {
 	a.tokens = make(map[string]*apiToken)
 	a.uploads, a.exports = nil, nil
 	a.stats = Stats{ByPath: make(map[string]int)}
+	a.quotaStart, a.quotaUsed = time.Time{}, 0
 }
 
 // apiAuthPolicy says when a route requires an access token.
@@ -471,6 +491,8 @@ func (a *API) routes() {
 	a.handle("GET /records.ndjson", apiAuthOptional, a.records(true))
 	a.handle("/echo", apiAuthOptional, a.echo)
 	a.handle("/echo/{rest...}", apiAuthOptional, a.echo)
+	a.handle("GET /limited/users", apiAuthOptional, a.limited(a.listUsers))
+	a.handle("GET /limited/users/{id}", apiAuthOptional, a.limited(a.getUser))
 }
 
 func (a *API) handle(pattern string, policy apiAuthPolicy, h http.HandlerFunc) {

@@ -31,6 +31,10 @@ func TestTour(t *testing.T) {
 		"after Close: kit: GET /users/{id}: client is closed",
 		"does not implement kit.Engine",
 		"answered from memory: 2 hits, 2 304s at the server",
+		"3 calls of GET /limited/users/1 (Cache-Control: private, max-age=60): 1 request; FromCache [false true true]",
+		"2 304s at the server, served from the cache; the quota left stays [58 58 58]",
+		"a walk of 250 users in 6 pages waits for each reset instead of running into a 403 (0 refused at the server)",
+		"the next call fails at once, nothing sent: *kit.RateLimitError (limit 4, remaining 0)",
 		"without the signing interceptor: *kit.HTTPError 401",
 		"OAuth2 client credentials, form-encoded: a Bearer token",
 		"→ POST /oauth/token",
@@ -59,11 +63,11 @@ func TestTour(t *testing.T) {
 		"events 1 2 3 4 5 6 7 8 9 10, each once, in order; the last connection resumed with Last-Event-ID 8",
 		"NDJSON: 50 users of team 4, the first",
 		"a JSON array of 100000 records (about 19 MB) decoded one element at a time",
-		"== 13. The send chain's contract",
+		". The send chain's contract",
 		"WithRetry retried both: Ada Lovelace after 3 attempts, 1 sent",
 		"/users/1: WithInterceptors: interceptor 0 returned neither a response nor an error",
 		"kit: NewClient: WithInterceptors: interceptor 0 returned a nil Sender",
-		"== 15. Done",
+		". Done",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("tour output lacks %q", want)
