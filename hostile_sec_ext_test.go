@@ -771,7 +771,11 @@ func TestHostileSecInterceptorNilURL(t *testing.T) { // defect 10
 							opts = append(opts, kit.WithInterceptors(ic))
 						}
 						if auth {
-							opts = append(opts, kit.WithAuth(kit.Bearer("hs-nil")), kit.WithRateLimit(1000, 10))
+							// Every layer of the chain between the
+							// interceptors and the transport.
+							opts = append(opts, kit.WithAuth(kit.Bearer("hs-nil")), kit.WithRateLimit(1000, 10),
+								kit.WithCache(kit.NewMemoryCache(1<<20)), kit.WithServerRateLimit(time.Second),
+								kit.WithRetry(kit.RetryPolicy{MaxAttempts: 2, BaseDelay: 1}))
 						}
 						var err error
 						p := hxCatch(func() {
