@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -31,21 +30,13 @@ type AsyncClient struct {
 //
 // The default engine implements [AsyncEngine] only. It sends through an
 // *http.Client: the one given with [WithHTTPClient], else one tuned like
-// NewClient's default, keeping up to max-in-flight idle connections per
-// host. Every async call through the client, whatever its engine, counts
-// against the in-flight limit ([DefaultMaxInFlight]; see [WithMaxInFlight]).
+// NewClient's default, which keeps as many idle connections per host as it
+// may open (1,024), so a burst of calls does not dial again. Every async
+// call through the client, whatever its engine, counts against the
+// in-flight limit ([DefaultMaxInFlight]; see [WithMaxInFlight]).
 func NewAsyncClient(baseURL string, opts ...Option) (*AsyncClient, error) {
 	st, err := newClientState("NewAsyncClient", baseURL, opts, func(st *clientState) any {
 		st.maxFlight = cmp.Or(st.maxFlight, DefaultMaxInFlight)
-		if !hasHTTPClientOption(opts) {
-			// kit made this client: keep as many idle connections as
-			// requests may be in flight, so a burst does not redial.
-			if tr, ok := st.httpClient.Transport.(*http.Transport); ok {
-				n := min(st.maxFlight, maxIdleConns)
-				tr.MaxIdleConnsPerHost = max(tr.MaxIdleConnsPerHost, n)
-				tr.MaxIdleConns = max(tr.MaxIdleConns, n)
-			}
-		}
 		return newAsyncEngine(st.httpClient)
 	})
 	if err != nil {
@@ -173,15 +164,6 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R]
 //     runs on a tracked goroutine.
 //
 // All of them are safe for concurrent use.
-
-func hasHTTPClientOption(opts []Option) bool {
-	for _, o := range opts {
-		if _, ok := o.(httpClientOption); ok {
-			return true
-		}
-	}
-	return false
-}
 
 // errCloseCancelled is the cancellation cause of work that Close stopped
 // waiting for.

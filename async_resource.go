@@ -59,9 +59,9 @@ func NewAsyncResource[T any](b Binding, path string, opts ...ResourceOption) *As
 // in page order, as it names them: the page the caller needs first gets
 // the first token, so the first records come as soon as a sync walk's
 // would, and a deadline that a sync walk meets is met. A page cancelled
-// before it was sent gives its token back. The same holds for a
-// *rate.Limiter given to [WithLimiter]; another [Limiter] (one a fleet
-// shares) has no reservations, and is waited for as the pages reach it.
+// before it was sent gives its token back. A [Limiter] given to
+// [WithLimiter] (one a fleet shares) has no reservations: it is waited for
+// as the pages reach it.
 //
 // It is both a [ResourceOption] and an [EndpointOption], like [WithPaginator].
 func WithPrefetch(n int) PagingOption {

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-
 	"time"
 )
 
@@ -34,11 +33,14 @@ type Client struct {
 // "https://h/api/v1/users" for "/users" (and for "users"). Query parameters
 // in baseURL are sent with every request.
 //
-// The default engine is an *http.Client with keep-alive, up to 32 idle
-// connections per host, HTTP/2 where the server offers it, a 10 s dial
-// timeout and a 10 s TLS handshake timeout. It has no overall timeout: bound
-// calls with their context. It does not forward credentials across origins
-// on a redirect.
+// The default engine is an *http.Client with keep-alive, HTTP/2 where the
+// server offers it, a 10 s dial timeout and a 10 s TLS handshake timeout.
+// It opens up to 1,024 connections per host and keeps as many idle (closing
+// them after 90 s unused), so that a burst of concurrent calls reuses the
+// connections of the one before instead of dialling again; a call past the
+// limit waits for a connection, with its context. It has no overall
+// timeout: bound calls with their context. It does not forward credentials
+// across origins on a redirect.
 func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	st, err := newClientState("NewClient", baseURL, opts, func(st *clientState) any { return st.httpClient })
 	if err != nil {
@@ -89,7 +91,7 @@ type clientConfig struct {
 	validator  Validator
 	maxBody    int64
 	maxFlight  int
-	retry      *RetryPolicy  // WithRetry; nil: no retries
+	retry      *retrier      // WithRetry; nil: no retries
 	limiter    Limiter       // WithLimiter, WithRateLimit; nil: no limit
 	serverRate time.Duration // WithServerRateLimit's maxWait; 0: off
 	cache      CacheStore    // WithCache; nil: no cache
@@ -105,11 +107,12 @@ type clientConfig struct {
 // except for what its fields synchronise themselves.
 type clientState struct {
 	clientConfig
-	base      *url.URL
-	prefix    string // scheme://host + escaped base path, no trailing slash
-	baseQuery url.Values
-	syncEng   Engine      // nil when the engine lacks the protocol
-	asyncEng  AsyncEngine // nil when the engine lacks the protocol
+	base       *url.URL
+	baseOrigin originKey // base's origin, for sameOrigin
+	prefix     string    // scheme://host + escaped base path, no trailing slash
+	baseQuery  url.Values
+	syncEng    Engine      // nil when the engine lacks the protocol
+	asyncEng   AsyncEngine // nil when the engine lacks the protocol
 	// engineName names the engine in errors: its Go type, or what users
 	// know kit's own async engine as.
 	engineName string
@@ -140,7 +143,8 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 			validator: defaultValidator,
 			maxBody:   DefaultMaxBodySize,
 		},
-		base: base,
+		base:       base,
+		baseOrigin: originOf(base),
 	}
 	for _, o := range opts {
 		if o == nil {

@@ -375,6 +375,16 @@
 // [Stream] is ranged over once; its Close and Response may be called from any
 // goroutine.
 //
+// Share one client among the goroutines of a fan-out: its default engine
+// opens up to 1,024 connections per host and keeps as many idle, so that
+// each burst of concurrent calls reuses the connections of the one before
+// instead of dialling again. Auth, retries and a rate limit cost each call
+// little and take no lock: a static credential (Bearer, Basic, APIKey) is
+// one header worked out once, a retry policy is prepared once, and
+// WithRateLimit's bucket is one atomic word, so concurrent callers that
+// find tokens do not wait on each other. kittest.NewCountingServer counts
+// the connections a server accepts, to check a client's reuse.
+//
 // # Testing
 //
 // Package kittest serves an in-memory REST API (users, teams, posts, every
@@ -383,6 +393,7 @@
 // generated downloads, a 202 with a Location, ETags, an error model,
 // kittest.APIError, and streams: server-sent events with ids and scripted
 // drops, a token-by-token chat reply, NDJSON and generated JSON arrays of
-// any size) on loopback, wires a client to it, and records
-// requests without a network.
+// any size) on loopback, wires a client to it, counts the connections a
+// server accepts (NewCountingServer), and records requests without a
+// network.
 package kit

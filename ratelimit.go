@@ -6,15 +6,14 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
 // WithRateLimit limits the client to perSecond requests per second on
-// average, with bursts of up to burst requests (a token bucket,
-// golang.org/x/time/rate). The limit is shared by everything bound to the
-// client: endpoint calls (Call and Go), resources and their iterations, and
+// average, with bursts of up to burst requests: a token bucket, full at
+// first, refilled at perSecond tokens a second (kept to the nanosecond).
+// The limit is shared by everything bound to the client: endpoint calls (Call and Go), resources and their iterations, and
 // every attempt of a retried call, each attempt taking one token.
 //
 // A request waits for its token with the call's context: a context that
@@ -26,8 +25,9 @@ import (
 //
 // Each client made with the option gets its own limiter (passing the same
 // option to two clients does not make them share one); it is safe for
-// concurrent use by every goroutine calling through the client. It is
-// WithLimiter(rate.NewLimiter(rate.Limit(perSecond), burst)), checked.
+// concurrent use by every goroutine calling through the client, and takes
+// no lock: while tokens are plentiful, concurrent calls do not wait on
+// each other. It is [WithLimiter] with a limiter of kit's own.
 func WithRateLimit(perSecond float64, burst int) Option {
 	return rateLimitOption{perSecond, burst}
 }
@@ -46,8 +46,7 @@ type Limiter interface {
 // the call's context, in the rate-limit layer of the send chain. A response
 // served by the cache (WithCache) waits for nothing. An error from Wait
 // fails the call, wrapped, with nothing sent; when the context has ended it
-// matches the context's error, and when it has a deadline that l says it
-// would pass (as *rate.Limiter does) it matches context.DeadlineExceeded.
+// matches the context's error; any other error of l's is wrapped as it is.
 //
 // Unlike WithRateLimit, the limiter is the caller's: give the same one to
 // several clients and they share it. A nil l is an error from NewClient.
@@ -68,7 +67,7 @@ func (o rateLimitOption) applyClient(c *clientConfig) error {
 	if o.burst < 1 {
 		return fmt.Errorf("kit: WithRateLimit(%v, %d): the burst must be at least 1", o.perSecond, o.burst)
 	}
-	c.limiter = rate.NewLimiter(rate.Limit(o.perSecond), o.burst)
+	c.limiter = newLimiter(o.perSecond, o.burst)
 	return nil
 }
 
@@ -76,7 +75,7 @@ type limiterOption struct{ l Limiter }
 
 func (o limiterOption) applyClient(c *clientConfig) error {
 	if o.l == nil {
-		return errors.New("kit: WithLimiter(nil)")
+		return errors.New("kit: WithLimiter(nil): no limiter")
 	}
 	c.limiter = o.l
 	return nil
@@ -94,17 +93,12 @@ func (o rateLimitOption) String() string {
 func (st *clientState) rateLimitLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		wait := st.limiter.Wait
-		if res := req.token.take(); res != nil {
-			wait = func(ctx context.Context) error { return waitReservation(ctx, res) }
+		if t := req.token.take(); t != nil {
+			wait = t.wait
 		}
 		if err := wait(ctx); err != nil {
-			if ctxErr := ctx.Err(); ctxErr != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 				err = ctxErr
-			} else if _, ok := ctx.Deadline(); ok && isRateLimiter(st.limiter) {
-				// rate.Limiter fails at once when the token would come
-				// after the deadline; report it as the deadline it would
-				// pass.
-				err = fmt.Errorf("%w: the next token would come after the deadline", context.DeadlineExceeded)
 			}
 			return nil, errorf(st.opOf(req.Method, req.URL), "waiting for the rate limit: %w", err)
 		}
@@ -112,13 +106,103 @@ func (st *clientState) rateLimitLayer(next Sender) Sender {
 	}
 }
 
-// isRateLimiter reports whether l is a *rate.Limiter, whose Wait fails at
-// once, with an error of its own, when the token would come after the
-// context's deadline.
-func isRateLimiter(l Limiter) bool {
-	_, ok := l.(*rate.Limiter)
-	return ok
+// limiter is the token bucket of WithRateLimit, kept as one number (GCRA,
+// the generic cell rate algorithm): full, the time at which the bucket is
+// full again, in nanoseconds since the limiter was made (monotonic clock).
+// A token costs interval; the bucket holds tolerance worth of them (burst
+// tokens). Taking one moves full on by interval, from now if the bucket is
+// full; the token may be used once full is at most tolerance ahead of now.
+//
+// Taking a token is a load and a compare-and-swap on full: callers never
+// park on a lock, so 64 goroutines that find tokens plentiful go through
+// side by side (x/time/rate's Limiter, which kit used before, serialises
+// them on one mutex). A caller that must wait reserves its token first,
+// then sleeps; if its context ends during the sleep, it gives the token
+// back.
+type limiter struct {
+	epoch     time.Time // the zero of full, with a monotonic reading
+	interval  int64     // nanoseconds per token, at least 1
+	tolerance int64     // burst * interval, at most 292 years' worth
+	full      atomic.Int64
 }
+
+func newLimiter(perSecond float64, burst int) *limiter {
+	iv := math.Round(1e9 / perSecond)
+	interval := int64(math.MaxInt64)
+	if iv < math.MaxInt64 {
+		interval = max(int64(iv), 1)
+	}
+	tolerance := int64(math.MaxInt64)
+	if int64(burst) <= math.MaxInt64/interval {
+		tolerance = int64(burst) * interval
+	}
+	return &limiter{epoch: time.Now(), interval: interval, tolerance: tolerance}
+}
+
+// Wait takes a token, waiting for it with ctx. It fails at once, taking
+// none, when ctx has ended or the token would come after ctx's deadline
+// (with an error matching context.DeadlineExceeded), and gives the token
+// back when ctx ends during the wait (with ctx's error).
+func (l *limiter) Wait(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	now := l.now()
+	var at int64 // when the token may be used
+	for {
+		cur := l.full.Load()
+		full := max(cur, now)
+		at = full - (l.tolerance - l.interval) // tolerance >= interval: no overflow
+		next := int64(math.MaxInt64)           // centuries away: as good as never
+		if full <= math.MaxInt64-l.interval {
+			next = full + l.interval
+		}
+		if at > now {
+			if dl, ok := ctx.Deadline(); ok && at > dl.Sub(l.epoch).Nanoseconds() {
+				return fmt.Errorf("%w: the next token would come after the deadline", context.DeadlineExceeded)
+			}
+		}
+		if l.full.CompareAndSwap(cur, next) {
+			break
+		}
+	}
+	if at <= now {
+		return nil
+	}
+	t := time.NewTimer(time.Duration(at - now))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		l.full.Add(-l.interval) // unused: back in the bucket
+		return ctx.Err()
+	}
+}
+
+// now is the time since l was made, in nanoseconds.
+func (l *limiter) now() int64 { return time.Since(l.epoch).Nanoseconds() }
+
+// reserve takes the next token now, whatever it costs to wait for it, and
+// returns when it may be used (as now's). A pipelined walk reserves its
+// pages' tokens in page order this way; see rateTicket.
+func (l *limiter) reserve() int64 {
+	now := l.now()
+	for {
+		cur := l.full.Load()
+		full := max(cur, now)
+		next := int64(math.MaxInt64)
+		if full <= math.MaxInt64-l.interval {
+			next = full + l.interval
+		}
+		if l.full.CompareAndSwap(cur, next) {
+			return full - (l.tolerance - l.interval)
+		}
+	}
+}
+
+// giveBack returns a reserved token that will not be used.
+func (l *limiter) giveBack() { l.full.Add(-l.interval) }
 
 // A rateTicket is a token of the client's limiter reserved ahead for one
 // request. A pipelined walk reserves the tokens of its pages when it names
@@ -127,30 +211,27 @@ func isRateLimiter(l Limiter) bool {
 // attempt of the request waits for its reservation instead of taking a
 // token then; a retry takes a token as any attempt does.
 type rateTicket struct {
+	l    *limiter
+	at   int64 // when the token may be used, on l's clock
 	mu   sync.Mutex
-	res  *rate.Reservation
 	used bool
 }
 
-// reserveTicket reserves the next token of l when it is a *rate.Limiter
-// (WithRateLimit's, or one given to WithLimiter); nil otherwise: another
-// Limiter has no reservations, and its tokens go in the order the pages
+// reserveTicket reserves the next token of l when it is WithRateLimit's
+// limiter; nil otherwise: a Limiter given to WithLimiter (one a fleet
+// shares) has no reservations, and its tokens go in the order the pages
 // reach it.
 func reserveTicket(l Limiter) *rateTicket {
-	lim, ok := l.(*rate.Limiter)
+	lim, ok := l.(*limiter)
 	if !ok || lim == nil {
 		return nil
 	}
-	res := lim.Reserve()
-	if !res.OK() {
-		return nil
-	}
-	return &rateTicket{res: res}
+	return &rateTicket{l: lim, at: lim.reserve()}
 }
 
-// take returns the reservation the first time it is called, nil after (and
-// on a nil ticket).
-func (t *rateTicket) take() *rate.Reservation {
+// take returns t the first time it is called, nil after (and on a nil
+// ticket).
+func (t *rateTicket) take() *rateTicket {
 	if t == nil {
 		return nil
 	}
@@ -160,41 +241,41 @@ func (t *rateTicket) take() *rate.Reservation {
 		return nil
 	}
 	t.used = true
-	return t.res
+	return t
 }
 
 // release gives the token back when no attempt took it (the page was
-// cancelled, or an interceptor answered it).
+// cancelled before the rate-limit layer, or an interceptor or the cache
+// answered it).
 func (t *rateTicket) release() {
-	if res := t.take(); res != nil {
-		res.Cancel()
+	if t.take() != nil {
+		t.l.giveBack()
 	}
 }
 
-// waitReservation waits until res's token is available, as
-// rate.Limiter.Wait waits for one: it fails at once when ctx has ended, or
-// when its deadline would pass first, and gives the token back when it
-// fails.
-func waitReservation(ctx context.Context, res *rate.Reservation) error {
+// wait waits until the reserved token may be used, as limiter.Wait waits
+// for one: it fails at once when ctx has ended, or when its deadline would
+// pass first, and gives the token back when it fails.
+func (t *rateTicket) wait(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
-		res.Cancel()
+		t.l.giveBack()
 		return err
 	}
-	delay := res.Delay()
-	if delay <= 0 {
+	now := t.l.now()
+	if t.at <= now {
 		return nil
 	}
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay {
-		res.Cancel()
-		return fmt.Errorf("rate: Wait(n=1) would exceed context deadline")
+	if dl, ok := ctx.Deadline(); ok && t.at > dl.Sub(t.l.epoch).Nanoseconds() {
+		t.l.giveBack()
+		return fmt.Errorf("%w: the next token would come after the deadline", context.DeadlineExceeded)
 	}
-	t := time.NewTimer(delay)
-	defer t.Stop()
+	timer := time.NewTimer(time.Duration(t.at - now))
+	defer timer.Stop()
 	select {
-	case <-t.C:
+	case <-timer.C:
 		return nil
 	case <-ctx.Done():
-		res.Cancel()
+		t.l.giveBack()
 		return ctx.Err()
 	}
 }

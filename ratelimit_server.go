@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,7 +98,7 @@ func (o serverRateOption) String() string {
 // serverLimits is what each origin last said of its limit.
 type serverLimits struct {
 	mu sync.Mutex
-	m  map[string]*serverLimit // by origin, scheme://host:port
+	m  map[originKey]*serverLimit // by origin: scheme, host, port
 }
 
 // serverLimit is one origin's announced state.
@@ -115,11 +114,9 @@ const maxAnnounced = math.MaxInt32
 // maxReset is the furthest reset believed.
 const maxReset = 365 * 24 * time.Hour
 
-func originKey(u *url.URL) string { return u.Scheme + "://" + u.Host }
-
 // take counts one request to origin: it returns the state when none is
 // left before its reset.
-func (s *serverLimits) take(origin string, now time.Time) (serverLimit, bool) {
+func (s *serverLimits) take(origin originKey, now time.Time) (serverLimit, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.m[origin]
@@ -137,11 +134,11 @@ func (s *serverLimits) take(origin string, now time.Time) (serverLimit, bool) {
 	return serverLimit{}, false
 }
 
-func (s *serverLimits) update(origin string, l serverLimit) {
+func (s *serverLimits) update(origin originKey, l serverLimit) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
-		s.m = make(map[string]*serverLimit)
+		s.m = make(map[originKey]*serverLimit)
 	}
 	s.m[origin] = &l
 }
@@ -149,7 +146,7 @@ func (s *serverLimits) update(origin string, l serverLimit) {
 // serverRateLayer is the chain's server-rate-limit layer.
 func (st *clientState) serverRateLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
-		origin := originKey(req.URL)
+		origin := originOf(req.URL)
 		now := time.Now()
 		if l, exhausted := st.serverLimits.take(origin, now); exhausted {
 			wait := l.reset.Sub(now)

@@ -28,7 +28,7 @@ import (
 type callPolicy struct {
 	noAuth     bool          // NoAuth
 	maxBody    int64         // WithMaxBodySize; 0: the client's
-	retry      *RetryPolicy  // WithRetry; nil: the client's
+	retry      *retrier      // WithRetry; nil: the client's
 	noRetry    bool          // NoRetry
 	idempotent bool          // Idempotent
 	timeout    time.Duration // WithTimeout; 0: none

@@ -133,7 +133,7 @@ func DefaultRetryStatuses() []int {
 // that is safe to resend.
 func WithRetry(p RetryPolicy) ClientEndpointOption {
 	p.Statuses = slices.Clone(p.Statuses)
-	return retryOption{&p}
+	return retryOption{&p, newRetrier(&p)}
 }
 
 // NoRetry declares an endpoint that is never retried, whatever the client's
@@ -148,13 +148,18 @@ func Idempotent() EndpointOption { return idempotentOption{} }
 
 // Private implementation past this point.
 
-type retryOption struct{ p *RetryPolicy }
+// retryOption holds the policy as given (for String and its checks) and
+// the retrier made from it once, which every call under it shares.
+type retryOption struct {
+	p    *RetryPolicy
+	plan *retrier
+}
 
 func (o retryOption) applyClient(c *clientConfig) error {
 	if err := checkRetryPolicy(o.p); err != nil {
 		return fmt.Errorf("kit: %s: %w", o.call(), err)
 	}
-	c.retry = o.p
+	c.retry = o.plan
 	return nil
 }
 
@@ -163,7 +168,7 @@ func (o retryOption) applyEndpoint(c *endpointConfig) {
 		c.problem = o.call() + ": " + err.Error()
 		return
 	}
-	c.retry, c.noRetry = o.p, false
+	c.retry, c.noRetry = o.plan, false
 }
 
 func (o retryOption) String() string { return "kit." + o.call() }
@@ -228,7 +233,10 @@ func checkRetryPolicy(p *RetryPolicy) error {
 	return nil
 }
 
-// retrier is a RetryPolicy with its defaults filled in, for one call.
+// retrier is a RetryPolicy with its defaults filled in. WithRetry makes it
+// once; it is never changed after, and every call under the policy shares
+// it (what is a call's own, its start and attempt count, the retry layer
+// keeps on its stack).
 type retrier struct {
 	maxAttempts   int
 	maxElapsed    time.Duration
@@ -236,7 +244,22 @@ type retrier struct {
 	maxDelay      time.Duration
 	maxRetryAfter time.Duration
 	statuses      []int
-	start         time.Time
+}
+
+// newRetrier fills in the defaults of p.
+func newRetrier(p *RetryPolicy) *retrier {
+	r := &retrier{
+		maxAttempts:   cmp.Or(p.MaxAttempts, DefaultRetryMaxAttempts),
+		maxElapsed:    cmp.Or(p.MaxElapsed, DefaultRetryMaxElapsed),
+		baseDelay:     cmp.Or(p.BaseDelay, DefaultRetryBaseDelay),
+		maxDelay:      cmp.Or(p.MaxDelay, DefaultRetryMaxDelay),
+		maxRetryAfter: cmp.Or(p.MaxRetryAfter, DefaultRetryMaxRetryAfter),
+		statuses:      p.Statuses,
+	}
+	if r.statuses == nil {
+		r.statuses = DefaultRetryStatuses()
+	}
+	return r
 }
 
 // retryLayer is the chain's retry layer: it sends each attempt of a call
@@ -248,10 +271,12 @@ func (st *clientState) retryLayer(next Sender) Sender {
 		if rt == nil {
 			return next(ctx, req)
 		}
-		call := &callState{}
+		start := time.Now()
+		var call *callState // the first attempt's
 		for attempt := 1; ; attempt++ {
-			a := req.clone()
-			a.attempt, a.call = attempt, call
+			a := req.attemptCopy(call)
+			call = a.call
+			a.attempt = attempt
 			resp, err := next(ctx, a)
 			if err == nil {
 				return resp, nil
@@ -271,7 +296,7 @@ func (st *clientState) retryLayer(next Sender) Sender {
 			case !retryableError(ctx, err):
 				return nil, attemptsError(op, attempt, false, "", err)
 			}
-			wait, reason, ok := rt.next(ctx, attempt, header)
+			wait, reason, ok := rt.next(ctx, start, attempt, header)
 			if !ok {
 				return nil, attemptsError(op, attempt, true, reason, err)
 			}
@@ -291,25 +316,10 @@ func (st *clientState) retrierFor(req *Request) *retrier {
 	if p == nil && !pol.noRetry {
 		p = st.retry
 	}
-	if p == nil || (!pol.idempotent && !idempotentMethod(req.Method)) {
+	if p == nil || p.maxAttempts <= 1 || (!pol.idempotent && !idempotentMethod(req.Method)) {
 		return nil
 	}
-	r := &retrier{
-		maxAttempts:   cmp.Or(p.MaxAttempts, DefaultRetryMaxAttempts),
-		maxElapsed:    cmp.Or(p.MaxElapsed, DefaultRetryMaxElapsed),
-		baseDelay:     cmp.Or(p.BaseDelay, DefaultRetryBaseDelay),
-		maxDelay:      cmp.Or(p.MaxDelay, DefaultRetryMaxDelay),
-		maxRetryAfter: cmp.Or(p.MaxRetryAfter, DefaultRetryMaxRetryAfter),
-		statuses:      p.Statuses,
-		start:         time.Now(),
-	}
-	if r.statuses == nil {
-		r.statuses = DefaultRetryStatuses()
-	}
-	if r.maxAttempts <= 1 {
-		return nil
-	}
-	return r
+	return p
 }
 
 func idempotentMethod(m string) bool {
@@ -340,10 +350,11 @@ func (r *retrier) backoff(n int) time.Duration {
 	return time.Duration(rand.Int64N(int64(min(bound, math.MaxInt64-1)) + 1))
 }
 
-// next decides whether attempt n (1-based), which failed, is followed by
-// another: it returns the wait and true, or a reason to stop. header is the
-// failed response's header (nil after a connection error).
-func (r *retrier) next(ctx context.Context, n int, header http.Header) (time.Duration, string, bool) {
+// next decides whether attempt n (1-based) of a call that started at
+// start, which failed, is followed by another: it returns the wait and
+// true, or a reason to stop. header is the failed response's header (nil
+// after a connection error).
+func (r *retrier) next(ctx context.Context, start time.Time, n int, header http.Header) (time.Duration, string, bool) {
 	if n >= r.maxAttempts {
 		return 0, "", false
 	}
@@ -355,7 +366,7 @@ func (r *retrier) next(ctx context.Context, n int, header http.Header) (time.Dur
 		wait = ra
 	}
 	end := time.Now().Add(wait)
-	if end.Sub(r.start) > r.maxElapsed {
+	if end.Sub(start) > r.maxElapsed {
 		return 0, fmt.Sprintf("the next retry would pass MaxElapsed %v", r.maxElapsed), false
 	}
 	if dl, ok := ctx.Deadline(); ok && end.After(dl) {

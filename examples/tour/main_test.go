@@ -67,6 +67,9 @@ func TestTour(t *testing.T) {
 		"WithRetry retried both: Ada Lovelace after 3 attempts, 1 sent",
 		"/users/1: WithInterceptors: interceptor 0 returned neither a response nor an error",
 		"kit: NewClient: WithInterceptors: interceptor 0 returned a nil Sender",
+		". Parallel calls: one client, 64 goroutines",
+		"256 calls in 4 bursts of 64 goroutines through a default kit.NewClient",
+		"later bursts reused the first one's connections: true",
 		". Done",
 	} {
 		if !strings.Contains(text, want) {
