@@ -117,7 +117,9 @@ func (ac *AsyncClient) binding() *clientState {
 // matching context.Canceled. A call that Close cancels holds one matching
 // both context.Canceled and ErrClosed. Go is safe for concurrent use; each
 // call is independent.
-func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R] {
+//
+// opts apply to this call only (see CallOption).
+func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P, opts ...CallOption) *Future[R] {
 	if _, err := e.decl("Go"); err != nil {
 		return failedFuture[R](err)
 	}
@@ -132,7 +134,7 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R]
 	if err := st.closedError(e.d.name); err != nil {
 		return failedFuture[R](err)
 	}
-	req, err := e.d.request(st, &params)
+	req, err := e.d.request(st, &params, opts)
 	if err != nil {
 		return failedFuture[R](err)
 	}
@@ -140,10 +142,9 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R]
 		sc := e.d.newStreamCall(ctx, chain, req)
 		resp, err := st.send(ctx, chain, req)
 		if err != nil {
-			var zero R
-			return zero, err
+			return failedResult[R](e.d.result, err, nil)
 		}
-		return decodeResult[R](e.d.result, e.d.inner, st, resp, sc)
+		return decodeResult[R](e.d.result, e.d.inner, st, resp, sc, e.d.resultAt)
 	})
 }
 
@@ -273,8 +274,8 @@ func goFuture[T any](st *clientState, ctx context.Context, what string, fn func(
 		)
 		defer func() {
 			if !returned {
-				var zero T
-				v, err = zero, recovered(what, recover())
+				err = recovered(what, recover())
+				v = zeroFor[T](err)
 			}
 			f.complete(v, task.wrap(err))
 		}()

@@ -97,6 +97,8 @@ type clientConfig struct {
 	cache      CacheStore    // WithCache; nil: no cache
 	logger     *slog.Logger  // WithLogger; nil: no logging
 	errorModel *errorModel   // WithErrorModel; nil: none
+	bodyCheck  *bodyCheck    // WithBodyCheck; nil: none
+	idemHeader string        // WithIdempotencyKey; "": no keys
 
 	callInterceptors    []Interceptor // WithInterceptors
 	attemptInterceptors []Interceptor // WithAttemptInterceptors

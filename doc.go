@@ -221,12 +221,13 @@
 //
 // # Retries, rate limits, timeouts and logging
 //
-// Retrying is off until [WithRetry] turns it on, for a client or an endpoint:
-// idempotent methods (and endpoints declared [Idempotent]) are retried on
-// connection errors and on 429, 502, 503 and 504, with jittered exponential
-// backoff and Retry-After honoured. [WithRateLimit] shares a token bucket
-// among everything bound to the client; [WithTimeout] bounds every call of an
-// endpoint; [WithLogger] logs one record per attempt, credentials left out.
+// Retrying is off until [WithRetry] turns it on, for a client, an endpoint
+// or a call: idempotent methods (and endpoints declared [Idempotent], and
+// writes with an idempotency key) are retried on connection errors and on
+// 429, 502, 503 and 504, with jittered exponential backoff and Retry-After
+// honoured. [WithRateLimit] shares a token bucket among everything bound to
+// the client; [WithTimeout] bounds every call of an endpoint; [WithLogger]
+// logs one record per attempt, credentials left out.
 //
 //	c, err := kit.NewClient(base, kit.WithRetry(kit.RetryPolicy{}), kit.WithRateLimit(10, 5))
 //	var report = kit.Get[kit.NoParams, Report]("/report", kit.WithTimeout(5*time.Second))
@@ -259,6 +260,38 @@
 //	auth := kit.RenewingTokenAuth(func(ctx context.Context, cur kit.Token) (kit.Token, error) {
 //		return refreshGrant(ctx, cur.Refresh) // returns the rotated refresh token too
 //	}, kit.WithTokenStore(store))
+//
+// # Real APIs: options for one call, safe retries, envelopes
+//
+// Every operation takes trailing [CallOption]s: [Endpoint.Call] and
+// [Endpoint.Go], the methods of [Resource] and [AsyncResource], the walks of
+// a [PagedEndpoint]. [WithHeader], [WithTimeout], [WithRetry], [NoRetry] and
+// [IdempotencyKey] are call options; a call's option wins over the
+// endpoint's, which wins over the client's, and applies to every attempt,
+// page and stream reconnection.
+//
+//	u, err := getUser.Call(ctx, c, p, kit.WithHeader("X-Trace-Id", id), kit.WithTimeout(2*time.Second))
+//
+// [WithIdempotencyKey] gives every write call a random key, the same on each
+// of its attempts, and makes such writes retried like idempotent ones, as
+// Stripe's API expects; [IdempotencyKey] sends the caller's own.
+// [RetryPolicy].RetryIf decides from each failed attempt's error (a server's
+// Stripe-Should-Retry header, a code in the body), [Retryable] being the
+// default rule; the method rule comes first, and a 429 is retried whatever
+// the method.
+//
+// [WithResultAt] decodes R from a key of an envelope; [WithBodyCheck] turns
+// an error that an API answers at 200 (Slack's {"ok":false,...}) into an
+// [*HTTPError] wrapping the check's error; [WithErrorModelAt] decodes an
+// error model from a key, and any error model gets its fields tagged
+// `kit:",status"` and `kit:"Request-Id,header"` from the response:
+//
+//	var info = kit.Post[InfoParams, Channel]("/conversations.info",
+//		kit.WithResultAt("channel"), kit.WithBodyCheck((*SlackStatus).Check))
+//	c, err := kit.NewClient(base, kit.WithErrorModelAt[StripeError]("error"), kit.WithIdempotencyKey(""))
+//
+// A [Result] returned with an error has the response's status and headers
+// (or none): reading them never panics.
 //
 // # The send chain and interceptors
 //

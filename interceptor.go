@@ -43,6 +43,7 @@ type Request struct {
 	token   *rateTicket // a rate-limit token reserved for the first attempt (a pipelined page); nil: none
 	attempt int         // 1 for the first attempt, set by the retry layer
 	call    *callState  // shared by the attempts of a retried call; else nil
+	keyed   bool        // carries an idempotency key: a write safe to retry
 
 	// own is set on the copy the retry layer makes for one attempt: that
 	// copy is the attempt's alone, and the auth layer adds its header to it

@@ -72,15 +72,15 @@ func NewPaged[P, T any](path string, opts ...EndpointOption) (*PagedEndpoint[P, 
 // one that prevents the walk (b's engine lacks Engine: an [*EngineError];
 // params do not route) is yielded before anything is sent. params are
 // routed when the loop starts.
-func (e *PagedEndpoint[P, T]) Iterate(ctx context.Context, b Binding, params P) iter.Seq2[T, error] {
-	return records(e.Pages(ctx, b, params))
+func (e *PagedEndpoint[P, T]) Iterate(ctx context.Context, b Binding, params P, opts ...CallOption) iter.Seq2[T, error] {
+	return records(e.Pages(ctx, b, params, opts...))
 }
 
 // Pages walks the same pages as Iterate, yielding each page (records and
 // response) for callers that need totals or other page metadata. Every page
 // fetched is yielded, an empty last one included.
-func (e *PagedEndpoint[P, T]) Pages(ctx context.Context, b Binding, params P) iter.Seq2[*Page[T], error] {
-	return e.walk(ctx, b, &params, false, "Pages")
+func (e *PagedEndpoint[P, T]) Pages(ctx context.Context, b Binding, params P, opts ...CallOption) iter.Seq2[*Page[T], error] {
+	return e.walk(ctx, b, &params, false, "Pages", opts)
 }
 
 // GoIterate is Iterate through b's engine's async protocol: b's engine must
@@ -89,13 +89,13 @@ func (e *PagedEndpoint[P, T]) Pages(ctx context.Context, b Binding, params P) it
 // [WithPrefetch] it is as lazy as Iterate; with WithPrefetch(n) it keeps
 // pages in flight ahead of the caller (see WithPrefetch). After the client
 // is closed it yields an error matching [ErrClosed].
-func (e *PagedEndpoint[P, T]) GoIterate(ctx context.Context, b Binding, params P) iter.Seq2[T, error] {
-	return records(e.GoPages(ctx, b, params))
+func (e *PagedEndpoint[P, T]) GoIterate(ctx context.Context, b Binding, params P, opts ...CallOption) iter.Seq2[T, error] {
+	return records(e.GoPages(ctx, b, params, opts...))
 }
 
 // GoPages is Pages through b's engine's async protocol, like GoIterate.
-func (e *PagedEndpoint[P, T]) GoPages(ctx context.Context, b Binding, params P) iter.Seq2[*Page[T], error] {
-	return e.walk(ctx, b, &params, true, "GoPages")
+func (e *PagedEndpoint[P, T]) GoPages(ctx context.Context, b Binding, params P, opts ...CallOption) iter.Seq2[*Page[T], error] {
+	return e.walk(ctx, b, &params, true, "GoPages", opts)
 }
 
 // String returns the declaration, e.g. "GET /users/{user}/repos".
@@ -110,13 +110,13 @@ func (e *PagedEndpoint[P, T]) String() string {
 
 // walk returns the page walk of one call (params is a *P); method names the
 // PagedEndpoint method, for errors.
-func (e *PagedEndpoint[P, T]) walk(ctx context.Context, b Binding, params *P, async bool, method string) iter.Seq2[*Page[T], error] {
+func (e *PagedEndpoint[P, T]) walk(ctx context.Context, b Binding, params *P, async bool, method string, opts []CallOption) iter.Seq2[*Page[T], error] {
 	d := e.decl()
 	return walkPages[T](ctx, async, func() (*walk, error) {
 		if d == nil {
 			return nil, errorf("PagedEndpoint."+method, "the endpoint was not declared (use kit.Paged or kit.NewPaged)")
 		}
-		return d.newWalk(b, params, async)
+		return d.newWalk(b, params, async, opts)
 	})
 }
 
@@ -129,7 +129,7 @@ func (e *PagedEndpoint[P, T]) decl() *endpointDecl {
 
 // newWalk routes a paged endpoint's parameters (params is a *P) and starts
 // a walk of the collection they address, through b's sync or async chain.
-func (d *endpointDecl) newWalk(b Binding, params any, async bool) (*walk, error) {
+func (d *endpointDecl) newWalk(b Binding, params any, async bool, opts []CallOption) (*walk, error) {
 	st, err := d.state(b)
 	if err != nil {
 		return nil, err
@@ -158,5 +158,11 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool) (*walk, error)
 	if q == nil {
 		q = url.Values{}
 	}
-	return newWalk(st, d, &d.paging, chain, base.String(), r.header, q), nil
+	cs, err := d.walkSettings(opts)
+	if err != nil {
+		return nil, err
+	}
+	w := newWalk(st, d, &d.paging, chain, base.String(), r.header, q)
+	w.call = cs
+	return w, nil
 }

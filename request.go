@@ -33,6 +33,7 @@ type callPolicy struct {
 	idempotent bool          // Idempotent
 	timeout    time.Duration // WithTimeout; 0: none
 	errorModel *errorModel   // WithErrorModel; nil: the client's
+	bodyCheck  *bodyCheck    // WithBodyCheck; nil: the client's
 	stream     bool          // R is io.ReadCloser or a Stream: the 2xx body is handed over unread
 }
 
@@ -77,7 +78,7 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 		Method:   d.method,
 		URL:      u,
 		Endpoint: d.name,
-		policy:   &d.callPolicy,
+		policy:   r.call.policyOf(d),
 		built:    &url.URL{Scheme: u.Scheme, Host: u.Host},
 	}
 	if r.target != nil {
@@ -90,7 +91,7 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 			req.built = st.base
 		}
 	}
-	h := make(http.Header, 4+len(st.header)+len(d.header)+len(r.header))
+	h := make(http.Header, 4+len(st.header)+len(d.header)+len(r.header)+r.call.headerCount())
 	// kit's own header values share one backing array (capped slices, so
 	// an append to one copies it): one allocation instead of three.
 	defaults := make([]string, 3)
@@ -161,6 +162,12 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 	}
 	for k, vs := range r.header {
 		h[k] = vs
+	}
+	if r.call != nil {
+		r.call.setHeaders(h)
+	}
+	if d.idemHeader != "" || st.idemHeader != "" || r.call != nil && r.call.key != "" {
+		req.keyed = st.setIdempotencyKey(d, r.call, h)
 	}
 	if _, ok := h["User-Agent"]; !ok {
 		h["User-Agent"] = defaults[1:2:2]

@@ -360,6 +360,7 @@ type routed struct {
 	body   reflect.Value // invalid when there is no body
 	file   *File         // a raw File body; nil when there is none
 	target *url.URL      // a `kit:",url"` value: the whole URL; nil when unset
+	call   *callSettings // the call's options; nil when it has none
 }
 
 // setTarget routes a `kit:",url"` value: a string or a *url.URL. An empty

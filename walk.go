@@ -50,11 +50,12 @@ type walk struct {
 	st     *clientState
 	d      *endpointDecl // the GET of every page: its name and call policy
 	pg     *pagingConfig
-	chain  Sender      // the sync or async chain the pages go through
-	base   string      // the collection's URL, without query
-	header http.Header // header parameters sent with every page
-	query  url.Values  // the caller's query (a private copy)
-	origin *url.URL    // the origin of base: every page of the walk is on it
+	chain  Sender        // the sync or async chain the pages go through
+	base   string        // the collection's URL, without query
+	header http.Header   // header parameters sent with every page
+	query  url.Values    // the caller's query (a private copy)
+	call   *callSettings // the call's options, for every page; nil: none
+	origin *url.URL      // the origin of base: every page of the walk is on it
 	// baseQuery is the base URL's query, sent on every page of a walk on
 	// the base URL's origin; nil for a walk of another origin.
 	baseQuery url.Values
@@ -113,7 +114,7 @@ func (w *walk) nextURL() (string, error) {
 
 // build makes the request of a page at u.
 func (w *walk) build(u string) (*Request, error) {
-	return w.st.build(w.d, &routed{header: w.header}, u)
+	return w.st.build(w.d, &routed{header: w.header, call: w.call}, u)
 }
 
 // guard records a fetched page, refusing one whose records (the raw JSON

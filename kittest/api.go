@@ -84,6 +84,9 @@ import (
 //	ANY    /echo, /echo/{rest...}       describes the request it received
 //	GET    /limited/users               /users under a GitHub-style rate limit (see below)
 //	GET    /limited/users/{id}          /users/{id} (ETag, 304) under the same limit
+//	POST   /payments                    Stripe-like: form body, Idempotency-Key, {"error":{…}} errors, Request-Id
+//	GET    /payments/{id}               the payment
+//	POST   /conversations.info          Slack-like: always 200, {"ok":true,"channel"} or {"ok":false,"error"}
 //
 // All user listings share the filters active=true|false, team_id=N and
 // q=<case-insensitive substring of the name>, and are ordered by id. The
@@ -207,6 +210,50 @@ import (
 // header, and is counted in Stats.Unauthorized. The body is read (a 413
 // if over 1 MiB) only once the headers and timestamp are acceptable.
 // Requests that match no route are not checked.
+//
+// # Real API conventions
+//
+// POST /payments takes an application/x-www-form-urlencoded body (as
+// Stripe's API does, and nothing else: another Content-Type is a 415) with
+// amount (a positive integer, in the currency's smallest unit), currency
+// (three letters), and optional source (a test token, default "tok_visa")
+// and description. It answers 200 with a Payment. Every answer of these
+// routes carries a Request-Id header ("req_<n>"), and their errors have
+// Stripe's shape, {"error":{"type","code","message","param"}}, the
+// StripeError model at the key "error" (for
+// kit.WithErrorModelAt[kittest.StripeError]("error")):
+//
+//   - a missing or malformed parameter: 400 invalid_request_error
+//     (parameter_missing, parameter_invalid), nothing saved;
+//   - source=tok_chargeDeclined: 402 card_error card_declined with
+//     "Stripe-Should-Retry: false";
+//   - an unknown payment: 404 invalid_request_error resource_missing.
+//
+// A request with an Idempotency-Key header (at most 255 characters) is
+// carried out once: its answer (a 200 or a 402) is saved under the key, and
+// a request with the same key and the same body gets that answer again,
+// with "Idempotent-Replayed: true" and "Original-Request: <its Request-Id>"
+// headers, and no new payment; the same key with another body is a 400
+// idempotency_error. Stats.Payments counts payments made and
+// Stats.IdempotentReplays the replays.
+//
+// Two query parameters script the failures that make idempotency keys
+// necessary; both count the attempts made with one Idempotency-Key (every
+// request without a key is a first attempt):
+//
+//   - lock_timeouts=N: the first N attempts answer 409 invalid_request_error
+//     lock_timeout, with "Stripe-Should-Retry: true", before doing anything;
+//   - lose_response=N: the first N attempts that get past that are carried
+//     out (or replayed), and then their connection is cut before any
+//     answer, as when a network fails after the server did the work.
+//
+// POST /conversations.info answers as Slack's Web API does: always HTTP
+// 200, with {"ok":true,"channel":{…}} (a SlackChannel at the key "channel")
+// or {"ok":false,"error":"<code>"} (see SlackStatus): channel_not_found for
+// an unknown channel, invalid_arguments without one. It takes a JSON body
+// {"channel":"C1"} or a form body channel=C1. The channels C1..C5 are the
+// five teams, named "platform", "payments", "growth", "mobile" and
+// "data-ml", with the teams' member counts.
 type API struct {
 	cfg apiConfig
 	mux *http.ServeMux
@@ -218,6 +265,7 @@ type API struct {
 	tokens  map[string]*apiToken
 	uploads []Upload
 	exports []apiExport
+	conv    apiConventions // payments and idempotency keys: api_conventions.go
 	stats   Stats
 
 	quotaStart time.Time // the /limited routes' current window
@@ -319,6 +367,12 @@ type Stats struct {
 	// the API saw (after any http.StripPrefix), without the query, e.g.
 	// "GET /users/7". It is never nil.
 	ByPath map[string]int
+	// Payments counts the payments POST /payments made (a replay of an
+	// idempotency key's answer makes none).
+	Payments int
+	// IdempotentReplays counts the answers of POST /payments replayed for
+	// an Idempotency-Key seen before.
+	IdempotentReplays int
 }
 
 // NewAPI returns an API seeded with deterministic demo data, configured by
@@ -429,6 +483,7 @@ func (a *API) reset() {
 	a.users, a.posts = users, posts
 	a.tokens = make(map[string]*apiToken)
 	a.uploads, a.exports = nil, nil
+	a.conv.reset()
 	a.stats = Stats{ByPath: make(map[string]int)}
 	a.quotaStart, a.quotaUsed = time.Time{}, 0
 }
@@ -493,6 +548,7 @@ func (a *API) routes() {
 	a.handle("/echo/{rest...}", apiAuthOptional, a.echo)
 	a.handle("GET /limited/users", apiAuthOptional, a.limited(a.listUsers))
 	a.handle("GET /limited/users/{id}", apiAuthOptional, a.limited(a.getUser))
+	a.conventionRoutes()
 }
 
 func (a *API) handle(pattern string, policy apiAuthPolicy, h http.HandlerFunc) {

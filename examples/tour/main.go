@@ -263,6 +263,9 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := chainTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
+	if err := conventionsTour(ctx, t, api, srv.URL, hc); err != nil {
+		return err
+	}
 	if err := cacheTour(ctx, t, hc); err != nil {
 		return err
 	}
