@@ -157,8 +157,9 @@
 //
 // # Pagination
 //
-// [PageNumber] (the default), [Offset], [Cursor] and [LinkHeader] cover most APIs;
-// any type with FirstPage and NextPage methods is a [Paginator]. Records are
+// [PageNumber] (the default), [Offset], [Cursor], [LinkHeader] and [NextLink]
+// cover most APIs (see the next section for Stripe's, OpenAI's and
+// Notion's); any type with FirstPage and NextPage methods is a [Paginator]. Records are
 // found in a top-level array, or under "data", "items" or "results", or at
 // a dotted ItemsKey. Pages are fetched only as records are consumed.
 //
@@ -194,6 +195,49 @@
 // the server does, and each took a WithRateLimit token. With a tight rate
 // limit, choose a small n: WithPrefetch(1) never requests a page past the
 // end, nor does a walk with Cursor or LinkHeader.
+//
+// # Pagination, forms and fields in the shapes real APIs use
+//
+// Cursor reads the next cursor at NextKey, or, with RecordKey, from the
+// page's last record (Stripe's starting_after); HasMoreKey stops the walk
+// when the page says there is no more, so no request goes past the end.
+// InBody sends the cursor as a top-level field of the JSON body of a
+// PagedPost walk, whose body model goes with every page. NextLink follows
+// a next-page URL found in the body. All are read in the walk's one pass
+// over each page, and the guards hold for each: the cycle guard (a POST
+// walk compares URLs and bodies), WithMaxPages, the origin guard
+// (ErrCrossOrigin), and pipelining.
+//
+//	kit.Cursor{CursorParam: "starting_after", RecordKey: "id", HasMoreKey: "has_more"} // Stripe
+//	kit.Cursor{CursorParam: "after", NextKey: "last_id", HasMoreKey: "has_more"}       // OpenAI
+//	kit.NextLink{Key: "links.next"}                                                   // DigitalOcean, Twilio, Graph
+//
+//	var query = kit.PagedPost[QueryParams, Row]("/databases/{id}/query",                // Notion
+//		kit.WithPaginator(kit.Cursor{CursorParam: "start_cursor", NextKey: "next_cursor",
+//			HasMoreKey: "has_more", InBody: true}))
+//
+// FormBody writes nested values in the bracket convention of Rails, PHP
+// and Stripe, to any depth (k[key]=v, k[0][key]=v), and slices of scalars
+// in a FormStyle: FormRepeat (tags=a&tags=b, the default), FormBrackets
+// (tags[]=a) or FormIndexed (tags[0]=a, Stripe's):
+//
+//	var charge = kit.Post[struct{ Body ChargeParams }, Charge]("/v1/charges", kit.FormBody(kit.FormIndexed))
+//	// metadata[order_id]=6735&expand[0]=customer&items[0][price]=price_1
+//
+// In a query, a map-valued entry of a spread map is sent as k[key]=v
+// (OpenAPI's deepObject: created[gte]=...). The json tag's omitempty and
+// omitzero apply to query, header and form fields as to JSON bodies.
+//
+// Nullable[T] is a field with three states: absent (left out by omitzero),
+// null, or a value. A PATCH sends "nickname": null, "active": false and
+// "limit": 0 and leaves the rest alone; a result tells a missing key from
+// null. In forms and queries null is an empty value.
+//
+//	type Changes struct {
+//		Nickname kit.Nullable[string] `json:"nickname,omitzero"`
+//		Active   kit.Nullable[bool]   `json:"active,omitzero"`
+//	}
+//	changes := Changes{Nickname: kit.Null[string](), Active: kit.Value(false)}
 //
 // # Auth
 //

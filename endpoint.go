@@ -155,6 +155,7 @@ type endpointConfig struct {
 
 	idemHeader string        // WithIdempotencyKey; "": the client's
 	resultAt   jsonpath.Path // WithResultAt; nil: R is the whole body
+	formStyle  FormStyle     // FormBody's style
 }
 
 // endpointDecl is everything about an endpoint that does not depend on the
@@ -206,7 +207,7 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 		return nil, declErr("%s", d.problem)
 	}
 	if paged {
-		if err := d.paging.complete(); err != nil {
+		if err := d.paging.complete(method); err != nil {
 			return nil, declErr("%v", err)
 		}
 	} else if d.paging.option != "" {
@@ -243,7 +244,7 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 					// (and the base URL's query) where a server said.
 					return nil, declErr("field %s is a `kit:\",url\"` field, which a paged endpoint does not take: its walk starts at its path (declare the collection's URL as the path, or follow a link with an Endpoint)", f.goName)
 				case routing.RawFile:
-					return nil, declErr("field %s is a kit.File, which would be the request body; a paged endpoint sends GET requests without a body", f.goName)
+					return nil, declErr("field %s is a kit.File, which would be the request body; a paged endpoint sends GET requests without a body (or, with kit.PagedPost, a JSON object)", f.goName)
 				}
 			}
 		}
@@ -294,7 +295,11 @@ func (d *endpointDecl) checkBody() error {
 	if d.bodyEnc == encJSON {
 		return jsonFileField(t)
 	}
-	_, err = formPlanFor(t, d.bodyEnc == encMultipart)
+	if d.bodyEnc == encForm {
+		_, err = formNodeFor(t)
+		return err
+	}
+	_, err = formPlanFor(t, true)
 	return err
 }
 

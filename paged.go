@@ -2,15 +2,22 @@ package kit
 
 import (
 	"context"
+	"fmt"
 	"iter"
+	"net/http"
 	"net/url"
 	"reflect"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // PagedEndpoint is a paginated collection whose path may have placeholders,
-// such as /users/{user}/repos: a GET endpoint whose parameters P are routed
-// like any endpoint's (path, query and headers), walked page by page like a
+// such as /users/{user}/repos: a GET endpoint (or, declared with
+// [PagedPost], a POST search) whose parameters P are routed like any
+// endpoint's (path, query and headers), walked page by page like a
 // [Resource]. T is the record type; with T = any records are raw JSON.
 //
 // A walk of a paged endpoint is a walk of a resource: the same paginators
@@ -61,6 +68,53 @@ func NewPaged[P, T any](path string, opts ...EndpointOption) (*PagedEndpoint[P, 
 	d, err := declare("GET", path, reflect.TypeFor[P](), reflect.TypeFor[T](), opts, true)
 	if err != nil {
 		return nil, err
+	}
+	return &PagedEndpoint[P, T]{d: d}, nil
+}
+
+// PagedPost declares a paged endpoint walked with POST requests, as
+// search and query endpoints are (Notion's databases/{id}/query, a
+// GraphQL-over-REST search): P is routed as for Post, and its body model
+// (a struct, sent as a JSON object; {} when P has none) is sent with every
+// page. A paginator that sends its cursor in the body (Cursor with InBody)
+// sets a top-level field of that object on each page after the first:
+//
+//	var query = kit.PagedPost[QueryParams, Page]("/databases/{id}/query",
+//		kit.WithPaginator(kit.Cursor{CursorParam: "start_cursor", NextKey: "next_cursor",
+//			HasMoreKey: "has_more", InBody: true}))
+//
+// The walk is a walk like any other: the cycle guard compares URLs and
+// bodies, and WithMaxPages, WithPrefetch and the origin guard hold. A POST
+// is retried only when declared Idempotent(), as for any endpoint: declare
+// a read-only search Idempotent() to have its pages retried under
+// WithRetry. It panics with a *DeclarationError on a bad declaration; see
+// NewPagedPost.
+func PagedPost[P, T any](path string, opts ...EndpointOption) *PagedEndpoint[P, T] {
+	e, err := NewPagedPost[P, T](path, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
+
+// NewPagedPost declares a paged endpoint walked with POST requests (see
+// PagedPost), returning a *DeclarationError on a bad declaration: the
+// mistakes NewPaged reports (a body field excepted), a body field that is
+// not one struct (a JSON object), FormBody or Multipart (a POST walk sends
+// JSON).
+func NewPagedPost[P, T any](path string, opts ...EndpointOption) (*PagedEndpoint[P, T], error) {
+	d, err := declare(http.MethodPost, path, reflect.TypeFor[P](), reflect.TypeFor[T](), opts, true)
+	if err != nil {
+		return nil, err
+	}
+	declErr := func(format string, args ...any) error {
+		return &DeclarationError{Method: http.MethodPost, Path: path, Reason: fmt.Sprintf(format, args...)}
+	}
+	if d.bodyEnc != encJSON {
+		return nil, declErr("%s: a paged POST sends its body as JSON, so that a page can set a field of it", d.bodyEnc.String())
+	}
+	if bf := d.plan.bodyField(); bf != nil && bf.class.Kind != routing.Model {
+		return nil, declErr("field %s: the body of a paged POST is one data model (a struct, sent as a JSON object), not %s", bf.goName, d.plan.fieldType(bf))
 	}
 	return &PagedEndpoint[P, T]{d: d}, nil
 }
@@ -142,13 +196,24 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool, opts []CallOpt
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case r.body.IsValid():
-		return nil, errorf(d.name, "a paged endpoint sends no body, but a parameter holds a %s", r.body.Type())
-	case r.file != nil:
-		return nil, errorf(d.name, "a paged endpoint sends no body, but a parameter holds a kit.File")
-	case r.target != nil:
+	post := d.method == http.MethodPost
+	if r.file != nil || (r.body.IsValid() && !post) {
+		return nil, errorf(d.name, "a paged GET endpoint sends no body, but a parameter holds one")
+	}
+	if r.target != nil {
 		return nil, errorf(d.name, "a paged endpoint takes no `kit:\",url\"` value: its walk starts at its path")
+	}
+	var body []byte
+	if r.body.IsValid() {
+		if err := validateValue(st.validator, r.body); err != nil {
+			return nil, errorf(d.name, "request body: %w", err)
+		}
+		if body, err = marshalJSON(r.body.Interface()); err != nil {
+			return nil, errorf(d.name, "encoding the request body: %w", err)
+		}
+		if jsontext.Value(body).Kind() != '{' {
+			return nil, errorf(d.name, "the body of a paged POST is a JSON object, and this one is %s", kindName(jsontext.Value(body).Kind()))
+		}
 	}
 	var base strings.Builder
 	if err := st.writePath(&base, d, &r); err != nil {
@@ -164,5 +229,6 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool, opts []CallOpt
 	}
 	w := newWalk(st, d, &d.paging, chain, base.String(), r.header, q)
 	w.call = cs
+	w.post, w.body = post, body
 	return w, nil
 }

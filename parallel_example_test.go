@@ -38,8 +38,11 @@ func Example_parallelCalls() {
 	}
 	failed.Range(func(k, _ any) bool { fmt.Println(k); return true })
 	fmt.Println("calls:", goroutines*bursts)
-	fmt.Println("at most one connection per goroutine:", conns.Count() <= goroutines)
+	// About one connection per goroutine, for all the bursts: net/http may
+	// dial a spare when a connection frees up just as a call starts, and a
+	// pool smaller than a burst would redial about 30 in each.
+	fmt.Println("connections reused across bursts:", conns.Count() <= goroutines+2*bursts)
 	// Output:
 	// calls: 192
-	// at most one connection per goroutine: true
+	// connections reused across bursts: true
 }

@@ -121,7 +121,7 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 		}
 		switch d.bodyEnc {
 		case encForm:
-			body, err := encodeForm(r.body)
+			body, err := encodeNestedForm(r.body, d.formStyle)
 			if err != nil {
 				return nil, errorf(d.name, "encoding the form body: %w", err)
 			}

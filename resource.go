@@ -173,9 +173,12 @@ type pagingConfig struct {
 
 // complete fills the defaults in and checks the options; the error says
 // what is wrong.
-func (pg *pagingConfig) complete() error {
+func (pg *pagingConfig) complete(method string) error {
 	if pg.paginator == nil {
 		pg.paginator = PageNumber{}
+	}
+	if b, ok := pg.paginator.(interface{ inBody() bool }); ok && b.inBody() && method != http.MethodPost {
+		return fmt.Errorf("paginator %T sends its cursor in the body (InBody), and a %s walk has no body: declare the endpoint with kit.PagedPost", pg.paginator, method)
 	}
 	if pg.maxPages < 0 {
 		return fmt.Errorf("WithMaxPages(%d): must not be negative", pg.maxPages)
@@ -260,7 +263,7 @@ func newResourceCore(b Binding, path string, opts []ResourceOption, kind string)
 	if rc.st == nil {
 		return fail("%w", ErrNilBinding)
 	}
-	if err := rc.pagingConfig.complete(); err != nil {
+	if err := rc.pagingConfig.complete(http.MethodGet); err != nil {
 		return fail("%w", err)
 	}
 	if path != "" {

@@ -62,6 +62,10 @@ import (
 //	GET    /nested/users                {"payload":{"records"},"page"}; page, page_size
 //	GET    /clamped/users               like /paged, but past the end repeats the last page
 //	GET    /stuck/users                 like /cursor, but next_cursor is always "stuck"
+//	GET    /stripe/users                {"object","data","has_more","url"}; starting_after (a user id), limit
+//	GET    /next/users                  {"data","links":{"next"},"meta"}: the next page's URL in the body; page, page_size
+//	POST   /search/users                {"filter","page_size","start_cursor"} -> {"results","next_cursor","has_more"}
+//	POST   /charges                     form body with nested keys (metadata[k], expand[N], items[N][price]); 201
 //	POST   /login                       {"access_token","token_type","expires_in"}
 //	POST   /oauth/token                 OAuth 2.0 client credentials grant (form-encoded)
 //	GET    /me                          the demo user (token required)
@@ -159,6 +163,22 @@ import (
 // generated as they are sent; DownloadContent gives the same bytes. POST
 // /exports starts an export of {"bytes": N} and answers 202 Accepted with
 // a Location "exports/<id>" to follow; GET on it reports the export done.
+//
+// # Real API shapes
+//
+// /stripe/users is Stripe's list: starting_after is the id of the last user
+// of the page before, and has_more is false on the last page, even a full
+// one (a client that ignores it sends one request too many). /next/users
+// names the next page's URL at links.next, a path-relative reference like
+// "users?page=2&page_size=20" that keeps the request's other parameters,
+// and null on the last page. POST /search/users is Notion's search: the
+// JSON body {"filter":{"active","team_id","q"},"page_size","start_cursor"}
+// must come with every page, and the answer has "results", "next_cursor"
+// and "has_more". POST /charges takes a Stripe-like form body with nested
+// keys (amount, currency, metadata[KEY], expand[N], items[N][price],
+// items[N][quantity]; indexes from 0 without gaps) and answers 201 with the
+// charge it read, or a 400 naming the first key it does not expect: a key
+// nested otherwise (metadata=x, expand[]=x), or sent twice.
 //
 // # Streams
 //
@@ -529,6 +549,10 @@ func (a *API) routes() {
 	a.handle("GET /nested/users", apiAuthOptional, a.nestedUsers)
 	a.handle("GET /clamped/users", apiAuthOptional, a.clampedUsers)
 	a.handle("GET /stuck/users", apiAuthOptional, a.stuckUsers)
+	a.handle("GET /stripe/users", apiAuthOptional, a.stripeUsers)
+	a.handle("GET /next/users", apiAuthOptional, a.nextUsers)
+	a.handle("POST /search/users", apiAuthOptional, a.searchUsers)
+	a.handle("POST /charges", apiAuthOptional, a.createCharge)
 
 	a.handle("GET /slow", apiAuthOptional, a.slow)
 	a.handle("GET /text", apiAuthOptional, a.text)

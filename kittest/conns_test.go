@@ -32,8 +32,11 @@ func TestCountingServerDefaultClientReusesConnections(t *testing.T) {
 		}
 		wg.Wait()
 	}
-	if n := conns.Count(); n < 1 || n > goroutines {
-		t.Errorf("%d connections for %d calls from %d goroutines, want at most %d", n, goroutines*bursts, goroutines, goroutines)
+	// net/http may dial a spare connection when one frees up just as a call
+	// starts, so a burst can open a few more than it has goroutines; a pool
+	// smaller than the burst would redial about 30 in each later one.
+	if n := conns.Count(); n < 1 || n > goroutines+2*bursts {
+		t.Errorf("%d connections for %d calls in %d bursts of %d goroutines, want at most about one per goroutine (%d)", n, goroutines*bursts, bursts, goroutines, goroutines+2*bursts)
 	}
 }
 

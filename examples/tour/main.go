@@ -272,6 +272,9 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := parallelTour(ctx, t); err != nil {
 		return err
 	}
+	if err := shapesTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
 	if err := originsTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}

@@ -77,6 +77,13 @@ func TestTour(t *testing.T) {
 		". Parallel calls: one client, 64 goroutines",
 		"256 calls in 4 bursts of 64 goroutines through a default kit.NewClient",
 		"later bursts reused the first one's connections: true",
+		". The shapes real APIs use",
+		"Stripe-like list (starting_after = the last record's id, has_more): 251 users in 6 requests, none past the end",
+		"next-page URL in the body (links.next, kit.NextLink): 251 users in 3 requests",
+		"→ POST /search/users",
+		"POST search with the cursor in the body (kit.PagedPost, Cursor.InBody): 33 active users of team 3",
+		"nested form (FormBody(kit.FormIndexed)): the server read metadata map[order_id:6735], expand customer, items [{Price:price_1 Quantity:2}]",
+		"PATCH with kit.Nullable: active=false team_id=1 sent, the name left alone: \"Frances Allen\"",
 		". Done",
 	} {
 		if !strings.Contains(text, want) {

@@ -191,8 +191,8 @@ func (g *generator) result(m *Method) {
 				m.Result, m.R = resultPages, elem
 			}
 			switch {
-			case m.Verb != "" && m.Verb != "GET":
-				g.errorf(pos, "%s: result %s: a paginated method is a GET (kit.Paged), not %s", m.Name, g.typeString(t), m.Verb)
+			case m.Verb != "" && m.Verb != "GET" && m.Verb != "POST":
+				g.errorf(pos, "%s: result %s: a paginated method is a GET (kit.Paged) or a POST (kit.PagedPost), not %s", m.Name, g.typeString(t), m.Verb)
 			case isPointerTo(m.R, kitPath, "Response"):
 				g.errorf(pos, "%s: record type *kit.Response: records are decoded from JSON; use a data model, or any for raw JSON (iter.Seq2[*kit.Page[T], error] gives each page's *kit.Response)", m.Name)
 			default:

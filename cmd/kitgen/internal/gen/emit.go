@@ -309,7 +309,11 @@ func (e *emitter) method(impl string, m *Method) {
 	var decl string
 	switch m.Result {
 	case resultIter, resultPages:
-		decl = fmt.Sprintf("%s.Paged[%s, %s](%s", kit, pType, r, strconv.Quote(m.Path))
+		paged := "Paged"
+		if m.Verb == "POST" {
+			paged = "PagedPost"
+		}
+		decl = fmt.Sprintf("%s.%s[%s, %s](%s", kit, paged, pType, r, strconv.Quote(m.Path))
 	default:
 		decl = fmt.Sprintf("%s.%s[%s, %s](%s", kit, verbFunc(m.Verb), pType, r, strconv.Quote(m.Path))
 	}
