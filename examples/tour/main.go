@@ -275,6 +275,9 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := shapesTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
+	if err := originsTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
 	if err := observerTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}

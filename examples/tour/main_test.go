@@ -45,6 +45,8 @@ func TestTour(t *testing.T) {
 		"observer: GET /status/{code} attempt 2 failed with 503; attempt 3 in 0s",
 		"calls{GET /users/{id}, 200}          3",
 		"pages{GET /users}                    13",
+		"refused (kit.ErrCrossOrigin): a walk stays on its origin",
+		"it got no Authorization and no Cookie",
 		"ErrNotModified=true",
 		"*kittest.APIError code=not_found",
 		"== 11. Paged endpoints and pipelined walks",
