@@ -44,6 +44,7 @@ import (
 
 	"github.com/kithttp/kit"
 	"github.com/kithttp/kit/cmd/kitgen/internal/gen"
+	"github.com/kithttp/kit/cmd/kitgen/internal/openapi"
 )
 
 func main() {
@@ -51,6 +52,9 @@ func main() {
 }
 
 func run(args []string) int {
+	if len(args) > 0 && args[0] == "openapi" {
+		return runOpenAPI(args[1:])
+	}
 	fs := flag.NewFlagSet("kitgen", flag.ContinueOnError)
 	output := fs.String("o", gen.DefaultOutput, "name of the generated `file` in each package directory")
 	tags := fs.String("tags", "", "comma-separated build `tags` to load the packages with")
@@ -81,6 +85,41 @@ func run(args []string) int {
 	}
 	cfg := gen.Config{Output: *output, Tags: tagList, Check: *check, Stderr: os.Stderr}
 	if !gen.Run(cfg, dirs) {
+		return 1
+	}
+	return 0
+}
+
+// runOpenAPI is kitgen openapi: a package of //kit: declarations from an
+// OpenAPI document, then kitgen's own pass over it.
+func runOpenAPI(args []string) int {
+	fs := flag.NewFlagSet("kitgen openapi", flag.ContinueOnError)
+	dir := fs.String("o", ".", "the package `dir`ectory to write")
+	pkg := fs.String("package", "", "the package `name` (default: from the directory)")
+	ops := fs.String("ops", "", "comma-separated `globs` of operationIds to keep (default: all)")
+	tags := fs.String("tags", "", "comma-separated OpenAPI `tags`: keep only their operations (default: all)")
+	check := fs.Bool("check", false, "write nothing; exit 1 if a generated file is not up to date")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: kitgen openapi [-o dir] [-package name] [-ops globs] [-tags a,b] [-check] spec.{json,yaml}\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Check: *check}
+	if *tags != "" {
+		cfg.Tags = strings.Split(*tags, ",")
+	}
+	rep, err := openapi.Run(cfg)
+	if rep != nil {
+		rep.Print(os.Stdout, cfg.Spec)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
