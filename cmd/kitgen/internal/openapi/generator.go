@@ -25,6 +25,9 @@ type generator struct {
 	drop    map[*Operation]string
 	opsGlob string
 	tags    []string
+	// errSchema is the client's error model (kit.WithErrorModel on the
+	// root), nil when the operations share none.
+	errSchema *Schema
 }
 
 // reservedNames are the top-level names kitgen and client.go write.
@@ -84,6 +87,10 @@ func (g *generator) selected(op *Operation) bool {
 
 // build maps every operation not dropped.
 func (g *generator) build() {
+	if g.errSchema = g.errorModel(); g.errSchema != nil {
+		g.types.errorModel = g.errSchema
+		g.types.goType(g.errSchema, "Error") // declared first: its name is the plain one
+	}
 	mnames := newNamer(methodsOfClient...)
 	for _, op := range g.doc.Ops {
 		if !g.selected(op) {
@@ -191,7 +198,11 @@ func (g *generator) paginate(m *method, op *Operation, ok *Response, s *Schema, 
 	}
 	for h := range ok.Headers {
 		if strings.EqualFold(h, "Link") {
-			return g.paged(m, "LinkHeader", fmt.Sprintf("kit.LinkHeader{ItemsKey: %q}", itemsKey), elem)
+			lh := "kit.LinkHeader{}"
+			if itemsKey != "" {
+				lh = fmt.Sprintf("kit.LinkHeader{ItemsKey: %q}", itemsKey)
+			}
+			return g.paged(m, "LinkHeader", lh, elem)
 		}
 	}
 	if query["offset"] != nil && query["limit"] != nil {
@@ -251,7 +262,11 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 	if title == "" {
 		title = "the API"
 	}
-	fmt.Fprintf(&b, "// Client is a client of %s, generated from %s.\n//\n//kit:client\ntype Client struct {\n\t*kit.Client\n", firstSentence(title), path.Base(g.spec))
+	fmt.Fprintf(&b, "// Client is a client of %s, generated from %s.\n//\n//kit:client\n", firstSentence(title), path.Base(g.spec))
+	if g.errSchema != nil {
+		fmt.Fprintf(&b, "//kit:option kit.WithErrorModel[%s]()\n", g.types.goType(g.errSchema, "Error"))
+	}
+	b.WriteString("type Client struct {\n\t*kit.Client\n")
 	byIface := map[string][]*method{}
 	for _, m := range g.methods {
 		byIface[m.iface] = append(byIface[m.iface], m)
@@ -315,4 +330,52 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 		return b.Bytes(), lines, fmt.Errorf("format openapi_gen.go: %w", err)
 	}
 	return src, lines, nil
+}
+
+// errorModel returns the error schema most of the selected operations
+// share (their default, 4XX or 5XX JSON response), to decode every non-2xx
+// answer into: nil when none is shared by at least half of the operations
+// that declare one.
+func (g *generator) errorModel() *Schema {
+	count := map[*Schema]int{}
+	var order []*Schema
+	declaring := 0
+	for _, op := range g.doc.Ops {
+		if !g.selected(op) {
+			continue
+		}
+		var found *Schema
+		for _, r := range op.Responses {
+			if r.Status != 0 && r.Status < 400 {
+				continue
+			}
+			for _, mt := range r.Content {
+				if jsonType(mt.Type) && mt.Schema != nil && isObject(mt.Schema) {
+					found = mt.Schema
+					break
+				}
+			}
+			if found != nil {
+				break
+			}
+		}
+		if found == nil {
+			continue
+		}
+		declaring++
+		if count[found] == 0 {
+			order = append(order, found)
+		}
+		count[found]++
+	}
+	var best *Schema
+	for _, s := range order {
+		if best == nil || count[s] > count[best] {
+			best = s
+		}
+	}
+	if best == nil || 2*count[best] < declaring {
+		return nil
+	}
+	return best
 }

@@ -20,6 +20,9 @@ type typer struct {
 
 	// fileFields makes binary strings kit.File (multipart bodies).
 	fileFields bool
+	// errorModel is the client's error model: its struct gets an Error
+	// method, so that errors.As finds it.
+	errorModel *Schema
 }
 
 func newTyper(names *namer) *typer {
@@ -221,9 +224,16 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 	defer delete(t.building, s)
 	props, required := flatten(s, map[*Schema]bool{})
 	fields := newNamer()
+	if s == t.errorModel {
+		fields.taken["Error"] = true // the method
+	}
 	var fs []field
 	for _, p := range props {
-		fname := fields.name(exported(p.Name, "Field"))
+		fname := exported(p.Name, "Field")
+		if fields.taken[fname] && fname == "Error" {
+			fname += "Field"
+		}
+		fname = fields.name(fname)
 		typ := t.goType(p.Schema, name+fname)
 		req := required[p.Name]
 		tag := p.Name
@@ -249,6 +259,10 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 		fmt.Fprintf(&b, "\t%s %s %s\n", f.name, f.typ, f.tag)
 	}
 	b.WriteString("}\n")
+	if s == t.errorModel {
+		t.imports["encoding/json"] = true
+		fmt.Fprintf(&b, "\n// Error returns the error as the API sent it, in JSON, so that a\n// *%s is an error errors.As finds in what a call returns.\nfunc (e *%s) Error() string {\n\tb, _ := json.Marshal(e)\n\treturn string(b)\n}\n", name, name)
+	}
 	t.decls = append(t.decls, b.String())
 	return name
 }
