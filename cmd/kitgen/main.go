@@ -31,7 +31,17 @@
 // dir defaults to the current directory, where go generate runs. Mistakes
 // are reported as file:line:col: message, and the old file is kept. -check
 // writes nothing and fails when a generated file is not up to date (for
-// CI); -version prints the kit version it generates for. The directives and routing rules are described in the README of
+// CI); -version prints the kit version it generates for.
+//
+// From an OpenAPI 3.0 or 3.1 document (JSON or YAML):
+//
+//	kitgen openapi [-o dir] [-package name] [-ops globs] [-tags a,b] [-check] spec
+//
+// writes dir/openapi_gen.go (models and //kit: interfaces, always
+// regenerated), dir/client.go when it does not exist, and dir/kit_gen.go,
+// and prints what it emitted, skipped (with reasons) and paginated. An
+// operation it cannot map is skipped, never the whole document. The
+// directives and routing rules are described in the README of
 // github.com/kithttp/kit, section "Generated clients: kitgen".
 package main
 
