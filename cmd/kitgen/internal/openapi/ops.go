@@ -61,9 +61,10 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 			perr = fmt.Errorf("path placeholder {%s} has no path parameter", wire)
 			return ph
 		}
+		rest := ""
 		if multi, _ := p.Extensions["x-multi-segment"].(bool); multi {
-			perr = fmt.Errorf("path parameter %s spans segments (x-multi-segment): kit escapes a path value as one segment", wire)
-			return ph
+			rest = "..." // the value keeps its slashes
+
 		}
 		typ := g.types.goType(p.Schema, name+exported(wire, "Param"))
 		if !g.types.scalar(typ) {
@@ -72,7 +73,7 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 		goName := locals.name(local(wire))
 		m.params = append(m.params, goName+" "+typ)
 		delete(byName, wire)
-		return "{" + goName + "}"
+		return "{" + goName + rest + "}"
 	})
 	if perr != nil {
 		return nil, perr
