@@ -36,8 +36,8 @@ var corpusPathRE = regexp.MustCompile(`(?m)^\S*/`)
 // skipped with reasons, paginated by kind) with testdata/openapi-corpus.
 // KITGEN_UPDATE=1 rewrites those files.
 func TestOpenAPICorpus(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds large generated packages")
+	if testing.Short() || raceEnabled {
+		t.Skip("builds large generated packages (not under -short or -race: the plain run covers it)")
 	}
 	dir, err := filepath.Abs(corpusDir())
 	if err != nil {
