@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // Auth adds credentials to a request. kit calls Authenticate on each
@@ -171,7 +173,7 @@ func (a *apiKeyAuth) Authenticate(req *http.Request) error {
 
 func (a *apiKeyAuth) checkAuth() error {
 	switch {
-	case !isToken(a.header):
+	case !routing.IsToken(a.header):
 		return authConfigError(a, "header name %q is not an HTTP token", a.header)
 	case hasControl(a.value):
 		return authConfigError(a, "the value contains a control character")

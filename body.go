@@ -13,6 +13,8 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // File is a file to upload: the raw request body of an endpoint (a P field
@@ -97,35 +99,25 @@ func Multipart() EndpointOption { return bodyEncOption{encMultipart} }
 // Private implementation past this point.
 
 // bodyEncoding is how an endpoint sends its body model.
-type bodyEncoding uint8
+type bodyEncoding = routing.Encoding
 
 const (
-	encJSON bodyEncoding = iota
-	encForm
-	encMultipart
+	encJSON      = routing.JSON
+	encForm      = routing.Form
+	encMultipart = routing.Multipart
 )
-
-func (e bodyEncoding) option() string {
-	switch e {
-	case encForm:
-		return "FormBody()"
-	case encMultipart:
-		return "Multipart()"
-	}
-	return "JSON"
-}
 
 type bodyEncOption struct{ enc bodyEncoding }
 
 func (o bodyEncOption) applyEndpoint(c *endpointConfig) {
 	if c.bodyEnc != encJSON && c.bodyEnc != o.enc {
-		c.problem = "FormBody() and Multipart() exclude each other"
+		c.problem = routing.Exclusive(c.bodyEnc, o.enc)
 		return
 	}
 	c.bodyEnc = o.enc
 }
 
-func (o bodyEncOption) String() string { return "kit." + o.enc.option() }
+func (o bodyEncOption) String() string { return o.enc.String() }
 
 // length returns the File's length, or -1 when unknown.
 func (f *File) length() int64 {
@@ -159,25 +151,13 @@ func fileBody(f File) func() (io.ReadCloser, error) {
 	return f.open
 }
 
-// formKind is how a field of a form or multipart body model is sent.
-type formKind uint8
-
-const (
-	formText      formKind = iota // one text value (a scalar, a []byte)
-	formTextSlice                 // one value per element
-	formFile                      // a File: a file part
-	formFileSlice                 // a []File: one file part each
-	formJSON                      // a nested model or a map: a JSON part
-	formDynamic                   // an interface: decided by the value it holds
-)
-
 type formField struct {
 	index     []int
 	goName    string
 	name      string
 	omitEmpty bool // json omitempty: false, 0, "", nil, empty slice or map
 	omitZero  bool // json omitzero: the zero value
-	kind      formKind
+	kind      routing.FormKind
 	class     *typeClass
 }
 
@@ -217,94 +197,56 @@ func formPlanFor(t reflect.Type, multipart bool) (*formPlan, error) {
 }
 
 func newFormPlan(t reflect.Type, multipart bool) (*formPlan, error) {
-	enc := "form"
-	if multipart {
-		enc = "multipart"
-	}
 	if t.Kind() != reflect.Struct || !isModelType(t) {
-		return nil, fmt.Errorf("a %s body is one data model (a struct), not %s", enc, t)
+		return nil, errors.New(routing.NotOneModel(encodingOf(multipart), t.String()))
 	}
 	p := &formPlan{}
 	for _, sf := range reflect.VisibleFields(t) {
-		name, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if sf.Tag.Get("json") == "-" {
+		st := sf.Type
+		if st.Kind() == reflect.Pointer {
+			st = st.Elem()
+		}
+		name, omitEmpty, omitZero, sent := routing.FormMember(sf.IsExported(), sf.Anonymous, reflectType{st}.Shape(), sf.Name, sf.Tag.Get("json"))
+		if !sent {
 			continue
 		}
-		if sf.Anonymous && name == "" {
-			st := sf.Type
-			if st.Kind() == reflect.Pointer {
-				st = st.Elem()
-			}
-			if st.Kind() == reflect.Struct {
-				continue // its fields are promoted, as in JSON
-			}
-		}
-		if !sf.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = sf.Name
-		}
-		f := formField{index: sf.Index, goName: sf.Name, name: name, class: classify(sf.Type)}
-		for _, o := range strings.Split(opts, ",") {
-			switch o {
-			case "omitempty":
-				f.omitEmpty = true
-			case "omitzero":
-				f.omitZero = true
-			}
-		}
-		switch f.class.kind {
-		case classScalar, classBytes:
-			f.kind = formText
-		case classSlice:
-			f.kind = formTextSlice
-		case classInterface:
-			f.kind = formDynamic
-		case classFile:
-			f.kind = formFile
-		case classFileSlice:
-			f.kind = formFileSlice
-		case classModel, classModelSlice, classMap:
-			f.kind = formJSON
-		default:
-			if f.class.why != "" {
-				return nil, fmt.Errorf("field %s of %s: %s", sf.Name, t, typeProblem(sf.Type, f.class.why))
-			}
-			return nil, fmt.Errorf("field %s of %s: type %s cannot be sent in a %s body", sf.Name, t, sf.Type, enc)
-		}
-		if !multipart {
-			switch f.kind {
-			case formFile, formFileSlice:
-				return nil, fmt.Errorf("field %s of %s is a kit.File: a form has text fields only; declare the endpoint with kit.Multipart() to upload files", sf.Name, t)
-			case formJSON:
-				return nil, fmt.Errorf("field %s of %s: type %s has no text form for a form field; declare the endpoint with kit.Multipart() to send it as a JSON part", sf.Name, t, sf.Type)
-			}
+		f := formField{index: sf.Index, goName: sf.Name, name: name, omitEmpty: omitEmpty, omitZero: omitZero, class: classify(sf.Type)}
+		var err error
+		if f.kind, err = routing.Tags.FormField(t.String(), sf.Name, sf.Type.String(), f.class.Class, multipart); err != nil {
+			return nil, err
 		}
 		p.fields = append(p.fields, f)
 	}
 	return p, nil
 }
 
-// jsonFileField returns the name of a top-level field of the body model t
-// that is a File or []File (which a JSON body cannot carry), or "".
-func jsonFileField(t reflect.Type) string {
+// encodingOf is the encoding of a form (multipart false) or multipart body.
+func encodingOf(multipart bool) bodyEncoding {
+	if multipart {
+		return encMultipart
+	}
+	return encForm
+}
+
+// jsonFileField checks the fields of the body model t (a struct, or a
+// pointer to or slice of them) for a File or []File, which a JSON body
+// cannot carry.
+func jsonFileField(t reflect.Type) error {
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
 		t = t.Elem()
 	}
 	if t.Kind() != reflect.Struct {
-		return ""
+		return nil
 	}
 	for _, sf := range reflect.VisibleFields(t) {
-		if !sf.IsExported() || sf.Tag.Get("json") == "-" {
+		if !routing.JSONMember(sf.IsExported(), sf.Tag.Get("json")) {
 			continue
 		}
-		switch classify(sf.Type).kind {
-		case classFile, classFileSlice:
-			return sf.Name
+		if err := routing.Tags.JSONField(t.String(), sf.Name, classify(sf.Type).Class); err != nil {
+			return err
 		}
 	}
-	return ""
+	return nil
 }
 
 // omit reports whether the field's value v is left out of the body.
@@ -355,13 +297,11 @@ func encodeForm(v reflect.Value) ([]byte, error) {
 			continue
 		}
 		c := f.class
-		if f.kind == formDynamic {
+		if f.kind == routing.FormDynamic {
 			fv = fv.Elem()
 			c = classify(fv.Type())
-			switch c.kind {
-			case classScalar, classSlice, classBytes:
-			default:
-				return nil, fmt.Errorf("field %s: a value of type %s has no text form for a form field", f.goName, fv.Type())
+			if k, ok := routing.FormKindOf(c.Class); !ok || k == routing.FormDynamic || !routing.FormAllows(k, false) {
+				return nil, fmt.Errorf("field %s: %w", f.goName, routing.HeldFormProblem(fv.Type().String(), false))
 			}
 		}
 		err = addFormText(fv, c, func(s string) { form.Add(f.name, s) })
@@ -374,7 +314,7 @@ func encodeForm(v reflect.Value) ([]byte, error) {
 
 // addFormText adds the text of a scalar, []byte or slice value.
 func addFormText(v reflect.Value, c *typeClass, add func(string)) error {
-	if c.kind == classBytes {
+	if c.Kind == routing.Bytes {
 		s, ok, err := c.format(v)
 		if ok {
 			add(s)
@@ -485,26 +425,16 @@ func encodeMultipart(v reflect.Value) (*multipartBody, error) {
 			continue
 		}
 		kind, c := f.kind, f.class
-		if kind == formDynamic {
+		if kind == routing.FormDynamic {
 			fv = fv.Elem()
 			c = classify(fv.Type())
-			switch c.kind {
-			case classScalar, classBytes:
-				kind = formText
-			case classSlice:
-				kind = formTextSlice
-			case classFile:
-				kind = formFile
-			case classFileSlice:
-				kind = formFileSlice
-			case classModel, classModelSlice, classMap:
-				kind = formJSON
-			default:
-				return nil, fmt.Errorf("field %s: a value of type %s cannot be sent as a part", f.goName, fv.Type())
+			var ok bool
+			if kind, ok = routing.FormKindOf(c.Class); !ok || kind == routing.FormDynamic {
+				return nil, fmt.Errorf("field %s: %w", f.goName, routing.HeldFormProblem(fv.Type().String(), true))
 			}
 		}
 		switch kind {
-		case formText, formTextSlice:
+		case routing.FormText, routing.FormTextSlice:
 			var werr error
 			err = addFormText(fv, c, func(s string) {
 				if werr == nil {
@@ -514,12 +444,12 @@ func encodeMultipart(v reflect.Value) (*multipartBody, error) {
 			if err == nil {
 				err = werr
 			}
-		case formFile:
+		case routing.FormFile:
 			if fv.Kind() == reflect.Pointer {
 				fv = fv.Elem()
 			}
 			err = addFile(f.name, fv.Interface().(File))
-		case formFileSlice:
+		case routing.FormFileSlice:
 			for j := 0; j < fv.Len() && err == nil; j++ {
 				ev := fv.Index(j)
 				if ev.Kind() == reflect.Pointer {
@@ -530,7 +460,7 @@ func encodeMultipart(v reflect.Value) (*multipartBody, error) {
 				}
 				err = addFile(f.name, ev.Interface().(File))
 			}
-		case formJSON:
+		case routing.FormJSON:
 			err = addJSON(f.name, fv)
 		}
 		if err != nil {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"mime"
 	"reflect"
+
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // Private implementation past this point.
@@ -13,9 +15,9 @@ import (
 // decodeResult turns a response into the endpoint's result. kind is how R
 // is made; inner, for R = Result[T], how T is. sc is the call of a result
 // that is a Stream; nil for the others.
-func decodeResult[R any](kind, inner resultKind, st *clientState, resp *Response, sc *streamCall) (R, error) {
+func decodeResult[R any](kind, inner routing.ResultKind, st *clientState, resp *Response, sc *streamCall) (R, error) {
 	var out R
-	if kind == resultWrapped {
+	if kind == routing.ResultWrapped {
 		c := any(&out).(resultCarrier)
 		c.setResponse(resp)
 		if err := decodeInto(inner, st, resp, c.valuePtr(), sc); err != nil {
@@ -32,17 +34,17 @@ func decodeResult[R any](kind, inner resultKind, st *clientState, resp *Response
 }
 
 // decodeInto makes the result of the given kind from resp in *ptr.
-func decodeInto(kind resultKind, st *clientState, resp *Response, ptr any, sc *streamCall) error {
+func decodeInto(kind routing.ResultKind, st *clientState, resp *Response, ptr any, sc *streamCall) error {
 	switch kind {
-	case resultRecords:
+	case routing.ResultRecords:
 		return sc.open.openStream(ptr, st, resp, sc)
-	case resultResponse:
+	case routing.ResultResponse:
 		*ptr.(**Response) = resp
 		return nil
-	case resultStream:
+	case routing.ResultBody:
 		*ptr.(*io.ReadCloser) = resp.takeStream()
 		return nil
-	case resultRaw:
+	case routing.ResultRaw:
 		if len(resp.body) == 0 {
 			return nil
 		}

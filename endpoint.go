@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kithttp/kit/internal/pathtmpl"
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // Endpoint is a typed HTTP endpoint: a method and a path template, a
@@ -156,8 +157,8 @@ type endpointDecl struct {
 	tmpl   *pathtmpl.Template
 	plan   *paramPlan
 	noArgs bool // P has nothing to route
-	result resultKind
-	inner  resultKind // R = Result[T]: how T is made
+	result routing.ResultKind
+	inner  routing.ResultKind // R = Result[T]: how T is made
 	rType  reflect.Type
 	// records makes the result of R = *Stream[T] (or Result[*Stream[T]]);
 	// nil for other results.
@@ -165,60 +166,10 @@ type endpointDecl struct {
 	endpointConfig
 }
 
-type resultKind uint8
-
-const (
-	resultTyped    resultKind = iota // decode JSON into R, validate
-	resultRaw                        // R is any: raw JSON
-	resultResponse                   // R is *Response
-	resultStream                     // R is io.ReadCloser: the body, unread
-	resultWrapped                    // R is Result[T]: T as inner, with the response
-	resultRecords                    // R is *Stream[T]: records decoded as the caller ranges
-)
-
 var (
 	responseType   = reflect.TypeFor[*Response]()
 	readCloserType = reflect.TypeFor[io.ReadCloser]()
 )
-
-// resultKindFor classifies a result type at declaration.
-func resultKindFor(rType reflect.Type) (resultKind, error) {
-	switch {
-	case rType == responseType:
-		return resultResponse, nil
-	case rType == readCloserType:
-		return resultStream, nil
-	case rType.Kind() == reflect.Interface && rType.NumMethod() == 0:
-		return resultRaw, nil
-	case rType.Kind() == reflect.Interface:
-		return 0, fmt.Errorf("result type %s is an interface; use a concrete type, any, io.ReadCloser or *kit.Response", rType)
-	case rType.Kind() == reflect.Func || rType.Kind() == reflect.Chan || rType.Kind() == reflect.UnsafePointer:
-		return 0, fmt.Errorf("result type %s cannot be decoded from JSON", rType)
-	case rType == fileType || rType.Kind() == reflect.Pointer && rType.Elem() == fileType:
-		return 0, fmt.Errorf("result type %s: a download is an io.ReadCloser (or a kit.Result[io.ReadCloser])", rType)
-	case isResultType(rType):
-		return resultWrapped, nil
-	case rType.Kind() == reflect.Pointer && isStreamType(rType.Elem()):
-		return resultRecords, nil
-	case isStreamType(rType):
-		return 0, fmt.Errorf("result type %s: a Stream result is a pointer, *kit.Stream[T]", rType)
-	}
-	return resultTyped, nil
-}
-
-// checkRecordType checks the record type T of a result *Stream[T]: a type
-// JSON decodes into, as R = T would be.
-func checkRecordType(rType reflect.Type) error {
-	t := reflect.Zero(rType).Interface().(recordsOpener).recordType()
-	kind, err := resultKindFor(t)
-	if err != nil {
-		return fmt.Errorf("result type %s: %w", rType, err)
-	}
-	if kind != resultTyped && kind != resultRaw {
-		return fmt.Errorf("result type %s: a record is a JSON value decoded into T, and T cannot be %s", rType, t)
-	}
-	return nil
-}
 
 func newEndpointDecl(method, path string, pType, rType reflect.Type, opts []EndpointOption) (*endpointDecl, error) {
 	return declare(method, path, pType, rType, opts, false)
@@ -230,7 +181,7 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 	declErr := func(format string, args ...any) error {
 		return &DeclarationError{Method: method, Path: path, Reason: fmt.Sprintf(format, args...)}
 	}
-	if !isToken(method) {
+	if !routing.IsToken(method) {
 		return nil, declErr("method %q is not an HTTP method token", method)
 	}
 	d := &endpointDecl{method: method, name: method + " " + path, rType: rType}
@@ -265,35 +216,20 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 			return nil, declErr("%v", err)
 		}
 		d.plan = plan
-		if paged && plan.body >= 0 {
-			return nil, declErr("field %s is a data model, which would be the JSON body; a paged endpoint sends GET requests without a body (embed the struct to send its fields as query parameters)", plan.fields[plan.body].goName)
-		}
 	}
 	if paged && rType == responseType {
 		return nil, declErr("record type *kit.Response: records are decoded from JSON; use a data model, or any for raw JSON (Pages gives each page's *kit.Response)")
 	}
-	if d.result, err = resultKindFor(rType); err != nil {
+	if d.result, d.inner, err = routing.Result(reflectType{rType}); err != nil {
 		return nil, declErr("%v", err)
 	}
-	if d.result == resultWrapped {
-		vt := rType.Field(0).Type
-		if d.inner, err = resultKindFor(vt); err != nil {
-			return nil, declErr("%v", err)
-		}
-		if d.inner == resultWrapped {
-			return nil, declErr("result type %s: a Result of a Result", rType)
-		}
-		if d.inner == resultRecords {
-			rType = vt
-		}
-	}
-	if d.result == resultRecords || d.inner == resultRecords {
-		if err := checkRecordType(rType); err != nil {
-			return nil, declErr("%v", err)
-		}
+	switch {
+	case d.result == routing.ResultRecords:
 		d.records = reflect.Zero(rType).Interface().(recordsOpener)
+	case d.inner == routing.ResultRecords:
+		d.records = reflect.Zero(rType.Field(0).Type).Interface().(recordsOpener)
 	}
-	d.stream = d.result == resultStream || d.inner == resultStream || d.records != nil
+	d.stream = d.result == routing.ResultBody || d.inner == routing.ResultBody || d.records != nil
 	if err := d.checkBody(); err != nil {
 		return nil, declErr("%v", err)
 	}
@@ -301,54 +237,25 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 }
 
 // checkBody checks the body field of P against the method and the body
-// encoding of the declaration.
+// encoding of the declaration, by the rules of internal/routing.
 func (d *endpointDecl) checkBody() error {
-	bf := d.plan.bodyField()
-	if bf == nil {
-		if d.bodyEnc != encJSON && (d.plan == nil || !d.plan.dynamic) {
-			return fmt.Errorf("%s needs a body model: a field of P that is a struct", d.bodyEnc.option())
-		}
-		return nil
+	var body *routing.Field
+	route, dynamic := routing.None, d.plan != nil && d.plan.dynamic
+	var t reflect.Type
+	if bf := d.plan.bodyField(); bf != nil {
+		t = d.plan.fieldType(bf)
+		body = &routing.Field{GoName: bf.goName, T: reflectType{t}, Class: bf.class.Class, Name: bf.name}
+		route = bf.route
 	}
-	if d.method == http.MethodGet || d.method == http.MethodHead {
-		if bf.route == routeFile {
-			return fmt.Errorf("field %s is a kit.File request body, and %s requests have no body", bf.goName, d.method)
-		}
-		return fmt.Errorf("field %s (%s) would be the request body, and %s requests have no body: "+
-			"embed the struct in P, or tag the field `kit:\",query\"`, to send its fields as query parameters", bf.goName, d.plan.fieldType(bf), d.method)
+	walk, err := routing.Tags.Body(d.method, d.bodyEnc, body, route, dynamic)
+	if err != nil || !walk {
+		return err
 	}
-	if bf.route == routeFile {
-		if d.bodyEnc != encJSON {
-			return fmt.Errorf("field %s: a kit.File field of P is the raw request body; with %s put it in the body model", bf.goName, d.bodyEnc.option())
-		}
-		return nil
-	}
-	t := d.plan.fieldType(bf)
 	if d.bodyEnc == encJSON {
-		if name := jsonFileField(t); name != "" {
-			return fmt.Errorf("field %s of the body model %s is a kit.File: declare the endpoint with kit.Multipart() to upload it", name, t)
-		}
-		return nil
+		return jsonFileField(t)
 	}
-	if bf.class.kind != classModel {
-		return fmt.Errorf("field %s: a %s body is one data model (a struct), not %s", bf.goName, d.bodyEnc.option(), t)
-	}
-	_, err := formPlanFor(t, d.bodyEnc == encMultipart)
+	_, err = formPlanFor(t, d.bodyEnc == encMultipart)
 	return err
-}
-
-// isToken reports whether s is an HTTP token (RFC 9110 section 5.6.2).
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // state returns the binding's client state.

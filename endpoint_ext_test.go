@@ -67,11 +67,11 @@ func TestDeclarationErrors(t *testing.T) {
 		{"two body fields", coreDeclare[struct {
 			A coreNote
 			B *coreNote
-		}, any]("POST", "/notes"), "two body fields"},
+		}, any]("POST", "/notes"), "would both be the request body"},
 		{"body and model slice", coreDeclare[struct {
 			A []coreUser
 			B coreNote
-		}, any]("PUT", "/notes"), "two body fields"},
+		}, any]("PUT", "/notes"), "would both be the request body"},
 		{"P int", coreDeclare[int, any]("GET", "/x"), "not a struct"},
 		{"P string", coreDeclare[string, any]("GET", "/x"), "not a struct"},
 		{"P slice", coreDeclare[[]string, any]("GET", "/x"), "not a struct"},
@@ -97,6 +97,12 @@ func TestDeclarationErrors(t *testing.T) {
 		{"unknown tag option", coreDeclare[struct {
 			Q string `kit:"q,bogus"`
 		}, any]("GET", "/x"), "bogus"},
+		{"header name not a token", coreDeclare[struct {
+			H string `kit:"X H,header"`
+		}, any]("GET", "/x"), "not an HTTP token"},
+		{"query struct with a name", coreDeclare[struct {
+			Q struct{ Page int } `kit:"q,query"`
+		}, any]("GET", "/x"), "cannot be query parameter q"},
 		{"struct header", coreDeclare[struct {
 			H coreNote `kit:"X-H,header"`
 		}, any]("GET", "/x"), "header"},

@@ -885,13 +885,13 @@ func TestDeclarationsThatCannotBeMisrouted(t *testing.T) {
 		{"File and a body", declErr[struct {
 			F kit.File
 			B model
-		}, any]("POST", "/x"), "two body fields"},
+		}, any]("POST", "/x"), "would both be the request body"},
 		{"form of a slice", declErr[struct{ B []model }, any]("POST", "/x", kit.FormBody()), "one data model"},
 		{"form with nested model", declErr[struct{ B struct{ M model } }, any]("POST", "/x", kit.FormBody()), "Multipart"},
 		{"two url fields", declErr[struct {
 			A string `kit:",url"`
 			B string `kit:",url"`
-		}, any]("GET", "/x"), "second"},
+		}, any]("GET", "/x"), "would both be the whole URL"},
 		{"placeholder in host", declErr[struct{ H string }, any]("GET", "https://{h}/x"), "host"},
 	}
 	for _, tt := range bad {

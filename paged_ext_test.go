@@ -327,7 +327,7 @@ func TestPagedDeclarationErrors(t *testing.T) {
 		want string
 	}{
 		{"placeholder without field", errOf(kit.NewPaged[struct{ Org string }, apiUser]("/teams/{id}/members")), "placeholder {id} has no field"},
-		{"body field", errOf(kit.NewPaged[body, apiUser]("/teams/{id}/members")), "field User is a data model"},
+		{"body field", errOf(kit.NewPaged[body, apiUser]("/teams/{id}/members")), "field User (kit_test.apiUser) would be the request body, and GET requests have no body"},
 		{"*Response records", errOf(kit.NewPaged[kit.NoParams, *kit.Response]("/users")), "record type *kit.Response"},
 		{"negative max pages", errOf(kit.NewPaged[kit.NoParams, apiUser]("/users", kit.WithMaxPages(-1))), "WithMaxPages(-1): must not be negative"},
 		{"negative prefetch", errOf(kit.NewPaged[kit.NoParams, apiUser]("/users", kit.WithPrefetch(-2))), "WithPrefetch(-2): must not be negative"},

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kithttp/kit/internal/pathtmpl"
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // Resource is a REST collection of records of type T at a path: the five
@@ -386,7 +387,7 @@ func (rc *resourceCore) crudRequest(op int, id any, body any, chain Sender) (*Re
 		if !v.IsValid() || isNilValue(v) {
 			return nil, errorf(d.name, "%w: the body is nil", ErrNotModel)
 		}
-		if k := classify(v.Type()).kind; k != classModel && k != classModelSlice {
+		if k := classify(v.Type()).Kind; k != routing.Model && k != routing.ModelSlice {
 			return nil, errorf(d.name, "%w: %T cannot be a request body", ErrNotModel, body)
 		}
 		r.body = v
@@ -401,7 +402,7 @@ func formatID(id any) (string, error) {
 	}
 	v := reflect.ValueOf(id)
 	c := classify(v.Type())
-	if c.kind != classScalar {
+	if c.Kind != routing.Scalar {
 		return "", fmt.Errorf("id of type %T has no single text form", id)
 	}
 	s, ok, err := c.format(v)
@@ -414,14 +415,14 @@ func formatID(id any) (string, error) {
 	return s, nil
 }
 
-func resultKindOf(t reflect.Type) resultKind {
+func resultKindOf(t reflect.Type) routing.ResultKind {
 	switch {
 	case t == responseType:
-		return resultResponse
+		return routing.ResultResponse
 	case t.Kind() == reflect.Interface && t.NumMethod() == 0:
-		return resultRaw
+		return routing.ResultRaw
 	}
-	return resultTyped
+	return routing.ResultTyped
 }
 
 // listRequest checks a List call and builds the request of its page.
@@ -447,7 +448,7 @@ func getPage[T any](ctx context.Context, st *clientState, layout *pageLayout, ch
 	if err := decodePage(layout, resp, &page.Records); err != nil {
 		return nil, err
 	}
-	if resultKindOf(reflect.TypeFor[T]()) == resultTyped {
+	if resultKindOf(reflect.TypeFor[T]()) == routing.ResultTyped {
 		if err := validateValue(st.validator, reflect.ValueOf(page.Records)); err != nil {
 			return nil, errorf(st.opOf(req.Method, req.URL), "page records: %w", err)
 		}

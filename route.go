@@ -11,11 +11,10 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/kithttp/kit/internal/structtag"
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // NoParams is the parameter type of an endpoint that takes no parameters.
@@ -23,60 +22,22 @@ type NoParams struct{}
 
 // Private implementation past this point.
 //
-// Parameter routing follows the spec's table, decided once per declaration:
-//
-//	`kit:",url"` (string or *url.URL) -> the whole URL of the call
-//	field named like a {placeholder}  -> URL path, one escaped segment
-//	`kit:"Name,header"`              -> request header
-//	`kit:",query"` struct             -> its fields, as query parameters
-//	kit.File                          -> the raw request body (at most one body)
-//	data model (struct, *struct, or a slice of them) -> the body (at most one)
-//	map                               -> one query parameter per entry
-//	anything else, when not nil       -> query parameter; slices repeat the key
+// Parameter routing is decided once per declaration by the table in
+// internal/routing, which kitgen applies too: kit only inspects the types
+// (reflectType) and formats the values.
 //
 // Fields of interface type are routed by the type of the value they hold, at
-// call time, with the same rules. Types with no text form that are not a
-// body (channels, funcs, io.Reader and other interfaces with methods) and
-// []byte (never put into a URL) are refused at declaration.
+// call time, with the same rules.
 
-type route uint8
-
-const (
-	routeQuery route = iota
-	routePath
-	routeHeader
-	routeBody
-	routeMap
-	routeDynamic
-	routeFile        // a kit.File: the raw request body
-	routeQueryStruct // `kit:",query"`: a struct's fields as query parameters
-	routeURL         // `kit:",url"`: the whole URL
-)
-
-// typeClass is what kit knows about a Go type for routing, cached per type.
+// typeClass is what kit knows about a Go type for routing, cached per type:
+// the routing class and the formatters of its values.
 type typeClass struct {
-	kind     classKind
-	format   formatter // scalar (and pointer-to-scalar) formatting
-	elem     formatter // classSlice: formatting of each element
-	mapKey   formatter // classMap: key formatting
+	routing.Class
+	format   formatter // Scalar, Bytes, a Model with a text form: formatting
+	elem     formatter // Slice: formatting of each element
+	mapKey   formatter // Map: key formatting
 	mapValue *typeClass
-	why      string // classInvalid: why the type cannot be sent, when known
 }
-
-type classKind uint8
-
-const (
-	classScalar     classKind = iota
-	classSlice                // slice or array of scalars: the key repeats
-	classModel                // struct or *struct: a JSON body
-	classModelSlice           // slice or array of models: a JSON array body
-	classMap
-	classInterface // decided at call time
-	classInvalid
-	classFile      // kit.File or *kit.File: a raw body, or a multipart file part
-	classFileSlice // a slice of kit.File: multipart file parts only
-	classBytes     // []byte or [N]byte: never in the URL; a header, a form value
-)
 
 // formatter renders a value as text. ok is false for a nil pointer or
 // interface (the parameter is dropped).
@@ -93,13 +54,6 @@ var (
 	urlPtrType        = reflect.TypeFor[*url.URL]()
 )
 
-// Why some types cannot be parameters, for declaration errors.
-const (
-	whyBytes  = "a []byte is never sent in the URL; send it as the request body with kit.FileFromBytes, or as a string"
-	whyReader = "an io.Reader has no text form and is not a request body; send a body as a kit.File (kit.FileFromBytes, kit.OpenFile, or a File with an Open function)"
-	whyNoText = "has no text form and is not a request body"
-)
-
 var classCache sync.Map // reflect.Type -> *typeClass
 
 // classify returns how values of type t are routed.
@@ -107,110 +61,54 @@ func classify(t reflect.Type) *typeClass {
 	if c, ok := classCache.Load(t); ok {
 		return c.(*typeClass)
 	}
-	c := classifyUncached(t, 0)
+	c := newTypeClass(t)
 	actual, _ := classCache.LoadOrStore(t, c)
 	return actual.(*typeClass)
 }
 
-func classifyUncached(t reflect.Type, depth int) *typeClass {
-	if depth > 4 {
-		return &typeClass{kind: classInvalid}
-	}
-	if t == fileType || (t.Kind() == reflect.Pointer && t.Elem() == fileType) {
-		return &typeClass{kind: classFile}
-	}
-	if isReader(t) && !t.Implements(textMarshalerType) && !reflect.PointerTo(t).Implements(textMarshalerType) {
-		return &typeClass{kind: classInvalid, why: whyReader}
-	}
-	if isModelType(t) {
-		// A struct is a data model even when it has a String method (for
-		// logs, as protobuf messages do); that text only fills a placeholder.
-		return &typeClass{kind: classModel, format: textFormatter(t)}
-	}
-	if f := textFormatter(t); f != nil {
-		return &typeClass{kind: classScalar, format: f}
-	}
-	switch t.Kind() {
-	case reflect.Pointer:
-		inner := classifyUncached(t.Elem(), depth+1)
-		if inner.kind != classScalar {
-			return &typeClass{kind: classInvalid}
+// newTypeClass asks the routing rules how t is routed, and makes the
+// formatters its values need.
+func newTypeClass(t reflect.Type) *typeClass {
+	c := &typeClass{Class: routing.Classify(reflectType{t})}
+	switch c.Kind {
+	case routing.Scalar:
+		c.format = scalarFormatter(t)
+	case routing.Model:
+		c.format = textFormatter(t) // a String method fills a placeholder
+	case routing.Bytes:
+		c.format = formatBytes
+	case routing.Slice:
+		c.elem = formatDynamic
+		if classify(t.Elem()).Kind == routing.Scalar {
+			c.elem = scalarFormatter(t.Elem())
 		}
-		elemFormat := inner.format
-		return &typeClass{kind: classScalar, format: func(v reflect.Value) (string, bool, error) {
+	case routing.Map:
+		c.mapKey = scalarFormatter(t.Key())
+		c.mapValue = classify(t.Elem())
+	}
+	return c
+}
+
+// scalarFormatter formats a type the rules class as Scalar: by its own text
+// form, through a pointer, or by its kind.
+func scalarFormatter(t reflect.Type) formatter {
+	if f := textFormatter(t); f != nil {
+		return f
+	}
+	if t.Kind() == reflect.Pointer {
+		elemFormat := scalarFormatter(t.Elem())
+		return func(v reflect.Value) (string, bool, error) {
 			if v.IsNil() {
 				return "", false, nil
 			}
 			return elemFormat(v.Elem())
-		}}
-	case reflect.Interface:
-		if t.NumMethod() > 0 {
-			// Its values are routed by their dynamic type at call time,
-			// but an interface with methods (io.Reader, error, ...) says
-			// what they are for, and it is not a parameter.
-			return &typeClass{kind: classInvalid, why: whyNoText + " (an interface with methods)"}
 		}
-		return &typeClass{kind: classInterface}
-	case reflect.Slice, reflect.Array:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return &typeClass{kind: classBytes, format: formatBytes, why: whyBytes}
-		}
-		if t.Elem() == fileType || (t.Elem().Kind() == reflect.Pointer && t.Elem().Elem() == fileType) {
-			return &typeClass{kind: classFileSlice, why: "a []kit.File is sent only as file parts of a Multipart() body model"}
-		}
-		if isModelType(t.Elem()) {
-			return &typeClass{kind: classModelSlice}
-		}
-		inner := classifyUncached(t.Elem(), depth+1)
-		switch inner.kind {
-		case classScalar:
-			return &typeClass{kind: classSlice, elem: inner.format}
-		case classInterface:
-			return &typeClass{kind: classSlice, elem: formatDynamic}
-		}
-		return &typeClass{kind: classInvalid, why: inner.why}
-	case reflect.Map:
-		key := classifyUncached(t.Key(), depth+1)
-		if key.kind != classScalar {
-			return &typeClass{kind: classInvalid}
-		}
-		val := classifyUncached(t.Elem(), depth+1)
-		switch val.kind {
-		case classScalar, classSlice, classInterface:
-		default:
-			return &typeClass{kind: classInvalid}
-		}
-		return &typeClass{kind: classMap, mapKey: key.format, mapValue: val}
 	}
-	if f := kindFormatter(t.Kind()); f != nil {
-		return &typeClass{kind: classScalar, format: f}
-	}
-	switch t.Kind() {
-	case reflect.Chan, reflect.Func, reflect.UnsafePointer:
-		return &typeClass{kind: classInvalid, why: whyNoText}
-	}
-	return &typeClass{kind: classInvalid}
+	return kindFormatter(t.Kind())
 }
 
-// isReader reports whether t (or a pointer to it) is an io.Reader.
-func isReader(t reflect.Type) bool {
-	if t.Kind() == reflect.Interface {
-		return t.Implements(readerType)
-	}
-	return t.Implements(readerType) || (t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(readerType))
-}
-
-// isModelType reports whether t is a data model: a struct or a pointer to
-// one, other than time.Time and types that marshal themselves as text (a
-// fmt.Stringer struct is a model: API.md excludes only time.Time and
-// encoding.TextMarshaler).
-func isModelType(t reflect.Type) bool {
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t.Kind() == reflect.Struct && t != timeType && t != fileType &&
-		!reflect.PointerTo(t).Implements(textMarshalerType) && !reflect.PointerTo(t).Implements(readerType)
-}
+// isModelType reports whether t is a data model (see routing.IsModel).
+func isModelType(t reflect.Type) bool { return routing.IsModel(reflectType{t}) }
 
 // textFormatter returns a formatter for types with their own text form:
 // time.Time (RFC 3339), encoding.TextMarshaler, fmt.Stringer.
@@ -318,9 +216,9 @@ func formatDynamic(v reflect.Value) (string, bool, error) {
 		v = v.Elem()
 	}
 	c := classify(v.Type())
-	if c.kind != classScalar {
-		if c.why != "" {
-			return "", false, fmt.Errorf("value of %s", typeProblem(v.Type(), c.why))
+	if c.Kind != routing.Scalar {
+		if c.Why != "" {
+			return "", false, fmt.Errorf("value of %s", routing.TypeProblem(v.Type().String(), c.Why))
 		}
 		return "", false, fmt.Errorf("value of type %s cannot be sent as text", v.Type())
 	}
@@ -332,10 +230,10 @@ type paramField struct {
 	index     []int
 	goName    string
 	name      string
-	route     route
+	route     routing.Route
 	omitEmpty bool
 	class     *typeClass
-	sub       *paramPlan // routeQueryStruct: the struct's own plan
+	sub       *paramPlan // routing.QueryStruct: the struct's own plan
 }
 
 // paramPlan is how one parameter type is routed, worked out once per
@@ -357,7 +255,8 @@ func (pl *paramPlan) bodyField() *paramField {
 	return &pl.fields[pl.body]
 }
 
-// newParamPlan analyses P for a path with the given placeholders.
+// newParamPlan analyses P for a path with the given placeholders: each
+// field is routed by the table of internal/routing.
 func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
 	pl := &paramPlan{body: -1, typ: t}
 	if t == nil {
@@ -366,7 +265,7 @@ func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
 	switch t.Kind() {
 	case reflect.Map:
 		c := classify(t)
-		if c.kind != classMap {
+		if c.Kind != routing.Map {
 			return nil, fmt.Errorf("parameter type %s: map keys must be text and values text or slices of text", t)
 		}
 		pl.isMap, pl.mapClass = true, c
@@ -375,158 +274,81 @@ func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
 	default:
 		return nil, fmt.Errorf("parameter type %s is not a struct, a map or kit.NoParams", t)
 	}
-	isPlaceholder := make(map[string]bool, len(placeholders))
-	for _, p := range placeholders {
-		isPlaceholder[p] = true
-	}
-	seen := map[string]string{}
+	plan := routing.Tags.NewPlan()
 	for _, sf := range reflect.VisibleFields(t) {
-		if !sf.IsExported() || (sf.Anonymous && sf.Type.Kind() == reflect.Struct && sf.Tag.Get("kit") == "") {
-			continue // unexported, or an embedded struct whose fields are promoted
+		ft := reflectType{sf.Type}
+		tag, mark, routed, problem := routing.Member(sf.IsExported(), sf.Anonymous, ft.Shape(), sf.Tag.Get("kit"))
+		if problem != "" {
+			return nil, fmt.Errorf("field %s: %s", sf.Name, problem)
 		}
-		if sf.Anonymous && sf.Type.Kind() == reflect.Pointer && sf.Tag.Get("kit") == "" {
-			return nil, fmt.Errorf("field %s: embedded pointers are not supported; embed the struct", sf.Name)
-		}
-		tag := structtag.Parse(sf.Tag.Get("kit"))
-		if tag.Skip {
+		if !routed {
 			continue
 		}
-		if tag.Unknown != "" {
-			return nil, fmt.Errorf("field %s: unknown kit tag option %q", sf.Name, tag.Unknown)
+		f := paramField{index: sf.Index, goName: sf.Name, name: routing.WireName(tag, sf.Name), omitEmpty: tag.OmitEmpty, class: classify(sf.Type)}
+		rf := routing.Field{
+			GoName: sf.Name, T: ft, Class: f.class.Class,
+			Name: f.name, Named: tag.Name != "", Mark: mark, Placeholder: slices.Contains(placeholders, f.name),
 		}
-		f := paramField{index: sf.Index, goName: sf.Name, name: tag.Name, omitEmpty: tag.OmitEmpty, class: classify(sf.Type)}
-		if f.name == "" {
-			f.name = structtag.SnakeCase(sf.Name)
+		r, err := routing.Tags.Route(&rf)
+		if err != nil {
+			return nil, err
 		}
-		if tag.Header && (tag.Query || tag.URL) || tag.Query && tag.URL {
-			return nil, fmt.Errorf("field %s: the kit tag options header, query and url exclude each other", sf.Name)
+		if r == routing.QueryStruct {
+			if f.sub, err = queryStructPlan(plan, sf); err != nil {
+				return nil, err
+			}
 		}
-		if f.class.kind == classInvalid && !tag.URL {
-			if f.class.why != "" {
-				return nil, fmt.Errorf("field %s: %s", sf.Name, typeProblem(sf.Type, f.class.why))
-			}
-			return nil, fmt.Errorf("field %s: type %s cannot be sent as a parameter", sf.Name, sf.Type)
+		if err := plan.Add(&rf, r); err != nil {
+			return nil, err
 		}
-		switch {
-		case tag.URL:
-			if sf.Type.Kind() != reflect.String && sf.Type != urlPtrType {
-				return nil, fmt.Errorf("field %s: a `kit:\",url\"` field is a string or a *url.URL, not %s", sf.Name, sf.Type)
-			}
-			if pl.hasRoute(routeURL) {
-				return nil, fmt.Errorf("field %s: a second `kit:\",url\"` field", sf.Name)
-			}
-			f.route = routeURL
-		case tag.Query:
-			switch f.class.kind {
-			case classModel:
-				st := sf.Type
-				if st.Kind() == reflect.Pointer {
-					st = st.Elem()
-				}
-				sub, err := newParamPlan(st, nil)
-				if err != nil {
-					return nil, fmt.Errorf("field %s (`kit:\",query\"`): %w", sf.Name, err)
-				}
-				for _, g := range sub.fields {
-					switch g.route {
-					case routeQuery, routeMap, routeQueryStruct:
-					default:
-						return nil, fmt.Errorf("field %s (`kit:\",query\"`): its field %s would not be a query parameter; a query has only parameters", sf.Name, g.goName)
-					}
-					if g.route == routeQuery {
-						if prev, dup := seen[g.name]; dup {
-							return nil, fmt.Errorf("fields %s and %s.%s both send %q", prev, sf.Name, g.goName, g.name)
-						}
-						seen[g.name] = sf.Name + "." + g.goName
-					}
-				}
-				f.route, f.sub = routeQueryStruct, sub
-			case classMap:
-				f.route = routeMap
-			case classScalar, classSlice:
-				f.route = routeQuery
-			default:
-				return nil, fmt.Errorf("field %s: `kit:\",query\"` takes a struct, a map or a value with a text form, not %s", sf.Name, sf.Type)
-			}
-		case tag.Header:
-			if f.class.format == nil && f.class.kind != classSlice && f.class.kind != classInterface {
-				return nil, fmt.Errorf("field %s: a header must be text or a slice of text, not %s", sf.Name, sf.Type)
-			}
-			f.route = routeHeader
-		case isPlaceholder[f.name]:
-			if f.class.kind == classBytes {
-				return nil, fmt.Errorf("field %s fills {%s}: %s", sf.Name, f.name, whyBytes)
-			}
-			if f.class.format == nil && f.class.kind != classInterface {
-				return nil, fmt.Errorf("field %s fills {%s}: type %s has no single text form", sf.Name, f.name, sf.Type)
-			}
-			f.route = routePath
-			if f.class.kind == classInterface {
-				f.route = routeDynamic // formatted by the type it holds, at call time
-			}
-		case f.class.kind == classModel || f.class.kind == classModelSlice || f.class.kind == classFile:
-			if pl.body >= 0 {
-				return nil, fmt.Errorf("two body fields, %s and %s: a request has one body", pl.fields[pl.body].goName, sf.Name)
-			}
-			f.route = routeBody
-			if f.class.kind == classFile {
-				f.route = routeFile
-			}
+		switch f.route = r; r {
+		case routing.Body, routing.RawFile:
 			pl.body = len(pl.fields)
-		case f.class.kind == classBytes || f.class.kind == classFileSlice:
-			return nil, fmt.Errorf("field %s: %s", sf.Name, typeProblem(sf.Type, f.class.why))
-		case f.class.kind == classMap:
-			f.route = routeMap
-		case f.class.kind == classInterface:
-			f.route = routeDynamic
-		default:
-			f.route = routeQuery
-		}
-		if f.route == routeDynamic {
+		case routing.Dynamic:
 			pl.dynamic = true
-		}
-		switch f.route {
-		case routeBody, routeMap, routeDynamic, routeFile, routeQueryStruct, routeURL:
-		default:
-			key := f.name
-			if f.route == routeHeader {
-				key = "header " + http.CanonicalHeaderKey(f.name)
-			}
-			if prev, dup := seen[key]; dup {
-				return nil, fmt.Errorf("fields %s and %s both send %q", prev, sf.Name, f.name)
-			}
-			seen[key] = sf.Name
 		}
 		pl.fields = append(pl.fields, f)
 	}
 	for _, p := range placeholders {
-		found := false
-		for _, f := range pl.fields {
-			if f.name == p && (f.route == routePath || f.route == routeDynamic) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("placeholder {%s} has no field named %q in %s", p, p, t)
+		if !slices.ContainsFunc(pl.fields, func(f paramField) bool {
+			return f.name == p && (f.route == routing.Path || f.route == routing.Dynamic)
+		}) {
+			return nil, fmt.Errorf("%s in %s", routing.Tags.Unfilled(p), t)
 		}
 	}
 	return pl, nil
 }
 
+// queryStructPlan is the plan of the struct of field sf, tagged
+// `kit:",query"`: its fields must all be query parameters, and their names
+// are sent beside those of P's other fields.
+func queryStructPlan(plan *routing.Plan, sf reflect.StructField) (*paramPlan, error) {
+	st := sf.Type
+	if st.Kind() == reflect.Pointer {
+		st = st.Elem()
+	}
+	sub, err := newParamPlan(st, nil)
+	if err != nil {
+		return nil, fmt.Errorf("field %s (`kit:\",query\"`): %w", sf.Name, err)
+	}
+	for _, g := range sub.fields {
+		switch g.route {
+		case routing.Query, routing.QueryMap, routing.QueryStruct:
+		default:
+			return nil, fmt.Errorf("field %s (`kit:\",query\"`): its field %s would not be a query parameter; a query has only parameters", sf.Name, g.goName)
+		}
+		if g.route == routing.Query {
+			if err := plan.Send(routing.Query, g.name, "field "+sf.Name+"."+g.goName); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return sub, nil
+}
+
 // fieldType returns the Go type of field f of the plan.
 func (pl *paramPlan) fieldType(f *paramField) reflect.Type {
 	return pl.typ.FieldByIndex(f.index).Type
-}
-
-// hasRoute reports whether a field of the plan has route rt.
-func (pl *paramPlan) hasRoute(rt route) bool {
-	for _, f := range pl.fields {
-		if f.route == rt {
-			return true
-		}
-	}
-	return false
 }
 
 // routed is what one call's parameters produce.
@@ -593,7 +415,7 @@ func (pl *paramPlan) apply(v reflect.Value, r *routed) error {
 			continue
 		}
 		switch f.route {
-		case routeQueryStruct:
+		case routing.QueryStruct:
 			if fv.Kind() == reflect.Pointer {
 				if fv.IsNil() {
 					continue
@@ -601,7 +423,7 @@ func (pl *paramPlan) apply(v reflect.Value, r *routed) error {
 				fv = fv.Elem()
 			}
 			err = f.sub.apply(fv, r)
-		case routeURL:
+		case routing.URL:
 			err = r.setTarget(fv)
 		default:
 			err = routeValue(r, f.route, f.name, fv, f.class)
@@ -613,9 +435,9 @@ func (pl *paramPlan) apply(v reflect.Value, r *routed) error {
 	return nil
 }
 
-func routeValue(r *routed, rt route, name string, v reflect.Value, c *typeClass) error {
+func routeValue(r *routed, rt routing.Route, name string, v reflect.Value, c *typeClass) error {
 	switch rt {
-	case routeDynamic:
+	case routing.Dynamic:
 		for v.Kind() == reflect.Interface {
 			if v.IsNil() {
 				return nil
@@ -623,29 +445,13 @@ func routeValue(r *routed, rt route, name string, v reflect.Value, c *typeClass)
 			v = v.Elem()
 		}
 		c = classify(v.Type())
-		switch {
-		case slices.Index(r.names, name) >= 0:
-			rt = routePath
-		case c.kind == classFile:
-			rt = routeFile
-		case c.kind == classModel || c.kind == classModelSlice:
-			rt = routeBody
-		case c.kind == classMap:
-			rt = routeMap
-		case c.kind == classInvalid || c.kind == classBytes || c.kind == classFileSlice:
-			if c.why != "" {
-				return fmt.Errorf("a value of %s", typeProblem(v.Type(), c.why))
-			}
-			return fmt.Errorf("a value of type %s cannot be sent", v.Type())
-		default:
-			rt = routeQuery
-		}
-		if rt == routePath && c.format == nil {
-			return fmt.Errorf("fills {%s}: type %s has no single text form", name, v.Type())
+		placeholder := slices.Contains(r.names, name)
+		if rt = routing.Held(c.Class, placeholder); rt == routing.None {
+			return routing.HeldProblem(v.Type().String(), name, c.Class, placeholder)
 		}
 	}
 	switch rt {
-	case routePath:
+	case routing.Path:
 		s, ok, err := c.format(v)
 		if err != nil {
 			return err
@@ -654,7 +460,7 @@ func routeValue(r *routed, rt route, name string, v reflect.Value, c *typeClass)
 			return fmt.Errorf("fills {%s} but is nil", name)
 		}
 		r.fill(name, s)
-	case routeBody:
+	case routing.Body:
 		if isNilValue(v) {
 			return nil
 		}
@@ -662,7 +468,7 @@ func routeValue(r *routed, rt route, name string, v reflect.Value, c *typeClass)
 			return errors.New("a second request body")
 		}
 		r.body = v
-	case routeFile:
+	case routing.RawFile:
 		if isNilValue(v) {
 			return nil
 		}
@@ -677,9 +483,9 @@ func routeValue(r *routed, rt route, name string, v reflect.Value, c *typeClass)
 			return fmt.Errorf("kit.File %q has no Open function", f.Name)
 		}
 		r.file = &f
-	case routeMap:
+	case routing.QueryMap:
 		return addMapQuery(r, v, c, false)
-	case routeHeader:
+	case routing.Header:
 		return addText(v, c, func(s string) {
 			if r.header == nil {
 				r.header = make(http.Header)
@@ -699,8 +505,8 @@ func routeValue(r *routed, rt route, name string, v reflect.Value, c *typeClass)
 
 // addText formats a scalar (once) or a slice (once per element).
 func addText(v reflect.Value, c *typeClass, add func(string)) error {
-	switch c.kind {
-	case classSlice:
+	switch c.Kind {
+	case routing.Slice:
 		if v.Kind() == reflect.Slice && v.IsNil() {
 			return nil
 		}
@@ -714,13 +520,13 @@ func addText(v reflect.Value, c *typeClass, add func(string)) error {
 			}
 		}
 		return nil
-	case classInterface:
+	case routing.Interface:
 		if v.IsNil() {
 			return nil
 		}
 		inner := v.Elem()
 		ic := classify(inner.Type())
-		if ic.kind != classScalar && ic.kind != classSlice {
+		if ic.Kind != routing.Scalar && ic.Kind != routing.Slice {
 			return fmt.Errorf("a value of type %s cannot be sent as text", inner.Type())
 		}
 		return addText(inner, ic, add)
@@ -773,10 +579,10 @@ func addMapQuery(r *routed, v reflect.Value, c *typeClass, fillPath bool) error 
 }
 
 func formatForPath(v reflect.Value, c *typeClass) (string, bool, error) {
-	switch c.kind {
-	case classInterface:
+	switch c.Kind {
+	case routing.Interface:
 		return formatDynamic(v)
-	case classSlice: // url.Values: one value fills a placeholder
+	case routing.Slice: // url.Values: one value fills a placeholder
 		if v.Len() != 1 {
 			return "", false, fmt.Errorf("fills a path placeholder but has %d values, want 1", v.Len())
 		}
@@ -857,13 +663,4 @@ func queryPlan(t reflect.Type) (*paramPlan, error) {
 	}
 	queryPlans.Store(t, pl)
 	return pl, nil
-}
-
-// typeProblem says what is wrong with sending a value of type t: "type
-// chan int has no text form ...", "type []uint8: a []byte is never ...".
-func typeProblem(t reflect.Type, why string) string {
-	if strings.HasPrefix(why, "has ") {
-		return fmt.Sprintf("type %s %s", t, why)
-	}
-	return fmt.Sprintf("type %s: %s", t, why)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kithttp/kit/internal/routing"
 )
 
 func TestFormatFloatShortestRoundTrip(t *testing.T) {
@@ -65,48 +67,48 @@ func TestClassifyByType(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		typ  reflect.Type
-		want classKind
+		want routing.Kind
 	}{
-		{reflect.TypeFor[string](), classScalar},
-		{reflect.TypeFor[int](), classScalar},
-		{reflect.TypeFor[*int](), classScalar},
-		{reflect.TypeFor[**int](), classScalar},
-		{reflect.TypeFor[[]byte](), classBytes},
-		{reflect.TypeFor[time.Time](), classScalar},
-		{reflect.TypeFor[*time.Time](), classScalar},
-		{reflect.TypeFor[time.Duration](), classScalar},
-		{reflect.TypeFor[wbText](), classScalar},
-		{reflect.TypeFor[wbPtrText](), classScalar},
-		{reflect.TypeFor[*wbPtrText](), classScalar},
-		{reflect.TypeFor[wbLevel](), classScalar},
-		{reflect.TypeFor[wbModel](), classModel},
-		{reflect.TypeFor[*wbModel](), classModel},
-		{reflect.TypeFor[wbStringer](), classModel},
-		{reflect.TypeFor[*wbStringer](), classModel},
-		{reflect.TypeFor[url.URL](), classModel},
-		{reflect.TypeFor[[]wbModel](), classModelSlice},
-		{reflect.TypeFor[[]*wbModel](), classModelSlice},
-		{reflect.TypeFor[[3]wbModel](), classModelSlice},
-		{reflect.TypeFor[[]wbStringer](), classModelSlice},
-		{reflect.TypeFor[[]string](), classSlice},
-		{reflect.TypeFor[[]time.Time](), classSlice},
-		{reflect.TypeFor[[]wbText](), classSlice},
-		{reflect.TypeFor[[]any](), classSlice},
-		{reflect.TypeFor[map[string]string](), classMap},
-		{reflect.TypeFor[url.Values](), classMap},
-		{reflect.TypeFor[map[string]any](), classMap},
-		{reflect.TypeFor[map[wbLevel]int](), classMap},
-		{reflect.TypeFor[any](), classInterface},
-		{reflect.TypeFor[chan int](), classInvalid},
-		{reflect.TypeFor[func()](), classInvalid},
-		{reflect.TypeFor[map[string]wbModel](), classInvalid},
-		{reflect.TypeFor[map[wbModel]string](), classInvalid},
-		{reflect.TypeFor[[][]string](), classInvalid},
-		{reflect.TypeFor[**wbModel](), classInvalid},
-		{reflect.TypeFor[complex128](), classInvalid},
+		{reflect.TypeFor[string](), routing.Scalar},
+		{reflect.TypeFor[int](), routing.Scalar},
+		{reflect.TypeFor[*int](), routing.Scalar},
+		{reflect.TypeFor[**int](), routing.Scalar},
+		{reflect.TypeFor[[]byte](), routing.Bytes},
+		{reflect.TypeFor[time.Time](), routing.Scalar},
+		{reflect.TypeFor[*time.Time](), routing.Scalar},
+		{reflect.TypeFor[time.Duration](), routing.Scalar},
+		{reflect.TypeFor[wbText](), routing.Scalar},
+		{reflect.TypeFor[wbPtrText](), routing.Scalar},
+		{reflect.TypeFor[*wbPtrText](), routing.Scalar},
+		{reflect.TypeFor[wbLevel](), routing.Scalar},
+		{reflect.TypeFor[wbModel](), routing.Model},
+		{reflect.TypeFor[*wbModel](), routing.Model},
+		{reflect.TypeFor[wbStringer](), routing.Model},
+		{reflect.TypeFor[*wbStringer](), routing.Model},
+		{reflect.TypeFor[url.URL](), routing.Model},
+		{reflect.TypeFor[[]wbModel](), routing.ModelSlice},
+		{reflect.TypeFor[[]*wbModel](), routing.ModelSlice},
+		{reflect.TypeFor[[3]wbModel](), routing.ModelSlice},
+		{reflect.TypeFor[[]wbStringer](), routing.ModelSlice},
+		{reflect.TypeFor[[]string](), routing.Slice},
+		{reflect.TypeFor[[]time.Time](), routing.Slice},
+		{reflect.TypeFor[[]wbText](), routing.Slice},
+		{reflect.TypeFor[[]any](), routing.Slice},
+		{reflect.TypeFor[map[string]string](), routing.Map},
+		{reflect.TypeFor[url.Values](), routing.Map},
+		{reflect.TypeFor[map[string]any](), routing.Map},
+		{reflect.TypeFor[map[wbLevel]int](), routing.Map},
+		{reflect.TypeFor[any](), routing.Interface},
+		{reflect.TypeFor[chan int](), routing.Invalid},
+		{reflect.TypeFor[func()](), routing.Invalid},
+		{reflect.TypeFor[map[string]wbModel](), routing.Invalid},
+		{reflect.TypeFor[map[wbModel]string](), routing.Invalid},
+		{reflect.TypeFor[[][]string](), routing.Invalid},
+		{reflect.TypeFor[**wbModel](), routing.Invalid},
+		{reflect.TypeFor[complex128](), routing.Invalid},
 	}
 	for _, tt := range tests {
-		if got := classify(tt.typ).kind; got != tt.want {
+		if got := classify(tt.typ).Kind; got != tt.want {
 			t.Errorf("classify(%s) = %d, want %d", tt.typ, got, tt.want)
 		}
 	}
@@ -134,19 +136,19 @@ func TestParamPlanRoutes(t *testing.T) {
 	}
 	type route1 struct {
 		name      string
-		route     route
+		route     routing.Route
 		omitEmpty bool
 	}
 	want := map[string]route1{
-		"Page":    {"page", routeQuery, false},
-		"ID":      {"id", routePath, false},
-		"Body":    {"body", routeBody, false},
-		"Filter":  {"filter", routeMap, false},
-		"Any":     {"any", routeDynamic, false},
-		"Tags":    {"tags", routeQuery, false},
-		"Trace":   {"X-Trace", routeHeader, false},
-		"PerPage": {"per_page", routeQuery, true},
-		"Named":   {"n", routeQuery, false},
+		"Page":    {"page", routing.Query, false},
+		"ID":      {"id", routing.Path, false},
+		"Body":    {"body", routing.Body, false},
+		"Filter":  {"filter", routing.QueryMap, false},
+		"Any":     {"any", routing.Dynamic, false},
+		"Tags":    {"tags", routing.Query, false},
+		"Trace":   {"X-Trace", routing.Header, false},
+		"PerPage": {"per_page", routing.Query, true},
+		"Named":   {"n", routing.Query, false},
 	}
 	got := map[string]route1{}
 	for _, f := range pl.fields {
@@ -241,5 +243,28 @@ func TestQueryFromNeverMutatesCallerQuery(t *testing.T) {
 	}
 	if _, err := queryFrom(42); err == nil {
 		t.Error("queryFrom(42): want an error")
+	}
+}
+
+// BenchmarkApplyDynamic routes, per call, fields whose place is decided by
+// the value they hold: the routing table is asked at each call, and must
+// not allocate for it (compare allocs/op with a plan of static fields).
+func BenchmarkApplyDynamic(b *testing.B) {
+	type P struct {
+		ID   any
+		Q    any
+		Tags []any
+	}
+	pl, err := newParamPlan(reflect.TypeFor[P](), []string{"id"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := reflect.ValueOf(P{ID: 7, Q: "go", Tags: []any{"a", 2}})
+	b.ReportAllocs()
+	for b.Loop() {
+		r := routed{names: []string{"id"}, vals: make([]string, 1), filled: make([]bool, 1)}
+		if err := pl.apply(v, &r); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -123,7 +123,7 @@ func TestDiagnosticsAndFlags(t *testing.T) {
 	mod, pkg := cliModule(t)
 	testmod.WriteFile(t, filepath.Join(pkg, "api.go"), []byte(strings.Replace(cliDecl, "{id}", "{userID}", 1)))
 	code, msg := kitgen(t, mod, "-o", "client_gen.go", "./api")
-	want := filepath.Join("api", "api.go") + ":20:19: GetUser: placeholder {userID} has no parameter; name one userID\n"
+	want := filepath.Join("api", "api.go") + ":20:19: GetUser: placeholder {userID} has no parameter named userID\n"
 	if code != 1 || msg != want {
 		t.Errorf("kitgen: exit %d, %q; want 1, %q", code, msg, want)
 	}

@@ -31,7 +31,10 @@
 // dir defaults to the current directory, where go generate runs. Mistakes
 // are reported as file:line:col: message, and the old file is kept. -check
 // writes nothing and fails when a generated file is not up to date (for
-// CI); -version prints the kit version it generates for.
+// CI); -version prints the kit version it generates for. A package whose
+// module builds with another published version of kit is refused with both
+// versions and the command to run: kitgen routes parameters by its own
+// kit's rules.
 //
 // From an OpenAPI 3.0 or 3.1 document (JSON or YAML):
 //

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kithttp/kit/cmd/kitgen/internal/testmod"
+	"github.com/kithttp/kit/internal/routing"
 	"golang.org/x/tools/txtar"
 )
 
@@ -278,21 +279,21 @@ func directiveOf(placement string) string {
 }
 
 // routeCode is the letter of a route in agreeTypes.
-func routeCode(r route) string {
+func routeCode(r routing.Route) string {
 	switch r {
-	case routeQuery:
+	case routing.Query:
 		return "q"
-	case routePath:
+	case routing.Path:
 		return "p"
-	case routeHeader:
+	case routing.Header:
 		return "h"
-	case routeBody:
+	case routing.Body:
 		return "b"
-	case routeFile:
+	case routing.RawFile:
 		return "f"
-	case routeMap:
+	case routing.QueryMap:
 		return "m"
-	case routeDynamic:
+	case routing.Dynamic:
 		return "d"
 	}
 	return r.String()

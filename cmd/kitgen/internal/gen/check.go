@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kithttp/kit/internal/pathtmpl"
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // Diag is a diagnostic at a position of the declarations.
@@ -195,8 +196,8 @@ func (g *generator) result(m *Method) {
 			case isPointerTo(m.R, kitPath, "Response"):
 				g.errorf(pos, "%s: record type *kit.Response: records are decoded from JSON; use a data model, or any for raw JSON (iter.Seq2[*kit.Page[T], error] gives each page's *kit.Response)", m.Name)
 			default:
-				if why := g.resultProblem(m.R); why != "" {
-					g.errorf(pos, "%s: %s", m.Name, why)
+				if _, _, err := routing.Result(g.cls.typ(m.R)); err != nil {
+					g.errorf(pos, "%s: %v", m.Name, err)
 				}
 			}
 			return
@@ -207,57 +208,9 @@ func (g *generator) result(m *Method) {
 		g.errorf(pos, "%s: result %s: %s", m.Name, g.typeString(res), want)
 		return
 	}
-	if why := g.resultProblem(m.R); why != "" {
-		g.errorf(pos, "%s: %s", m.Name, why)
+	if _, _, err := routing.Result(g.cls.typ(m.R)); err != nil {
+		g.errorf(pos, "%s: %v", m.Name, err)
 	}
-}
-
-// resultProblem is kit's resultKindFor: why R cannot be an endpoint's
-// result, or "" when it can.
-func (g *generator) resultProblem(r types.Type) string {
-	r = types.Unalias(r)
-	if isPointerTo(r, kitPath, "Response") || isNamed(r, "io", "ReadCloser") {
-		return ""
-	}
-	switch u := r.Underlying().(type) {
-	case *types.Interface:
-		if u.NumMethods() > 0 {
-			return fmt.Sprintf("result type %s is an interface; use a concrete type, any, io.ReadCloser or *kit.Response", g.typeString(r))
-		}
-		return ""
-	case *types.Signature, *types.Chan:
-		return fmt.Sprintf("result type %s cannot be decoded from JSON", g.typeString(r))
-	case *types.Basic:
-		if u.Kind() == types.UnsafePointer {
-			return fmt.Sprintf("result type %s cannot be decoded from JSON", g.typeString(r))
-		}
-	}
-	if isFile(r) {
-		return fmt.Sprintf("result type %s: a download is an io.ReadCloser (or a kit.Result[io.ReadCloser])", g.typeString(r))
-	}
-	if isNamed(r, kitPath, "Stream") {
-		return fmt.Sprintf("result type %s: a Stream result is a pointer, *kit.Stream[T]", g.typeString(r))
-	}
-	if p, ok := r.(*types.Pointer); ok && isNamed(p.Elem(), kitPath, "Stream") {
-		// A record is a JSON value decoded into T, as R = T would be.
-		rec := types.Unalias(p.Elem().(*types.Named).TypeArgs().At(0))
-		if why := g.resultProblem(rec); why != "" {
-			return fmt.Sprintf("result type %s: %s", g.typeString(r), why)
-		}
-		if isPointerTo(rec, kitPath, "Response") || isNamed(rec, "io", "ReadCloser") || isNamed(rec, kitPath, "Result") ||
-			isPointerTo(rec, kitPath, "Stream") {
-			return fmt.Sprintf("result type %s: a record is a JSON value decoded into T, and T cannot be %s", g.typeString(r), g.typeString(rec))
-		}
-		return ""
-	}
-	if isNamed(r, kitPath, "Result") {
-		inner := r.(*types.Named).TypeArgs().At(0)
-		if isNamed(inner, kitPath, "Result") {
-			return fmt.Sprintf("result type %s: a Result of a Result", g.typeString(r))
-		}
-		return g.resultProblem(inner)
-	}
-	return ""
 }
 
 // isPointerTo reports whether t is *pkgPath.name.

@@ -6,6 +6,8 @@ import (
 	"go/scanner"
 	"go/token"
 	"strings"
+
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // A Directive is one parsed //kit: comment line. Which fields are set depends
@@ -121,8 +123,8 @@ func ParseDirective(text string) (d Directive, ok bool, err error) {
 		if err != nil {
 			return Directive{}, true, err
 		}
-		if !isToken(name.Text) {
-			return errorf(name.Off, "header name %q is not an HTTP token", name.Text)
+		if err := routing.HeaderName(name.Text); err != nil {
+			return errorf(name.Off, "%v", err)
 		}
 		d.Name, d.Off = name, name.Off
 		if strings.HasPrefix(value.Text, "{") && strings.HasSuffix(value.Text, "}") {
@@ -324,21 +326,6 @@ func paramRef(a Arg) (Arg, error) {
 		return Arg{}, &DirectiveError{Off: a.Off + 1, Msg: fmt.Sprintf("{%s}: %q is not a parameter name", name, name)}
 	}
 	return Arg{Text: name, Off: a.Off + 1}, nil
-}
-
-// isToken reports whether s is an HTTP token (RFC 9110 section 5.6.2), as
-// kit checks header names and methods.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // commentIndex returns the offset of the first Go comment in the

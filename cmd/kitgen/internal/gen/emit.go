@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kithttp/kit"
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // handshake is the constant of kit that generated code refers to, so that
@@ -279,15 +280,15 @@ func (e *emitter) method(impl string, m *Method) {
 	} else {
 		e.printf("type %s struct {\n", pType)
 		for _, p := range m.Params {
-			if p.Route == routeSpread {
+			if p.Route == routing.QueryStruct {
 				e.printf("\t%s // //kit:query {%s}: its fields are promoted into the query\n", e.im.typeString(derefNamed(p.Type)), p.Name)
 				continue
 			}
 			opts := ""
 			switch p.Route {
-			case routeHeader:
+			case routing.Header:
 				opts = ",header"
-			case routeURL:
+			case routing.URL:
 				opts = ",url"
 			}
 			if p.OmitEmpty {
@@ -337,7 +338,7 @@ func (e *emitter) method(impl string, m *Method) {
 	pv := pType + "{}"
 	for _, p := range m.Params {
 		switch {
-		case p.Route != routeSpread:
+		case p.Route != routing.QueryStruct:
 			fields = append(fields, fmt.Sprintf("P_%s: %s", p.Name, p.Name))
 		case p.Ptr:
 			copies = append(copies, p.Name)

@@ -16,10 +16,10 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// loadMode asks go list for the package's files and the compiled export
-// data of its dependencies, nothing more: kitgen type-checks the package
-// itself (see load).
-const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedExportFile
+// loadMode asks go list for the package's files, the compiled export data
+// of its dependencies and their modules (to check kit's version), nothing
+// more: kitgen type-checks the package itself (see load).
+const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedExportFile | packages.NeedModule
 
 // loaded is the package kitgen reads: its files, without the output, type
 // checked.
@@ -62,6 +62,9 @@ func load(fset *token.FileSet, dir, output string, tags []string) (*loaded, []Di
 		return nil, nil, fmt.Errorf("loading %s: found %d packages, want 1: %s", dir, len(pkgs), strings.TrimSpace(string(out)))
 	}
 	pkg := pkgs[0]
+	if err := checkKitVersion(pkg); err != nil {
+		return nil, nil, err
+	}
 
 	var files []string
 	for _, name := range pkg.GoFiles {

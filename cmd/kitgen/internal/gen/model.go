@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // kitPath is the import path of kit.
@@ -106,18 +108,23 @@ type Param struct {
 	Name      string
 	Type      types.Type
 	Pos       token.Pos
-	Route     route
+	Route     routing.Route
 	Tag       string // the kit tag name: a query name, placeholder or header name
 	OmitEmpty bool
-	Ptr       bool   // routeSpread: the parameter is *S
-	Embed     string // routeSpread: the name of the embedded field (S's name)
-	class     typeClass
-	by        *dirLine // the directive that routes it, if any
+	Ptr       bool   // routing.QueryStruct: the parameter is *S
+	Embed     string // routing.QueryStruct: the name of the embedded field (S's name)
+
+	class       routing.Class
+	by          *dirLine     // the directive that marks it, if any
+	mark        routing.Mark // what that directive says
+	named       bool         // Tag was given by a directive
+	placeholder bool         // it fills the placeholder Tag
 }
 
 // constHeader is a //kit:header Name: literal.
 type constHeader struct {
 	Name, Value, Field string
+	pos                token.Pos // of its name in the directive
 }
 
 type resultKind uint8
@@ -186,7 +193,7 @@ func (g *generator) errorf(pos token.Pos, format string, args ...any) {
 
 // build reads the declarations of the package into g.model.
 func (g *generator) build() {
-	g.cls = newClassifier()
+	g.cls = newClassifier(g.typeString)
 	g.ifaces = map[*types.TypeName]*Iface{}
 	g.structs = map[*types.TypeName]*ResStruct{}
 	g.sources = map[string]bool{}

@@ -4,70 +4,27 @@ import (
 	"fmt"
 	"go/token"
 	"go/types"
-	"net/http"
 	"reflect"
-	"strings"
+	"strconv"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kithttp/kit/internal/routing"
 	"github.com/kithttp/kit/internal/structtag"
 )
 
-// This file is the table of KITGEN.md §2.4 over go/types. Its type
-// classification mirrors kit's route.go (classifyUncached, isModelType,
-// textFormatter and newParamPlan) case by case, so that every route kitgen
-// writes into a `kit:` tag is the route kit itself takes for that field;
-// agree_test.go checks the two against each other.
+// This file applies kit's routing table (internal/routing, which kit's
+// router applies at declaration too) to the parameters of declared
+// methods. kitgen keeps only its type inspection, over go/types (goType),
+// and the way its directives name parameters.
 
-// classKind is kit's classKind.
-type classKind uint8
-
-const (
-	classScalar     classKind = iota
-	classSlice                // slice or array of scalars: the key repeats
-	classModel                // struct or *struct: a JSON body
-	classModelSlice           // slice or array of models: a JSON array body
-	classMap
-	classInterface // decided at call time
-	classInvalid
-	classFile      // kit.File or *kit.File: a raw body, or a multipart file part
-	classFileSlice // a slice of kit.File: multipart file parts only
-	classBytes     // []byte or [N]byte: never in the URL; a header, a form value
-)
-
-// typeClass is kit's typeClass, reduced to what decides a route: text
-// reports whether kit has a single-text formatter for the type (its
-// typeClass.format is not nil), and why is kit's reason for an invalid one.
-type typeClass struct {
-	kind classKind
-	text bool
-	why  string
-}
-
-// kit's reasons, for the same messages.
-const (
-	whyBytes     = "a []byte is never sent in the URL; send it as the request body with kit.FileFromBytes, or as a string"
-	whyReader    = "an io.Reader has no text form and is not a request body; send a body as a kit.File (kit.FileFromBytes, kit.OpenFile, or a File with an Open function)"
-	whyNoText    = "has no text form and is not a request body"
-	whyFileSlice = "a []kit.File is sent only as file parts of a Multipart() body model"
-)
-
-// typeProblem is kit's typeProblem.
-func typeProblem(t string, why string) string {
-	if strings.HasPrefix(why, "has ") {
-		return fmt.Sprintf("type %s %s", t, why)
-	}
-	return fmt.Sprintf("type %s: %s", t, why)
-}
-
-// classifier answers kit's questions about go/types types.
+// classifier answers the routing rules' questions about go/types types.
 type classifier struct {
-	textMarshaler *types.Interface // encoding.TextMarshaler
-	stringer      *types.Interface // fmt.Stringer
-	reader        *types.Interface // io.Reader
+	methods [3]*types.Interface     // by routing.Methods: TextMarshaler, Stringer, Reader
+	str     func(types.Type) string // prints a type in messages
 }
 
-func newClassifier() *classifier {
+func newClassifier(str func(types.Type) string) *classifier {
 	byteSlice := types.NewSlice(types.Typ[types.Byte])
 	errType := types.Universe.Lookup("error").Type()
 	tuple := func(ts ...types.Type) *types.Tuple {
@@ -81,128 +38,125 @@ func newClassifier() *classifier {
 		s := types.NewSignatureType(nil, nil, nil, params, results, false)
 		return types.NewInterfaceType([]*types.Func{types.NewFunc(token.NoPos, nil, name, s)}, nil).Complete()
 	}
-	return &classifier{
-		textMarshaler: iface("MarshalText", nil, tuple(byteSlice, errType)),
-		stringer:      iface("String", nil, tuple(types.Typ[types.String])),
-		reader:        iface("Read", tuple(byteSlice), tuple(types.Typ[types.Int], errType)),
-	}
+	c := &classifier{str: str}
+	c.methods[routing.TextMarshaler] = iface("MarshalText", nil, tuple(byteSlice, errType))
+	c.methods[routing.Stringer] = iface("String", nil, tuple(types.Typ[types.String]))
+	c.methods[routing.Reader] = iface("Read", tuple(byteSlice), tuple(types.Typ[types.Int], errType))
+	return c
 }
 
-// classify is kit's classifyUncached, case by case.
-func (c *classifier) classify(t types.Type, depth int) typeClass {
-	t = types.Unalias(t)
-	if depth > 4 || !valid(t) {
-		return typeClass{kind: classInvalid}
+// classify returns how values of type t are routed.
+func (c *classifier) classify(t types.Type) routing.Class { return routing.Classify(c.typ(t)) }
+
+// typ is t as the routing rules see it.
+func (c *classifier) typ(t types.Type) goType { return goType{types.Unalias(t), c} }
+
+// goType is a types.Type as the routing rules ask about it: kitgen's half
+// of the type inspection (kit's is over reflect).
+type goType struct {
+	t types.Type
+	c *classifier
+}
+
+func (g goType) Shape() routing.Shape {
+	if !valid(g.t) {
+		return routing.OtherShape
 	}
-	if isFile(t) {
-		return typeClass{kind: classFile}
-	}
-	if c.isReader(t) && !types.Implements(t, c.textMarshaler) && !types.Implements(types.NewPointer(t), c.textMarshaler) {
-		return typeClass{kind: classInvalid, why: whyReader}
-	}
-	if c.isModel(t) {
-		// A struct is a data model even when it has a String method.
-		return typeClass{kind: classModel, text: c.hasTextForm(t)}
-	}
-	if c.hasTextForm(t) {
-		return typeClass{kind: classScalar, text: true}
-	}
-	switch u := t.Underlying().(type) {
-	case *types.Pointer:
-		if inner := c.classify(u.Elem(), depth+1); inner.kind != classScalar {
-			return typeClass{kind: classInvalid}
-		}
-		return typeClass{kind: classScalar, text: true}
-	case *types.Interface:
-		if u.NumMethods() > 0 {
-			return typeClass{kind: classInvalid, why: whyNoText + " (an interface with methods)"}
-		}
-		return typeClass{kind: classInterface}
-	case *types.Slice, *types.Array:
-		elem := types.Unalias(elemOf(u))
-		if b, ok := elem.Underlying().(*types.Basic); ok && b.Kind() == types.Uint8 {
-			return typeClass{kind: classBytes, text: true, why: whyBytes}
-		}
-		if p, ok := elem.Underlying().(*types.Pointer); isFile(elem) || ok && isFile(p.Elem()) {
-			return typeClass{kind: classFileSlice, why: whyFileSlice}
-		}
-		if c.isModel(elem) {
-			return typeClass{kind: classModelSlice}
-		}
-		inner := c.classify(elem, depth+1)
-		switch inner.kind {
-		case classScalar, classInterface:
-			return typeClass{kind: classSlice}
-		}
-		return typeClass{kind: classInvalid, why: inner.why}
-	case *types.Map:
-		if c.classify(u.Key(), depth+1).kind != classScalar {
-			return typeClass{kind: classInvalid}
-		}
-		switch c.classify(u.Elem(), depth+1).kind {
-		case classScalar, classSlice, classInterface:
-			return typeClass{kind: classMap}
-		}
-		return typeClass{kind: classInvalid}
+	switch u := g.t.Underlying().(type) {
 	case *types.Basic:
-		if u.Kind() == types.UnsafePointer {
-			return typeClass{kind: classInvalid, why: whyNoText}
+		switch {
+		case u.Kind() == types.UnsafePointer:
+			return routing.NoTextShape
+		case u.Info()&(types.IsBoolean|types.IsInteger|types.IsFloat|types.IsString) != 0:
+			return routing.BasicShape
 		}
-		if u.Info()&(types.IsBoolean|types.IsInteger|types.IsFloat|types.IsString) != 0 {
-			return typeClass{kind: classScalar, text: true}
-		}
+	case *types.Pointer:
+		return routing.PointerShape
+	case *types.Interface:
+		return routing.InterfaceShape
+	case *types.Slice, *types.Array:
+		return routing.SequenceShape
+	case *types.Map:
+		return routing.MapShape
+	case *types.Struct:
+		return routing.StructShape
 	case *types.Chan, *types.Signature:
-		return typeClass{kind: classInvalid, why: whyNoText}
+		return routing.NoTextShape
 	}
-	return typeClass{kind: classInvalid}
+	return routing.OtherShape
 }
 
-// isFile reports whether t is kit.File or *kit.File.
-func isFile(t types.Type) bool {
-	if p, ok := types.Unalias(t).(*types.Pointer); ok {
-		t = p.Elem()
+func (g goType) Elem() routing.Type {
+	switch u := g.t.Underlying().(type) {
+	case *types.Pointer:
+		return g.c.typ(u.Elem())
+	case *types.Slice:
+		return g.c.typ(u.Elem())
+	case *types.Array:
+		return g.c.typ(u.Elem())
+	case *types.Map:
+		return g.c.typ(u.Elem())
 	}
-	return isNamed(t, kitPath, "File")
+	return g.c.typ(types.Typ[types.Invalid])
 }
 
-// isReader is kit's isReader: t (or a pointer to it) is an io.Reader.
-func (c *classifier) isReader(t types.Type) bool {
-	if isInterface(t) {
-		return types.Implements(t, c.reader)
+func (g goType) Key() routing.Type {
+	if m, ok := g.t.Underlying().(*types.Map); ok {
+		return g.c.typ(m.Key())
 	}
-	_, isPtr := t.Underlying().(*types.Pointer)
-	return types.Implements(t, c.reader) || (!isPtr && types.Implements(types.NewPointer(t), c.reader))
+	return g.c.typ(types.Typ[types.Invalid])
 }
 
-// isModel is kit's isModelType: a struct or a pointer to one, other than
-// time.Time, kit.File, and types that marshal themselves as text or read.
-func (c *classifier) isModel(t types.Type) bool {
-	t = types.Unalias(t)
-	if p, ok := t.Underlying().(*types.Pointer); ok {
-		t = types.Unalias(p.Elem())
-	}
-	if _, ok := t.Underlying().(*types.Struct); !ok {
+func (g goType) Is(k routing.Known) bool {
+	if !valid(g.t) {
 		return false
 	}
-	ptr := types.NewPointer(t)
-	return !isNamed(t, "time", "Time") && !isNamed(t, kitPath, "File") &&
-		!types.Implements(ptr, c.textMarshaler) && !types.Implements(ptr, c.reader)
-}
-
-// hasTextForm reports whether kit's textFormatter has a formatter for t:
-// time.Time, an encoding.TextMarshaler or a fmt.Stringer (by value or by
-// pointer).
-func (c *classifier) hasTextForm(t types.Type) bool {
-	if isNamed(t, "time", "Time") {
-		return true
-	}
-	_, isPtr := t.Underlying().(*types.Pointer)
-	for _, it := range []*types.Interface{c.textMarshaler, c.stringer} {
-		if types.Implements(t, it) || (!isPtr && types.Implements(types.NewPointer(t), it)) {
-			return true
+	switch k {
+	case routing.Time:
+		return isNamed(g.t, "time", "Time")
+	case routing.KitFile:
+		return isNamed(g.t, kitPath, "File")
+	case routing.Byte, routing.String:
+		b, ok := g.t.Underlying().(*types.Basic)
+		if k == routing.Byte {
+			return ok && b.Kind() == types.Uint8
 		}
+		return ok && b.Info()&types.IsString != 0
+	case routing.URLPointer:
+		return isPointerTo(g.t, "net/url", "URL")
+	case routing.ResponsePointer:
+		return isPointerTo(g.t, kitPath, "Response")
+	case routing.ReadCloser:
+		return isNamed(g.t, "io", "ReadCloser")
+	case routing.KitResult:
+		return isNamed(g.t, kitPath, "Result")
+	case routing.KitStream:
+		return isNamed(g.t, kitPath, "Stream")
 	}
 	return false
+}
+
+// Arg is T of kit.Result[T] or kit.Stream[T].
+func (g goType) Arg() routing.Type {
+	if n, ok := g.t.(*types.Named); ok && n.TypeArgs().Len() == 1 {
+		return g.c.typ(n.TypeArgs().At(0))
+	}
+	return g.c.typ(types.Typ[types.Invalid])
+}
+
+func (g goType) String() string { return g.c.str(g.t) }
+
+func (g goType) Implements(m routing.Methods) bool {
+	return valid(g.t) && types.Implements(g.t, g.c.methods[m])
+}
+
+func (g goType) PointerImplements(m routing.Methods) bool {
+	return valid(g.t) && types.Implements(types.NewPointer(g.t), g.c.methods[m])
+}
+
+func (g goType) HasMethods() bool {
+	i, ok := g.t.Underlying().(*types.Interface)
+	return ok && i.NumMethods() > 0
 }
 
 // valid reports whether t is a usable type (not invalid after type errors,
@@ -219,21 +173,6 @@ func valid(t types.Type) bool {
 	return true
 }
 
-func elemOf(t types.Type) types.Type {
-	switch u := t.(type) {
-	case *types.Slice:
-		return u.Elem()
-	case *types.Array:
-		return u.Elem()
-	}
-	return nil
-}
-
-func isInterface(t types.Type) bool {
-	_, ok := t.Underlying().(*types.Interface)
-	return ok
-}
-
 // isNamed reports whether t is the named type pkgPath.name.
 func isNamed(t types.Type, pkgPath, name string) bool {
 	n, ok := types.Unalias(t).(*types.Named)
@@ -244,49 +183,20 @@ func isNamed(t types.Type, pkgPath, name string) bool {
 	return o.Pkg() != nil && o.Pkg().Path() == pkgPath && o.Name() == name
 }
 
-// route is where one parameter (or field of a spread struct) goes.
-type route uint8
-
-const (
-	routeNone    route = iota // not routed (after an error)
-	routeQuery                // query parameter w(p); slices repeat the key
-	routePath                 // one escaped path segment
-	routeHeader               // request header
-	routeBody                 // the JSON body
-	routeMap                  // one query parameter per entry
-	routeDynamic              // decided per call by the value held
-	routeSpread               // //kit:query {p} on a struct: its fields, embedded in P
-	routeFile                 // a kit.File: the raw request body
-	routeURL                  // //kit:url {p}: the whole URL of the call
-)
-
-func (r route) String() string {
-	switch r {
-	case routeNone:
-		return "nowhere"
-	case routeQuery:
-		return "query"
-	case routePath:
-		return "path"
-	case routeHeader:
-		return "header"
-	case routeBody:
-		return "body"
-	case routeMap:
-		return "map"
-	case routeDynamic:
-		return "dynamic"
-	case routeSpread:
-		return "spread"
-	case routeFile:
-		return "body"
-	case routeURL:
-		return "URL"
+// isFile reports whether t is kit.File or *kit.File.
+func isFile(t types.Type) bool {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
 	}
-	return "?"
+	return isNamed(t, kitPath, "File")
 }
 
-// wireName is w(p) of §2.4: kit's snake_case of the exported Go name.
+func isInterface(t types.Type) bool {
+	_, ok := t.Underlying().(*types.Interface)
+	return ok
+}
+
+// wireName is w(p): kit's snake_case of the exported Go name.
 func wireName(goName string) string {
 	return structtag.SnakeCase(exported(goName))
 }
@@ -366,12 +276,23 @@ func (w *fieldWalker) walk(st *types.Struct) {
 	delete(w.visiting, st)
 }
 
-// routes applies the table of §2.4 to the parameters of m.
+// field describes parameter p for the routing rules.
+func (g *generator) routingField(p *Param) *routing.Field {
+	return &routing.Field{
+		GoName: p.Name, T: g.cls.typ(p.Type), Class: p.class,
+		Name: p.Tag, Named: p.named, Mark: p.mark, Placeholder: p.placeholder,
+	}
+}
+
+// routes routes the parameters of m: the directives mark them, kitgen
+// matches the placeholders by Go name or w(p), and the table of
+// internal/routing decides.
 func (g *generator) routes(m *Method, placeholders []placeholder) {
 	byName := map[string]*Param{}
 	for _, p := range m.Params {
 		byName[p.Name] = p
-		p.class = g.cls.classify(p.Type, 0)
+		p.class = g.cls.classify(p.Type)
+		p.Tag = wireName(p.Name)
 	}
 	lookup := func(dl *dirLine, a Arg) *Param {
 		p := byName[a.Text]
@@ -386,7 +307,7 @@ func (g *generator) routes(m *Method, placeholders []placeholder) {
 		}
 		return p
 	}
-	route := func(dl *dirLine, a Arg) *Param {
+	mark := func(dl *dirLine, a Arg, mk routing.Mark) *Param {
 		p := lookup(dl, a)
 		if p == nil {
 			return nil
@@ -395,172 +316,75 @@ func (g *generator) routes(m *Method, placeholders []placeholder) {
 			g.errorf(dl.pos(a.Off), "%s: parameter %s is already sent by %s", m.Name, p.Name, p.by.d)
 			return nil
 		}
-		p.by = dl
+		p.by, p.mark = dl, mk
 		return p
 	}
-	headerNames := map[string]string{} // canonical name -> what sends it
-	addHeader := func(dl *dirLine, what string) bool {
-		key := http.CanonicalHeaderKey(dl.d.Name.Text)
-		if prev, dup := headerNames[key]; dup {
-			g.errorf(dl.pos(dl.d.Name.Off), "%s: %s and %s both send header %s", m.Name, prev, what, key)
-			return false
-		}
-		headerNames[key] = what
-		return true
-	}
 	var omit []*dirLine
-	var urlParam *Param
 	for _, dl := range m.dirs {
 		d := dl.d
 		switch d.Verb {
 		case "header":
 			if d.Param.Text == "" {
-				if addHeader(dl, fmt.Sprintf("%q", d.Name.Text+": "+d.Value.Text)) {
-					m.Headers = append(m.Headers, constHeader{Name: d.Name.Text, Value: d.Value.Text})
-				}
-				continue
-			}
-			p := route(dl, d.Param)
-			if p == nil {
-				continue
-			}
-			if !p.class.text && p.class.kind != classSlice && p.class.kind != classInterface {
-				g.errorf(dl.pos(d.Param.Off), "%s: parameter %s (%s) cannot be header %s: a header is text or a slice of text", m.Name, p.Name, g.typeString(p.Type), d.Name.Text)
-				continue
-			}
-			if addHeader(dl, "parameter "+p.Name) {
-				p.Route, p.Tag = routeHeader, d.Name.Text
+				m.Headers = append(m.Headers, constHeader{Name: d.Name.Text, Value: d.Value.Text, pos: dl.pos(d.Name.Off)})
+			} else if p := mark(dl, d.Param, routing.MarkHeader); p != nil {
+				p.Tag, p.named = d.Name.Text, true
 			}
 		case "query":
-			p := route(dl, d.Param)
-			if p == nil {
-				continue
+			if p := mark(dl, d.Param, routing.MarkQuery); p != nil && d.Name.Text != "" {
+				p.Tag, p.named = d.Name.Text, true
 			}
-			if d.Name.Text != "" { // rule 2: renamed
-				switch p.class.kind {
-				case classScalar, classSlice, classInterface:
-					p.Route, p.Tag = routeQuery, d.Name.Text
-					if p.class.kind == classInterface {
-						p.Route = routeDynamic
-					}
-				case classBytes:
-					g.errorf(dl.pos(d.Param.Off), "%s: parameter %s (%s) cannot be query parameter %s: %s", m.Name, p.Name, g.typeString(p.Type), d.Name.Text, whyBytes)
-				default:
-					g.errorf(dl.pos(d.Param.Off), "%s: parameter %s (%s) cannot be query parameter %s: it is not text or a slice of text", m.Name, p.Name, g.typeString(p.Type), d.Name.Text)
-				}
-				continue
+		case "url":
+			if p := mark(dl, d.Param, routing.MarkURL); p != nil {
+				p.Tag = "" // `kit:",url"`
 			}
-			g.spread(m, p, dl, placeholders)
 		case "omitempty":
 			omit = append(omit, dl)
-		case "url":
-			p := route(dl, d.Param)
-			if p == nil {
-				continue
-			}
-			if urlParam != nil {
-				g.errorf(dl.pos(d.Param.Off), "%s: parameters %s and %s are both //kit:url: a call has one URL", m.Name, urlParam.Name, p.Name)
-				continue
-			}
-			urlParam = p
-			b, isBasic := types.Unalias(p.Type).Underlying().(*types.Basic)
-			if !(isBasic && b.Info()&types.IsString != 0) && !isPointerTo(p.Type, "net/url", "URL") {
-				g.errorf(dl.pos(d.Param.Off), "%s: //kit:url {%s}: parameter %s is a string or a *url.URL, not %s", m.Name, p.Name, p.Name, g.typeString(p.Type))
-				continue
-			}
-			p.Route = routeURL
 		}
 	}
-
-	// Rule 4: placeholders, filled by a parameter whose Go name or w(p)
-	// equals them.
-	filled := map[*Param]string{}
+	reported := g.placeholders(m, placeholders)
+	isPlaceholder := map[string]bool{}
 	for _, ph := range placeholders {
-		var cands []*Param
-		var routed *Param
-		for _, p := range m.Params {
-			if p.Name != ph.name && wireName(p.Name) != ph.name {
-				continue
-			}
-			if p.by != nil {
-				routed = p
-				continue
-			}
-			cands = append(cands, p)
-		}
-		switch {
-		case len(cands) == 0 && routed != nil:
-			g.errorf(ph.pos, "%s: placeholder {%s} has no parameter: %s is sent by %s", m.Name, ph.name, routed.Name, routed.by.d)
-		case len(cands) == 0:
-			g.errorf(ph.pos, "%s: placeholder {%s} has no parameter; name one %s", m.Name, ph.name, ph.name)
-		case len(cands) > 1:
-			g.errorf(ph.pos, "%s: placeholder {%s} matches two parameters, %s and %s", m.Name, ph.name, cands[0].Name, cands[1].Name)
-			for _, p := range cands {
-				filled[p] = ph.name // reported: route them no further
-			}
-		default:
-			p := cands[0]
-			if prev, dup := filled[p]; dup {
-				g.errorf(ph.pos, "%s: parameter %s fills both {%s} and {%s}; a parameter fills one placeholder", m.Name, p.Name, prev, ph.name)
-				continue
-			}
-			filled[p] = ph.name
-			switch {
-			case p.class.kind == classBytes:
-				g.errorf(p.Pos, "%s: parameter %s (%s) fills {%s}: %s", m.Name, p.Name, g.typeString(p.Type), ph.name, whyBytes)
-			case p.class.kind == classInterface:
-				p.Route = routeDynamic // formatted by the value it holds
-			case p.class.text:
-				p.Route = routePath
-			default:
-				g.errorf(p.Pos, "%s: parameter %s (%s) fills {%s} but has no single text form", m.Name, p.Name, g.typeString(p.Type), ph.name)
-			}
-			p.Tag = ph.name
-		}
+		isPlaceholder[ph.name] = true
 	}
 
-	// Rules 5 to 9, by type.
-	var body *Param
+	plan := routing.Directives.NewPlan()
+	for _, h := range m.Headers {
+		if err := plan.Send(routing.Header, h.Name, strconv.Quote(h.Name+": "+h.Value)); err != nil {
+			g.errorf(h.pos, "%s: %v", m.Name, err)
+		}
+	}
 	for _, p := range m.Params {
-		if p.by != nil || filled[p] != "" {
+		if reported[p] {
 			continue
 		}
-		p.Tag = wireName(p.Name)
-		switch p.class.kind {
-		case classModel, classModelSlice, classFile:
-			p.Route = routeBody
-			if p.class.kind == classFile {
-				p.Route = routeFile
+		pos := p.Pos
+		if p.by != nil {
+			pos = p.by.pos(p.by.d.Param.Off)
+		}
+		f := g.routingField(p)
+		r, err := routing.Directives.Route(f)
+		if err != nil {
+			g.errorf(pos, "%s: %v", m.Name, err)
+			continue
+		}
+		if r == routing.QueryStruct && !g.spread(m, p, plan, isPlaceholder) {
+			continue
+		}
+		if err := plan.Add(f, r); err != nil {
+			switch r {
+			case routing.Header:
+				pos = p.by.pos(p.by.d.Name.Off)
+			case routing.Query:
+				pos = p.Pos
 			}
-			switch {
-			case body != nil:
-				g.errorf(p.Pos, "%s: parameters %s and %s would both be the request body, and a request has one", m.Name, body.Name, p.Name)
-			case m.Verb == "GET" && p.class.kind == classModel:
-				g.errorf(p.Pos, "%s: parameter %s (%s) is a data model, so it would be the JSON body of a GET; add //kit:query {%s} to send its fields as query parameters", m.Name, p.Name, g.typeString(p.Type), p.Name)
-			case m.Verb == "GET" && p.class.kind == classFile:
-				g.errorf(p.Pos, "%s: parameter %s (%s) would be the raw request body of a GET, which has none", m.Name, p.Name, g.typeString(p.Type))
-			case m.Verb == "GET":
-				g.errorf(p.Pos, "%s: parameter %s (%s) is a list of data models, so it would be the JSON body of a GET, which has none", m.Name, p.Name, g.typeString(p.Type))
-			default:
-				body = p
-			}
-		case classMap:
-			p.Route = routeMap
-		case classInterface:
-			p.Route = routeDynamic
-		case classScalar, classSlice:
-			p.Route = routeQuery
-		case classBytes, classFileSlice:
-			g.errorf(p.Pos, "%s: parameter %s (%s) cannot be sent: %s", m.Name, p.Name, g.typeString(p.Type), p.class.why)
-		default:
-			if p.class.why != "" {
-				g.errorf(p.Pos, "%s: parameter %s cannot be sent: %s", m.Name, p.Name, typeProblem(g.typeString(p.Type), p.class.why))
-				break
-			}
-			g.errorf(p.Pos, "%s: parameter %s (%s) cannot be sent: it is not text, a slice of text, a map, a data model or an interface", m.Name, p.Name, g.typeString(p.Type))
+			g.errorf(pos, "%s: %v", m.Name, err)
+			continue
+		}
+		p.Route = r
+		if (r == routing.Body || r == routing.RawFile) && m.body == nil {
+			m.body = p
 		}
 	}
-	m.body = body
 
 	// //kit:omitempty names query and header parameters.
 	for _, dl := range omit {
@@ -573,7 +397,7 @@ func (g *generator) routes(m *Method, placeholders []placeholder) {
 				g.errorf(dl.pos(a.Off), "%s: //kit:omitempty names %s twice", m.Name, p.Name)
 				continue
 			}
-			if p.Route != routeQuery && p.Route != routeHeader {
+			if p.Route != routing.Query && p.Route != routing.Header {
 				g.errorf(dl.pos(a.Off), "%s: //kit:omitempty %s: parameter %s goes to the %s; omitempty is for query and header parameters", m.Name, a.Text, p.Name, p.Route)
 				continue
 			}
@@ -581,7 +405,7 @@ func (g *generator) routes(m *Method, placeholders []placeholder) {
 		}
 	}
 
-	g.checkNames(m)
+	g.checkEmbeds(m)
 
 	// Constant headers are fields of P too, named unlike any parameter.
 	taken := map[string]bool{}
@@ -594,18 +418,54 @@ func (g *generator) routes(m *Method, placeholders []placeholder) {
 	}
 }
 
-// spread applies rules 3 and 3b: //kit:query {p} on a struct or a map.
-func (g *generator) spread(m *Method, p *Param, dl *dirLine, placeholders []placeholder) {
-	pos := dl.pos(dl.d.Param.Off)
-	switch p.class.kind {
-	case classMap: // rule 3b
-		p.Route, p.Tag = routeMap, wireName(p.Name)
-		return
-	case classModel:
-	default:
-		g.errorf(pos, "%s: //kit:query {%s}: parameter %s (%s) is neither a struct nor a map", m.Name, p.Name, p.Name, g.typeString(p.Type))
-		return
+// placeholders matches each placeholder of the path with the parameter
+// whose Go name or w(p) it is, and marks it. It returns the parameters it
+// reported a mistake for, which are routed no further.
+func (g *generator) placeholders(m *Method, placeholders []placeholder) map[*Param]bool {
+	filled := map[*Param]string{}
+	reported := map[*Param]bool{}
+	for _, ph := range placeholders {
+		var cands []*Param
+		var marked *Param
+		for _, p := range m.Params {
+			if p.Name != ph.name && wireName(p.Name) != ph.name {
+				continue
+			}
+			if p.by != nil {
+				marked = p
+				continue
+			}
+			cands = append(cands, p)
+		}
+		switch {
+		case len(cands) == 0 && marked != nil:
+			g.errorf(ph.pos, "%s: placeholder {%s} has no parameter: %s is sent by %s", m.Name, ph.name, marked.Name, marked.by.d)
+		case len(cands) == 0:
+			g.errorf(ph.pos, "%s: %v", m.Name, routing.Directives.Unfilled(ph.name))
+		case len(cands) > 1:
+			g.errorf(ph.pos, "%s: placeholder {%s} matches two parameters, %s and %s", m.Name, ph.name, cands[0].Name, cands[1].Name)
+			for _, p := range cands {
+				reported[p] = true
+			}
+		default:
+			p := cands[0]
+			if prev, dup := filled[p]; dup {
+				g.errorf(ph.pos, "%s: parameter %s fills both {%s} and {%s}; a parameter fills one placeholder", m.Name, p.Name, prev, ph.name)
+				reported[p] = true
+				continue
+			}
+			filled[p] = ph.name
+			p.placeholder, p.Tag = true, ph.name
+		}
 	}
+	return reported
+}
+
+// spread checks //kit:query {p} on a struct: kitgen embeds the struct in P,
+// so kit routes its fields as P's own; each must be a query parameter or a
+// header, and its names join the plan.
+func (g *generator) spread(m *Method, p *Param, plan *routing.Plan, isPlaceholder map[string]bool) bool {
+	pos := p.by.pos(p.by.d.Param.Off)
 	t := types.Unalias(p.Type)
 	if ptr, ok := t.(*types.Pointer); ok {
 		t, p.Ptr = types.Unalias(ptr.Elem()), true
@@ -613,149 +473,97 @@ func (g *generator) spread(m *Method, p *Param, dl *dirLine, placeholders []plac
 	named, ok := t.(*types.Named)
 	if !ok {
 		g.errorf(pos, "%s: //kit:query {%s}: kitgen embeds the struct in the parameters, so it needs a named type, not %s", m.Name, p.Name, g.typeString(p.Type))
-		return
+		return false
 	}
-	p.Route, p.Embed = routeSpread, named.Obj().Name()
-	isPlaceholder := map[string]bool{}
-	for _, ph := range placeholders {
-		isPlaceholder[ph.name] = true
-	}
-	for _, f := range g.spreadFields(named.Underlying().(*types.Struct)) {
+	p.Embed = named.Obj().Name()
+	ok = true
+	for _, f := range g.spreadFields(named.Underlying().(*types.Struct), p.Embed, isPlaceholder) {
+		prefix := fmt.Sprintf("%s: //kit:query {%s}: ", m.Name, p.Name)
+		label := f.goName + " of " + p.Embed
 		switch {
-		case f.err != "":
-			g.errorf(pos, "%s: //kit:query {%s}: field %s of %s: %s", m.Name, p.Name, f.goName, named.Obj().Name(), f.err)
-		case f.route == routeBody:
-			g.errorf(pos, "%s: //kit:query {%s}: field %s of %s would be the request body; a spread struct has query and header fields only", m.Name, p.Name, f.goName, named.Obj().Name())
-		case f.route != routeHeader && isPlaceholder[f.name]:
-			g.errorf(pos, "%s: //kit:query {%s}: field %s of %s is named like the placeholder {%s}; fill placeholders with parameters", m.Name, p.Name, f.goName, named.Obj().Name(), f.name)
+		case f.err != nil:
+			g.errorf(pos, "%s%v", prefix, f.err)
+		case f.route == routing.Body || f.route == routing.RawFile:
+			g.errorf(pos, "%sfield %s would be the request body; a spread struct has query and header fields only", prefix, label)
+		case f.route != routing.Header && f.placeholder:
+			g.errorf(pos, "%sfield %s is named like the placeholder {%s}; fill placeholders with parameters", prefix, label, f.name)
+		case f.route == routing.Query || f.route == routing.Header:
+			if err := plan.Send(f.route, f.name, fmt.Sprintf("parameter %s (field %s)", p.Name, f.goName)); err != nil {
+				g.errorf(p.Pos, "%s: %v", m.Name, err)
+			} else {
+				continue
+			}
+		default:
+			continue
 		}
+		ok = false
 	}
+	return ok
 }
 
 // spreadField is a field of a spread struct as kit routes it.
 type spreadField struct {
-	goName string
-	name   string // query name, or header name
-	route  route  // routeQuery, routeHeader, routeMap, routeDynamic or routeBody
-	err    string
+	goName      string
+	name        string // query name, or header name
+	route       routing.Route
+	placeholder bool // name is a placeholder of the path
+	err         error
 }
 
-// spreadFields lists the fields kit routes in a struct embedded in P, as
-// newParamPlan does: visible, exported, not promoted-through, not `kit:"-"`.
-func (g *generator) spreadFields(st *types.Struct) []spreadField {
+// spreadFields lists the fields kit routes in the struct owner, embedded in
+// P, by the rules of internal/routing, as kit's newParamPlan does.
+func (g *generator) spreadFields(st *types.Struct, owner string, isPlaceholder map[string]bool) []spreadField {
 	var out []spreadField
 	for _, vf := range visibleFields(st) {
 		f := vf.v
-		ft := types.Unalias(f.Type())
-		_, isStruct := ft.Underlying().(*types.Struct)
-		_, isPtr := ft.Underlying().(*types.Pointer)
-		if len(vf.index) > 1 && !f.Exported() {
-			continue
-		}
-		kitTag := vf.tag.Get("kit")
-		if !f.Exported() || (f.Anonymous() && isStruct && kitTag == "") {
-			continue
-		}
+		ft := g.cls.typ(f.Type())
+		tag, mark, routed, problem := routing.Member(f.Exported(), f.Anonymous(), ft.Shape(), vf.tag.Get("kit"))
 		sf := spreadField{goName: f.Name()}
-		if f.Anonymous() && isPtr && kitTag == "" {
-			sf.err = "embedded pointers are not supported; embed the struct"
-			out = append(out, sf)
-			continue
-		}
-		tag := structtag.Parse(kitTag)
-		if tag.Skip {
-			continue
-		}
-		if tag.Unknown != "" {
-			sf.err = fmt.Sprintf("unknown kit tag option %q", tag.Unknown)
-			out = append(out, sf)
-			continue
-		}
-		sf.name = tag.Name
-		if sf.name == "" {
-			sf.name = structtag.SnakeCase(f.Name())
-		}
-		c := g.cls.classify(f.Type(), 0)
+		label := f.Name() + " of " + owner
 		switch {
-		case tag.Query || tag.URL:
-			sf.err = "the kit tag options query and url are for kit's own parameter structs; a spread struct has query and header fields"
-		case c.kind == classInvalid:
-			sf.err = fmt.Sprintf("type %s cannot be sent as a parameter", g.typeString(f.Type()))
-			if c.why != "" {
-				sf.err = typeProblem(g.typeString(f.Type()), c.why)
-			}
-		case tag.Header:
-			sf.route = routeHeader
-			if !c.text && c.kind != classSlice && c.kind != classInterface {
-				sf.err = fmt.Sprintf("a header must be text or a slice of text, not %s", g.typeString(f.Type()))
-			}
-		case c.kind == classModel || c.kind == classModelSlice || c.kind == classFile:
-			sf.route = routeBody
-		case c.kind == classBytes || c.kind == classFileSlice:
-			sf.err = typeProblem(g.typeString(f.Type()), c.why)
-		case c.kind == classMap:
-			sf.route = routeMap
-		case c.kind == classInterface:
-			sf.route = routeDynamic
+		case problem != "":
+			sf.err = fmt.Errorf("field %s: %s", label, problem)
+		case !routed:
+			continue
+		case mark == routing.MarkQuery || mark == routing.MarkURL:
+			sf.err = fmt.Errorf("field %s: the kit tag options query and url are for kit's own parameter structs; a spread struct has query and header fields", label)
 		default:
-			sf.route = routeQuery
+			sf.name = routing.WireName(tag, f.Name())
+			sf.placeholder = isPlaceholder[sf.name]
+			sf.route, sf.err = routing.Tags.Route(&routing.Field{
+				GoName: label, T: ft, Class: routing.Classify(ft),
+				Name: sf.name, Named: tag.Name != "", Mark: mark,
+			})
 		}
 		out = append(out, sf)
 	}
 	return out
 }
 
-// checkNames reports two parameters (or fields of spread structs) that send
-// one query or header name, as kit would refuse the declaration.
-func (g *generator) checkNames(m *Method) {
-	seen := map[string]string{}
+// checkEmbeds reports spread structs that would hide each other's fields,
+// or a parameter, once embedded in one parameter struct.
+func (g *generator) checkEmbeds(m *Method) {
 	goNames := map[string]string{} // promoted field names of spread structs
-	add := func(p *Param, key, what string) {
-		if prev, dup := seen[key]; dup {
-			g.errorf(p.Pos, "%s: %s and %s both send %s", m.Name, prev, what, strings.TrimPrefix(key, "query "))
-			return
-		}
-		seen[key] = what
-	}
-	for _, h := range m.Headers {
-		seen["header "+http.CanonicalHeaderKey(h.Name)] = fmt.Sprintf("%q", h.Name+": "+h.Value)
-	}
 	for _, p := range m.Params {
-		switch p.Route {
-		case routeQuery:
-			add(p, "query "+fmt.Sprintf("%q", p.Tag), "parameter "+p.Name)
-		case routeHeader:
-			// Header names were checked with the directives.
-			seen["header "+http.CanonicalHeaderKey(p.Tag)] = "parameter " + p.Name
-		case routeSpread:
-			t := types.Unalias(p.Type)
-			if ptr, ok := t.(*types.Pointer); ok {
-				t = types.Unalias(ptr.Elem())
+		if p.Route != routing.QueryStruct {
+			continue
+		}
+		for _, f := range g.spreadFields(derefNamed(p.Type).Underlying().(*types.Struct), p.Embed, nil) {
+			if prev, dup := goNames[f.goName]; dup {
+				g.errorf(p.Pos, "%s: %s and %s have a field %s: embedded in one parameter struct, they would hide each other", m.Name, prev, "parameter "+p.Name, f.goName)
 			}
-			for _, f := range g.spreadFields(t.Underlying().(*types.Struct)) {
-				what := fmt.Sprintf("parameter %s (field %s)", p.Name, f.goName)
-				if prev, dup := goNames[f.goName]; dup {
-					g.errorf(p.Pos, "%s: %s and %s have a field %s: embedded in one parameter struct, they would hide each other", m.Name, prev, "parameter "+p.Name, f.goName)
-				}
-				goNames[f.goName] = "parameter " + p.Name
-				switch f.route {
-				case routeQuery:
-					add(p, "query "+fmt.Sprintf("%q", f.name), what)
-				case routeHeader:
-					add(p, "header "+http.CanonicalHeaderKey(f.name), what)
-				}
-			}
+			goNames[f.goName] = "parameter " + p.Name
 		}
 	}
 	for _, p := range m.Params {
-		if p.Route != routeSpread {
+		if p.Route != routing.QueryStruct {
 			continue
 		}
 		if prev, dup := goNames[p.Embed]; dup && prev != "parameter "+p.Name {
 			g.errorf(p.Pos, "%s: %s has a field %s, which the embedded %s of parameter %s would hide", m.Name, prev, p.Embed, p.Embed, p.Name)
 		}
 		for _, q := range m.Params {
-			if q != p && q.Route == routeSpread && q.Embed == p.Embed {
+			if q != p && q.Route == routing.QueryStruct && q.Embed == p.Embed {
 				g.errorf(p.Pos, "%s: parameters %s and %s are both spread structs named %s; kitgen embeds them, so their type names must differ", m.Name, q.Name, p.Name, p.Embed)
 				break
 			}
@@ -763,52 +571,54 @@ func (g *generator) checkNames(m *Method) {
 	}
 }
 
-// checkBody is kit's checkBody for what the options say of the body's
-// encoding: kit.FormBody() and kit.Multipart() need one data model, and
-// only Multipart() takes files.
+// checkBody checks the body against the method and what the options say of
+// its encoding (kit.FormBody() and kit.Multipart()), by the rules of
+// internal/routing, as kit checks it at declaration.
 func (g *generator) checkBody(m *Method) {
-	enc := ""
+	enc := routing.JSON
 	for _, o := range m.Options {
-		if o.kitFunc != "FormBody" && o.kitFunc != "Multipart" {
+		var oenc routing.Encoding
+		switch o.kitFunc {
+		case "FormBody":
+			oenc = routing.Form
+		case "Multipart":
+			oenc = routing.Multipart
+		default:
 			continue
 		}
-		oenc := "kit." + o.kitFunc + "()"
-		if enc != "" && enc != oenc {
-			g.errorf(o.Pos, "%s: %s and %s exclude each other", m.Name, enc, oenc)
+		if enc != routing.JSON && enc != oenc {
+			g.errorf(o.Pos, "%s: %s", m.Name, routing.Exclusive(enc, oenc))
 			return
 		}
 		enc = oenc
 	}
-	bf := m.body
+	var body *routing.Field
+	pos, route, dynamic := m.NamePos, routing.None, false
+	for _, p := range m.Params {
+		dynamic = dynamic || p.Route == routing.Dynamic
+	}
+	if bf := m.body; bf != nil {
+		body, pos, route = g.routingField(bf), bf.Pos, bf.Route
+	}
+	walk, err := routing.Directives.Body(m.Verb, enc, body, route, dynamic)
 	switch {
-	case bf == nil:
-		dynamic := false
-		for _, p := range m.Params {
-			dynamic = dynamic || p.Route == routeDynamic
+	case err != nil:
+		g.errorf(pos, "%s: %v", m.Name, err)
+	case !walk:
+	case enc == routing.JSON:
+		if err := g.jsonFileField(m.body.Type); err != nil {
+			g.errorf(pos, "%s: %v", m.Name, err)
 		}
-		if enc != "" && !dynamic {
-			g.errorf(m.NamePos, "%s: %s needs a body model: a parameter that is a struct", m.Name, enc)
-		}
-	case bf.Route == routeFile:
-		if enc != "" {
-			g.errorf(bf.Pos, "%s: parameter %s is a kit.File, the raw request body; with %s put it in the body model", m.Name, bf.Name, enc)
-		}
-	case enc == "":
-		if name := g.jsonFileField(bf.Type); name != "" {
-			g.errorf(bf.Pos, "%s: field %s of the body model %s is a kit.File: add //kit:option kit.Multipart() to upload it", m.Name, name, g.typeString(bf.Type))
-		}
-	case bf.class.kind != classModel:
-		g.errorf(bf.Pos, "%s: a %s body is one data model (a struct), not %s", m.Name, enc, g.typeString(bf.Type))
 	default:
-		if why := g.formProblem(bf.Type, enc == "kit.Multipart()"); why != "" {
-			g.errorf(bf.Pos, "%s: %s", m.Name, why)
+		if err := g.formProblem(m.body.Type, enc == routing.Multipart); err != nil {
+			g.errorf(pos, "%s: %v", m.Name, err)
 		}
 	}
 }
 
-// jsonFileField is kit's jsonFileField: the name of a kit.File field of a
-// JSON body model, which JSON cannot carry.
-func (g *generator) jsonFileField(t types.Type) string {
+// jsonFileField checks the fields of the JSON body model t for a kit.File,
+// as kit's jsonFileField does.
+func (g *generator) jsonFileField(t types.Type) error {
 	for {
 		switch u := types.Unalias(t).Underlying().(type) {
 		case *types.Pointer:
@@ -825,65 +635,40 @@ func (g *generator) jsonFileField(t types.Type) string {
 	}
 	st, ok := types.Unalias(t).Underlying().(*types.Struct)
 	if !ok {
-		return ""
+		return nil
 	}
 	for _, vf := range visibleFields(st) {
-		if !vf.v.Exported() || vf.tag.Get("json") == "-" {
+		if !routing.JSONMember(vf.v.Exported(), vf.tag.Get("json")) {
 			continue
 		}
-		switch g.cls.classify(vf.v.Type(), 0).kind {
-		case classFile, classFileSlice:
-			return vf.v.Name()
+		if err := routing.Directives.JSONField(g.typeString(t), vf.v.Name(), g.cls.classify(vf.v.Type())); err != nil {
+			return err
 		}
 	}
-	return ""
+	return nil
 }
 
-// formProblem is what kit's newFormPlan refuses in a form or multipart
-// body model, or "".
-func (g *generator) formProblem(t types.Type, multipart bool) string {
-	enc := "form"
+// formProblem checks the form or multipart body model t, as kit's
+// newFormPlan does.
+func (g *generator) formProblem(t types.Type, multipart bool) error {
+	enc := routing.Form
 	if multipart {
-		enc = "multipart"
+		enc = routing.Multipart
 	}
 	t = derefNamed(t)
 	st, ok := t.Underlying().(*types.Struct)
-	if !ok || !g.cls.isModel(t) {
-		return fmt.Sprintf("a %s body is one data model (a struct), not %s", enc, g.typeString(t))
+	if !ok || !routing.IsModel(g.cls.typ(t)) {
+		return fmt.Errorf("%s", routing.NotOneModel(enc, g.typeString(t)))
 	}
 	name := g.typeString(t)
 	for _, vf := range visibleFields(st) {
 		f := vf.v
-		jt := vf.tag.Get("json")
-		jname, _, _ := strings.Cut(jt, ",")
-		if jt == "-" {
+		if _, _, _, sent := routing.FormMember(f.Exported(), f.Anonymous(), g.cls.typ(derefNamed(f.Type())).Shape(), f.Name(), vf.tag.Get("json")); !sent {
 			continue
 		}
-		if f.Anonymous() && jname == "" {
-			if _, isStruct := derefNamed(f.Type()).Underlying().(*types.Struct); isStruct {
-				continue // promoted, as in JSON
-			}
-		}
-		if !f.Exported() {
-			continue
-		}
-		c := g.cls.classify(f.Type(), 0)
-		switch c.kind {
-		case classScalar, classBytes, classSlice, classInterface:
-		case classFile, classFileSlice:
-			if !multipart {
-				return fmt.Sprintf("field %s of %s is a kit.File: a form has text fields only; use //kit:option kit.Multipart() to upload files", f.Name(), name)
-			}
-		case classModel, classModelSlice, classMap:
-			if !multipart {
-				return fmt.Sprintf("field %s of %s: type %s has no text form for a form field; use //kit:option kit.Multipart() to send it as a JSON part", f.Name(), name, g.typeString(f.Type()))
-			}
-		default:
-			if c.why != "" {
-				return fmt.Sprintf("field %s of %s: %s", f.Name(), name, typeProblem(g.typeString(f.Type()), c.why))
-			}
-			return fmt.Sprintf("field %s of %s: type %s cannot be sent in a %s body", f.Name(), name, g.typeString(f.Type()), enc)
+		if _, err := routing.Directives.FormField(name, f.Name(), g.typeString(f.Type()), g.cls.classify(f.Type()), multipart); err != nil {
+			return err
 		}
 	}
-	return ""
+	return nil
 }
