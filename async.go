@@ -12,28 +12,28 @@ import (
 )
 
 // AsyncClient is an asynchronous API client: the same base URL, auth,
-// headers and validator as a Client, with an engine that implements
-// AsyncEngine. Endpoints are started through it with Endpoint.Go, which
-// returns at once with a Future, and resources are bound to it with
-// NewAsyncResource. Call through an AsyncClient whose engine lacks Engine
-// (the default engine does) returns an *EngineError.
+// headers and validator as a [Client], with an engine that implements
+// [AsyncEngine]. Endpoints are started through it with [Endpoint.Go], which
+// returns at once with a [Future], and resources are bound to it with
+// [NewAsyncResource]. Call through an AsyncClient whose engine lacks [Engine]
+// (the default engine does) returns an [*EngineError].
 //
 // An AsyncClient is safe for concurrent use by multiple goroutines and
 // should be made once and reused. Close it when done: Close waits for the
-// calls in flight, and calls made after it fail with ErrClosed. Embed the
+// calls in flight, and calls made after it fail with [ErrClosed]. Embed the
 // pointer in your own API type, as with Client.
 type AsyncClient struct {
 	st *clientState
 }
 
-// NewAsyncClient returns an AsyncClient for the API at baseURL, which must
-// be an absolute http or https URL (see NewClient for how paths are joined).
+// NewAsyncClient returns an [AsyncClient] for the API at baseURL, which must
+// be an absolute http or https URL (see [NewClient] for how paths are joined).
 //
-// The default engine implements AsyncEngine only. It sends through an
-// *http.Client: the one given with WithHTTPClient, else one tuned like
+// The default engine implements [AsyncEngine] only. It sends through an
+// *http.Client: the one given with [WithHTTPClient], else one tuned like
 // NewClient's default, keeping up to max-in-flight idle connections per
 // host. Every async call through the client, whatever its engine, counts
-// against the in-flight limit (DefaultMaxInFlight; see WithMaxInFlight).
+// against the in-flight limit ([DefaultMaxInFlight]; see [WithMaxInFlight]).
 func NewAsyncClient(baseURL string, opts ...Option) (*AsyncClient, error) {
 	st, err := newClientState("NewAsyncClient", baseURL, opts, func(st *clientState) any {
 		st.maxFlight = cmp.Or(st.maxFlight, DefaultMaxInFlight)
@@ -54,8 +54,8 @@ func NewAsyncClient(baseURL string, opts ...Option) (*AsyncClient, error) {
 	return &AsyncClient{st: st}, nil
 }
 
-// BaseURL returns a copy of the client's base URL; nil for an AsyncClient
-// that NewAsyncClient did not make (a nil or zero AsyncClient).
+// BaseURL returns a copy of the client's base URL; nil for an [AsyncClient]
+// that [NewAsyncClient] did not make (a nil or zero AsyncClient).
 func (ac *AsyncClient) BaseURL() *url.URL {
 	if ac == nil || ac.st == nil {
 		return nil
@@ -69,9 +69,9 @@ func (ac *AsyncClient) BaseURL() *url.URL {
 //
 //  1. It stops taking calls: from now on every async call through the
 //     client or a resource bound to it fails with an error matching
-//     ErrClosed, and sends nothing.
-//  2. It cancels the requests in flight of async walks (AsyncResource,
-//     PagedEndpoint.GoIterate and GoPages), pages fetched ahead
+//     [ErrClosed], and sends nothing.
+//  2. It cancels the requests in flight of async walks ([AsyncResource],
+//     [PagedEndpoint.GoIterate] and GoPages), pages fetched ahead
 //     included: their callers may be busy in their loop bodies and never
 //     ask for those pages. Each such walk ends with an error matching
 //     ErrClosed when its caller next asks for a page it does not hold.
@@ -82,15 +82,15 @@ func (ac *AsyncClient) BaseURL() *url.URL {
 //     goroutines to return, which they do promptly, and will return
 //     ctx.Err().
 //  4. It closes the engine (AsyncEngine.Close, also for an engine given
-//     with WithEngine) and the idle connections of the client's
+//     with [WithEngine]) and the idle connections of the client's
 //     *http.Client.
 //
 // No goroutine of kit's outlives Close. A second Close returns nil once the
 // first has finished (or ctx.Err() if ctx ends before that). Close is safe
 // to call concurrently with calls and with itself.
 //
-// Close of an AsyncClient that NewAsyncClient did not make (a nil or zero
-// AsyncClient) returns an error matching ErrNilBinding; a nil ctx is an
+// Close of an [AsyncClient] that [NewAsyncClient] did not make (a nil or zero
+// AsyncClient) returns an error matching [ErrNilBinding]; a nil ctx is an
 // error too.
 func (ac *AsyncClient) Close(ctx context.Context) error {
 	if ac == nil || ac.st == nil {
@@ -109,16 +109,16 @@ func (ac *AsyncClient) binding() *clientState {
 	return ac.st
 }
 
-// Go starts the call on b's engine, which must implement AsyncEngine, and
-// returns at once with a Future of what Call would return: the same
-// decoded, validated result, or the same *HTTPError, *DecodeError or
-// *ValidationError, with the same refresh-and-resend once on a 401. params
+// Go starts the call on b's engine, which must implement [AsyncEngine], and
+// returns at once with a [Future] of what Call would return: the same
+// decoded, validated result, or the same [*HTTPError], [*DecodeError] or
+// [*ValidationError], with the same refresh-and-resend once on a 401. params
 // are read before Go returns; the caller may reuse them.
 //
 // The returned Future is already done, and nothing is sent, when b is nil,
-// when b's engine lacks AsyncEngine (an *EngineError naming kit.AsyncEngine
+// when b's engine lacks AsyncEngine (an [*EngineError] naming kit.AsyncEngine
 // and the endpoint), when the client was closed (an error matching
-// ErrClosed), or when params do not make a valid request (a path value, a
+// [ErrClosed]), or when params do not make a valid request (a path value, a
 // body that does not validate, ...).
 //
 // ctx bounds the call (Await takes its own context for the waiting):
@@ -134,8 +134,9 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R]
 	if err != nil {
 		return failedFuture[R](err)
 	}
-	if st.asyncChain == nil {
-		return failedFuture[R](e.d.engineError(st, "kit.AsyncEngine"))
+	chain, err := st.chainFor(true, e.d.name)
+	if err != nil {
+		return failedFuture[R](err)
 	}
 	if err := st.closedError(e.d.name); err != nil {
 		return failedFuture[R](err)
@@ -145,8 +146,8 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R]
 		return failedFuture[R](err)
 	}
 	return goFuture(st, ctx, e.d.name, func(ctx context.Context) (R, error) {
-		sc := e.d.newStreamCall(ctx, st.asyncChain, req)
-		resp, err := st.send(ctx, st.asyncChain, req)
+		sc := e.d.newStreamCall(ctx, chain, req)
+		resp, err := st.send(ctx, chain, req)
 		if err != nil {
 			var zero R
 			return zero, err
@@ -316,8 +317,8 @@ func (st *clientState) closeAsync(ctx context.Context) error {
 	defer close(finished)
 	err := w.wait(ctx)
 	if err != nil {
-		w.cancelAll(errCloseCancelled) // marks the tracker cancelling first
-		_ = w.wait(nil)                // kit's goroutines end promptly once cancelled
+		w.cancelAll(errCloseCancelled)   // marks the tracker cancelling first
+		_ = w.wait(context.Background()) // kit's goroutines end promptly once cancelled
 	}
 	if st.asyncEng != nil {
 		if cerr := st.asyncEng.Close(ctx); err == nil {
@@ -334,8 +335,7 @@ func (st *clientState) closeAsync(ctx context.Context) error {
 type tracker struct {
 	mu         sync.Mutex
 	closed     bool
-	cancelling atomic.Bool   // set by cancelAll before it cancels anything
-	closingCh  chan struct{} // closed by close; made on first use
+	cancelling atomic.Bool // set by cancelAll before it cancels anything
 	n          int
 	idle       chan struct{}           // closed when n drops to 0; nil while n == 0
 	life       context.Context         // made on first begin; cancelled by cancelAll
@@ -407,17 +407,13 @@ func (t *tracker) walkLife() context.Context {
 	return t.walks
 }
 
-// wait waits until no work is counted, or ctx ends (ctx.Err()). A nil ctx
-// waits for as long as it takes.
+// wait waits until no work is counted, or ctx ends (ctx.Err()); with
+// context.Background it waits for as long as it takes.
 func (t *tracker) wait(ctx context.Context) error {
 	t.mu.Lock()
 	idle := t.idle
 	t.mu.Unlock()
 	if idle == nil {
-		return nil
-	}
-	if ctx == nil {
-		<-idle
 		return nil
 	}
 	select {

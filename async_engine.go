@@ -27,9 +27,9 @@ func newAsyncEngine(hc *http.Client) *asyncEngine {
 	return &asyncEngine{hc: hc}
 }
 
-// Go starts sending req on a new goroutine and returns a Future of its
+// Go starts sending req on a new goroutine and returns a [Future] of its
 // response. After Close the Future is already done with an error matching
-// ErrClosed, and nothing is sent.
+// [ErrClosed], and nothing is sent.
 func (e *asyncEngine) Go(req *http.Request) *Future[*http.Response] {
 	if req == nil {
 		return failedFuture[*http.Response](errors.New("kit: async engine: nil request"))

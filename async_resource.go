@@ -7,11 +7,11 @@ import (
 	"reflect"
 )
 
-// AsyncResource is Resource for an AsyncClient: the CRUD methods start the
-// request at once and return a Future, and walks fetch their pages through
+// AsyncResource is [Resource] for an [AsyncClient]: the CRUD methods start the
+// request at once and return a [Future], and walks fetch their pages through
 // the async engine. A walk is strictly lazy by default, like Resource's;
 // with WithPrefetch(n) it keeps pages in flight ahead of the caller, up to
-// n at once with PageNumber, Offset or another Lookahead paginator.
+// n at once with [PageNumber], [Offset] or another [Lookahead] paginator.
 //
 // On an async walk a panic in user code that the walk calls (a paginator,
 // a validator, an interceptor) ends the walk with an error carrying the
@@ -19,30 +19,30 @@ import (
 //
 // An AsyncResource is immutable and safe for concurrent use; each iterator
 // it returns must be ranged over by one goroutine at a time. After the
-// client is closed every call fails with ErrClosed and sends nothing.
+// client is closed every call fails with [ErrClosed] and sends nothing.
 type AsyncResource[T any] struct {
 	rc *resourceCore
 }
 
-// NewAsyncResource returns an AsyncResource for the collection at path,
-// bound to b, whose engine must implement AsyncEngine. See NewResource.
+// NewAsyncResource returns an [AsyncResource] for the collection at path,
+// bound to b, whose engine must implement [AsyncEngine]. See [NewResource].
 func NewAsyncResource[T any](b Binding, path string, opts ...ResourceOption) *AsyncResource[T] {
 	return &AsyncResource[T]{rc: newResourceCore(b, path, opts, "AsyncResource")}
 }
 
-// WithPrefetch makes the async walks of an AsyncResource or a paged
+// WithPrefetch makes the async walks of an [AsyncResource] or a paged
 // endpoint (GoIterate, GoPages) fetch pages ahead of the caller, so that
 // the next pages are on their way while the caller works through the
 // current one. Default 0: a page is requested only when the records before
-// it are used up. Sync walks (Resource, Iterate, Pages) are always that
+// it are used up. Sync walks ([Resource], Iterate, Pages) are always that
 // lazy and ignore it. n must not be negative.
 //
-// With a paginator that can name pages ahead (PageNumber, Offset, or any
-// Lookahead), up to n page requests are in flight at once: the walk is
+// With a paginator that can name pages ahead ([PageNumber], [Offset], or any
+// [Lookahead]), up to n page requests are in flight at once: the walk is
 // pipelined, and on a slow link about n times faster. With any other
-// paginator (Cursor, LinkHeader), whose next request is known only from
+// paginator ([Cursor], [LinkHeader]), whose next request is known only from
 // the page before, one page is fetched ahead. A walk never has more
-// requests in flight than the client's WithMaxInFlight allows, and holds
+// requests in flight than the client's [WithMaxInFlight] allows, and holds
 // only the pages in flight and not yet yielded, so a large n costs nothing
 // until that many requests are sent.
 //
@@ -51,19 +51,16 @@ func NewAsyncResource[T any](b Binding, path string, opts ...ResourceOption) *As
 // cannot know where the collection ends before it gets there: when a page
 // turns out to be the last (a short page), the up to n-1 requests already
 // sent past it are cancelled, or their responses discarded if they have
-// arrived. Each was a real request: it took a WithRateLimit token and
+// arrived. Each was a real request: it took a [WithRateLimit] token and
 // counts against the server's own rate limit. Breaking out of the loop
 // cancels every request in flight and returns once they have stopped.
 //
-// It is both a ResourceOption and an EndpointOption, like WithPaginator.
-func WithPrefetch(n int) interface {
-	ResourceOption
-	EndpointOption
-} {
+// It is both a [ResourceOption] and an [EndpointOption], like [WithPaginator].
+func WithPrefetch(n int) PagingOption {
 	return prefetchOption{n}
 }
 
-// List starts GET path?query and returns a Future of the page's records.
+// List starts GET path?query and returns a [Future] of the page's records.
 func (r *AsyncResource[T]) List(ctx context.Context, query any) *Future[[]T] {
 	rc := r.core()
 	chain := rc.asyncChain()
@@ -85,13 +82,13 @@ func (r *AsyncResource[T]) List(ctx context.Context, query any) *Future[[]T] {
 	})
 }
 
-// Get starts GET path/{id} and returns a Future of the record.
+// Get starts GET path/{id} and returns a [Future] of the record.
 func (r *AsyncResource[T]) Get(ctx context.Context, id any) *Future[T] {
 	return asyncCRUD[T](ctx, r.core(), opGet, id, nil)
 }
 
-// Create starts POST path with obj as the JSON body and returns a Future of
-// the created record. See Resource.Create.
+// Create starts POST path with obj as the JSON body and returns a [Future] of
+// the created record. See [Resource.Create].
 func (r *AsyncResource[T]) Create(ctx context.Context, obj T) *Future[T] {
 	return asyncCRUD[T](ctx, r.core(), opCreate, nil, any(obj))
 }
@@ -106,13 +103,13 @@ func (r *AsyncResource[T]) Patch(ctx context.Context, id any, patch any) *Future
 	return asyncCRUD[T](ctx, r.core(), opPatch, id, patch)
 }
 
-// Delete starts DELETE path/{id} and returns a Future of the response.
+// Delete starts DELETE path/{id} and returns a [Future] of the response.
 func (r *AsyncResource[T]) Delete(ctx context.Context, id any) *Future[*Response] {
 	return asyncCRUD[*Response](ctx, r.core(), opDelete, id, nil)
 }
 
 // All returns every record of the collection, fetched through the async
-// engine. See Resource.All.
+// engine. See [Resource.All].
 func (r *AsyncResource[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return r.Iterate(ctx, nil)
 }
@@ -123,7 +120,7 @@ func (r *AsyncResource[T]) Iterate(ctx context.Context, query any) iter.Seq2[T, 
 }
 
 // Pages walks the pages, yielding each with its response. See
-// Resource.Pages, and WithPrefetch for fetching pages ahead of the caller.
+// [Resource.Pages], and [WithPrefetch] for fetching pages ahead of the caller.
 func (r *AsyncResource[T]) Pages(ctx context.Context, query any) iter.Seq2[*Page[T], error] {
 	rc := r.core()
 	return walkPages[T](ctx, true, func() (*walk, error) {

@@ -270,3 +270,30 @@ func BenchmarkWalk50PagesPrefetch2(b *testing.B) {
 		}
 	}
 }
+
+// TestAsyncResourceIsBinding checks that an *AsyncResource is a Binding,
+// as *Resource is: an endpoint of its own (here, a user's posts) is
+// started through the resource, on its client.
+func TestAsyncResourceIsBinding(t *testing.T) {
+	t.Parallel()
+	_, ac := setupAsync(t, kittest.NewAPI())
+	type post struct {
+		ID     int `json:"id"`
+		UserID int `json:"user_id"`
+	}
+	userPosts := kit.Get[struct{ ID int }, []post]("/users/{id}/posts")
+	var users kit.Binding = kit.NewAsyncResource[apiUser](ac, "/users")
+	posts, err := userPosts.Go(t.Context(), users, struct{ ID int }{2}).Await(t.Context())
+	if err != nil || len(posts) == 0 {
+		t.Fatalf("posts of user 2: %v, %v", posts, err)
+	}
+	for _, p := range posts {
+		if p.UserID != 2 {
+			t.Errorf("post %d of user %d, want user 2", p.ID, p.UserID)
+		}
+	}
+	var zero *kit.AsyncResource[apiUser]
+	if _, err := userPosts.Go(t.Context(), zero, struct{ ID int }{2}).Await(t.Context()); !errors.Is(err, kit.ErrNilBinding) {
+		t.Errorf("through a nil *AsyncResource: %v, want ErrNilBinding", err)
+	}
+}

@@ -135,7 +135,7 @@ func TestTracker(t *testing.T) {
 		t.Errorf("life cause %v", context.Cause(life))
 	}
 	tr.end()
-	if err := tr.wait(nil); err != nil {
+	if err := tr.wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	close(finished)

@@ -9,53 +9,53 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/kithttp/kit/internal/routing"
+	"github.com/kithttp/kit/internal/httpsyntax"
 )
 
 // Auth adds credentials to a request. kit calls Authenticate on each
-// request it builds for a call that uses auth (endpoints declared with NoAuth
+// request it builds for a call that uses auth (endpoints declared with [NoAuth]
 // never do), only for requests to the client's base URL origin, and on
 // every attempt (a request resent after a 401 is authenticated again). The
 // request is kit's own: Authenticate may set headers and query parameters on
 // it. Its context is the call's context.
 //
 // Credentials stay on the base URL's origin. When the engine is kit's
-// default *http.Client, or one given with WithHTTPClient, and a response
+// default *http.Client, or one given with [WithHTTPClient], and a response
 // redirects to another origin (another scheme, host or port), every header
 // that Authenticate added or changed and every query parameter it added are
 // removed from the redirected request (and from its Referer). An engine
-// given with WithEngine follows, or refuses, redirects itself and is
+// given with [WithEngine] follows, or refuses, redirects itself and is
 // responsible for doing the same.
 //
-// Implementations must be safe for concurrent use. Bearer, Basic, APIKey,
-// APIKeyQuery and TokenAuth are the built-in ones, all safe for concurrent
+// Implementations must be safe for concurrent use. [Bearer], [Basic], [APIKey],
+// [APIKeyQuery] and [TokenAuth] are the built-in ones, all safe for concurrent
 // use; printing them (fmt, any verb, or log/slog) and every error they
 // return leave the secret out.
 type Auth interface {
 	Authenticate(req *http.Request) error
 }
 
-// Refresher is an Auth whose credentials can be renewed. When a call that
+// Refresher is an [Auth] whose credentials can be renewed. When a call that
 // uses auth gets a 401 from the base URL's origin and the client's Auth is a
 // Refresher, kit calls Refresh once and sends the request again, once; a
-// second 401 is returned as an *HTTPError. Implementations must be safe for
+// second 401 is returned as an [*HTTPError]. Implementations must be safe for
 // concurrent use, and concurrent 401s should share one renewal, as
-// *TokenSourceAuth does.
+// [*TokenSourceAuth] does.
 type Refresher interface {
 	Refresh(ctx context.Context) error
 }
 
-// Bearer returns an Auth that sends "Authorization: Bearer <token>". An empty
+// Bearer returns an [Auth] that sends "Authorization: Bearer <token>". An empty
 // token, or one with a control character (a trailing newline), is an error
-// from NewClient (and from Authenticate), so that an unset environment
+// from [NewClient] (and from Authenticate), so that an unset environment
 // variable or a badly read file is caught at start.
 func Bearer(token string) Auth {
 	return &bearerAuth{value: "Bearer " + token, empty: token == ""}
 }
 
-// Basic returns an Auth that sends HTTP Basic credentials (RFC 7617):
+// Basic returns an [Auth] that sends HTTP Basic credentials (RFC 7617):
 // "Authorization: Basic base64(user:password)". A user containing ':' is an
-// error from NewClient (and from Authenticate).
+// error from [NewClient] (and from Authenticate).
 func Basic(user, password string) Auth {
 	return &basicAuth{
 		user:  user,
@@ -63,21 +63,21 @@ func Basic(user, password string) Auth {
 	}
 }
 
-// APIKey returns an Auth that sets the request header named header to value,
+// APIKey returns an [Auth] that sets the request header named header to value,
 // replacing any value it had, e.g. APIKey("X-API-Key", key). A header name
 // that is not an HTTP token, or a value with a line break or another control
-// character, is an error from NewClient (and from Authenticate).
+// character, is an error from [NewClient] (and from Authenticate).
 func APIKey(header, value string) Auth {
 	return &apiKeyAuth{header: http.CanonicalHeaderKey(header), value: value}
 }
 
-// APIKeyQuery returns an Auth that sets the query parameter param to value,
+// APIKeyQuery returns an [Auth] that sets the query parameter param to value,
 // replacing any value it had, e.g. APIKeyQuery("api_key", key). Prefer a
 // header where the API accepts one: URLs end up in server and proxy logs.
 // kit never puts the value in error text (the parameter's values are
 // redacted from every URL kit reports, whatever its name), and the
 // parameter does not follow a redirect to another origin. An empty param is
-// an error from NewClient (and from Authenticate).
+// an error from [NewClient] (and from Authenticate).
 func APIKeyQuery(param, value string) Auth {
 	return &apiKeyQueryAuth{param: param, value: value}
 }
@@ -121,7 +121,7 @@ func (a *bearerAuth) checkAuth() error {
 	switch {
 	case a.empty:
 		return authConfigError(a, "empty token")
-	case hasControl(a.value):
+	case httpsyntax.HasControl(a.value):
 		return authConfigError(a, "the token contains a control character (a trailing newline?)")
 	}
 	return nil
@@ -148,7 +148,7 @@ func (a *basicAuth) checkAuth() error {
 	switch {
 	case strings.Contains(a.user, ":"):
 		return authConfigError(a, "the user contains ':' (RFC 7617)")
-	case hasControl(a.user):
+	case httpsyntax.HasControl(a.user):
 		return authConfigError(a, "the user contains a control character")
 	}
 	return nil
@@ -173,9 +173,9 @@ func (a *apiKeyAuth) Authenticate(req *http.Request) error {
 
 func (a *apiKeyAuth) checkAuth() error {
 	switch {
-	case !routing.IsToken(a.header):
+	case !httpsyntax.IsToken(a.header):
 		return authConfigError(a, "header name %q is not an HTTP token", a.header)
-	case hasControl(a.value):
+	case httpsyntax.HasControl(a.value):
 		return authConfigError(a, "the value contains a control character")
 	}
 	return nil
@@ -212,17 +212,6 @@ func (a *apiKeyQueryAuth) String() string {
 }
 func (a *apiKeyQueryAuth) Format(f fmt.State, _ rune) { formatRedacted(f, a.String()) }
 func (a *apiKeyQueryAuth) LogValue() slog.Value       { return slog.StringValue(a.String()) }
-
-// hasControl reports whether s has a byte that may not appear in a header
-// value: a control character other than tab.
-func hasControl(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return true
-		}
-	}
-	return false
-}
 
 // The auth layer of the send chain.
 

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/kithttp/kit/internal/httpsyntax"
 )
 
 // Token is an access token: sent as "Authorization: <Type> <Value>", with
@@ -15,7 +17,7 @@ import (
 // (it is still renewed after a 401).
 //
 // Printing a Token with fmt (any verb) or log/slog shows its type and
-// expiry, never its Value. Marshalling it (to save it, see WithInitialToken)
+// expiry, never its Value. Marshalling it (to save it, see [WithInitialToken])
 // writes every field.
 type Token struct {
 	Value  string
@@ -42,21 +44,21 @@ func (t Token) Format(f fmt.State, _ rune) { formatRedacted(f, t.String()) }
 // LogValue is the token for log/slog: String, without Value.
 func (t Token) LogValue() slog.Value { return slog.StringValue(t.String()) }
 
-// TokenOption configures TokenAuth. A nil TokenOption is skipped.
+// TokenOption configures [TokenAuth]. A nil TokenOption is skipped.
 type TokenOption interface {
 	applyToken(*tokenConfig)
 }
 
 // DefaultTokenExpiryMargin is how long before its Expiry a token is renewed,
-// unless WithTokenExpiryMargin says otherwise.
+// unless [WithTokenExpiryMargin] says otherwise.
 const DefaultTokenExpiryMargin = 30 * time.Second
 
-// DefaultTokenFetchTimeout bounds each call of a TokenAuth fetch function,
-// unless WithTokenFetchTimeout says otherwise.
+// DefaultTokenFetchTimeout bounds each call of a [TokenAuth] fetch function,
+// unless [WithTokenFetchTimeout] says otherwise.
 const DefaultTokenFetchTimeout = 30 * time.Second
 
-// WithInitialToken starts a TokenAuth from a saved token (one persisted by
-// an OnToken hook, say): it is used until it comes within the expiry margin
+// WithInitialToken starts a [TokenAuth] from a saved token (one persisted by
+// an [OnToken] hook, say): it is used until it comes within the expiry margin
 // of its Expiry, or a request using it gets a 401. A token with an empty
 // Value is ignored.
 func WithInitialToken(t Token) TokenOption { return initialTokenOption{t} }
@@ -66,31 +68,31 @@ func WithInitialToken(t Token) TokenOption { return initialTokenOption{t} }
 // function keeps one). It is called on the fetching goroutine, before the
 // token is used; calls never overlap and come in the order of the fetches.
 // If it panics, that fetch fails. It must not call methods of the same
-// TokenSourceAuth.
+// [TokenSourceAuth].
 func OnToken(fn func(Token)) TokenOption { return &onTokenOption{fn} }
 
 // WithTokenExpiryMargin sets how long before its Expiry a token is renewed
-// (default DefaultTokenExpiryMargin). The margin used for a token is at most
+// (default [DefaultTokenExpiryMargin]). The margin used for a token is at most
 // half of the time it had left when it was obtained, so that a short-lived
 // token is not renewed on every call. A negative margin is an error from
-// NewClient.
+// [NewClient].
 func WithTokenExpiryMargin(d time.Duration) TokenOption { return marginOption{d} }
 
 // WithTokenFetchTimeout bounds each call of the fetch function (default
-// DefaultTokenFetchTimeout): its context ends after d. A duration that is
-// not positive is an error from NewClient.
+// [DefaultTokenFetchTimeout]): its context ends after d. A duration that is
+// not positive is an error from [NewClient].
 func WithTokenFetchTimeout(d time.Duration) TokenOption { return fetchTimeoutOption{d} }
 
-// TokenAuth returns an Auth and Refresher that gets its tokens from fetch:
+// TokenAuth returns an [Auth] and [Refresher] that gets its tokens from fetch:
 // on first use, again when the token comes within the expiry margin of its
-// Expiry (see WithTokenExpiryMargin), and when a request using it gets a
+// Expiry (see [WithTokenExpiryMargin]), and when a request using it gets a
 // 401 (see Refresher). Each call of fetch runs on a goroutine of kit's, never two at
-// once for one TokenSourceAuth, with a context bounded by the fetch timeout
-// (DefaultTokenFetchTimeout; see WithTokenFetchTimeout). A nil fetch, or a
-// bad option, is an error from NewClient.
+// once for one [TokenSourceAuth], with a context bounded by the fetch timeout
+// ([DefaultTokenFetchTimeout]; see [WithTokenFetchTimeout]). A nil fetch, or a
+// bad option, is an error from [NewClient].
 //
 // fetch may call endpoints of the very client the auth is installed in,
-// provided they are declared with NoAuth (a login endpoint): capture the
+// provided they are declared with [NoAuth] (a login endpoint): capture the
 // client variable in the closure and pass fetch's ctx on. fetch runs only
 // when a token is needed, never while NewClient runs.
 func TokenAuth(fetch func(ctx context.Context) (Token, error), opts ...TokenOption) *TokenSourceAuth {
@@ -110,7 +112,7 @@ func TokenAuth(fetch func(ctx context.Context) (Token, error), opts ...TokenOpti
 	return a
 }
 
-// TokenSourceAuth is the Auth and Refresher made by TokenAuth: it caches a
+// TokenSourceAuth is the [Auth] and [Refresher] made by [TokenAuth]: it caches a
 // token and renews it when needed.
 //
 // It is safe for concurrent use, and meant to be shared: by a client and
@@ -404,7 +406,7 @@ func (a *TokenSourceAuth) run(ctx context.Context, f *tokenFetch) {
 	if err == nil && tok.Value == "" {
 		err = errors.New("the fetch function returned a token with an empty value")
 	}
-	if err == nil && (hasControl(tok.Value) || hasControl(tok.Type)) {
+	if err == nil && (httpsyntax.HasControl(tok.Value) || httpsyntax.HasControl(tok.Type)) {
 		err = errors.New("the fetch function returned a token with a control character")
 	}
 	if err == nil && a.cfg.onToken != nil {

@@ -14,11 +14,12 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kithttp/kit/internal/httpsyntax"
 	"github.com/kithttp/kit/internal/routing"
 )
 
 // File is a file to upload: the raw request body of an endpoint (a P field
-// of type File, on an endpoint declared without Multipart), or a file part
+// of type File, on an endpoint declared without [Multipart]), or a file part
 // of a Multipart body model (a field of type File or []File). Its content is
 // streamed from Open, never held in memory by kit.
 //
@@ -36,7 +37,7 @@ type File struct {
 	sized bool  // FileFromBytes and OpenFile know the length, so the request gets a Content-Length
 }
 
-// FileFromBytes returns a File whose content is content (not copied: do not
+// FileFromBytes returns a [File] whose content is content (not copied: do not
 // modify it while a call may send it). Its length is known, so a request
 // with it gets a Content-Length.
 func FileFromBytes(name string, content []byte) File {
@@ -50,7 +51,7 @@ func FileFromBytes(name string, content []byte) File {
 	}
 }
 
-// OpenFile returns a File for the file at path, named by its base name. The
+// OpenFile returns a [File] for the file at path, named by its base name. The
 // file is opened again for each attempt (and closed after it); its size is
 // taken now, for the request's Content-Length, so a file whose size changes
 // before it is sent fails the request. It is an error if path does not name
@@ -79,21 +80,21 @@ func OpenFile(path string) (File, error) {
 // in their json tags (so one model serves both encodings; omitempty and
 // omitzero are honoured, "-" leaves a field out), with values in the text
 // forms of query parameters; a slice repeats its key. A field without a
-// text form (a nested model, a map, a File) is a declaration error. The
+// text form (a nested model, a map, a [File]) is a declaration error. The
 // model is validated before anything is sent, as a JSON body is.
 func FormBody() EndpointOption { return bodyEncOption{encForm} }
 
 // Multipart declares an endpoint whose body model is sent as
 // multipart/form-data (a file upload). Each field of the model is a part
-// named as in its json tag: a File (or a []File, one part each) is a file
+// named as in its json tag: a [File] (or a []File, one part each) is a file
 // part with the File's name and content type, a nested data model (or a
 // map) is a JSON part (Content-Type application/json), and anything else a
 // text part in the text form of a query parameter (a slice gives one part
 // per element; a []byte is sent as is). omitempty and omitzero are
 // honoured; nil values are left out. The body is streamed: uploading a file
 // of any size holds a small buffer, not the file, and the request has a
-// Content-Length when every File's length is known (FileFromBytes,
-// OpenFile). The model is validated before anything is sent.
+// Content-Length when every File's length is known ([FileFromBytes],
+// [OpenFile]). The model is validated before anything is sent.
 func Multipart() EndpointOption { return bodyEncOption{encMultipart} }
 
 // Private implementation past this point.
@@ -377,7 +378,7 @@ func encodeMultipart(v reflect.Value) (*multipartBody, error) {
 		if fname == "" {
 			fname = name
 		}
-		if hasControl(f.ContentType) {
+		if httpsyntax.HasControl(f.ContentType) {
 			return fmt.Errorf("kit.File %q: the content type has a control character", f.Name)
 		}
 		h := make(textproto.MIMEHeader, 2)

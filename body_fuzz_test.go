@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kithttp/kit/internal/httpsyntax"
 )
 
 // The form and multipart encodings of body models take outside input (any
@@ -95,7 +97,7 @@ func FuzzMultipartBody(f *testing.F) {
 			m.Meta = &fuzzMeta{Text: title}
 		}
 		mb, err := encodeMultipart(reflect.ValueOf(m))
-		if hasControl(ctype) {
+		if httpsyntax.HasControl(ctype) {
 			if err == nil {
 				t.Fatalf("content type %q with a control character accepted", ctype)
 			}

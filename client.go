@@ -14,7 +14,7 @@ import (
 // Client is a synchronous API client: it owns a base URL, an engine (by
 // default a tuned *http.Client), an optional auth strategy, headers sent on
 // every request and a validator. Endpoints are called through it with
-// Endpoint.Call, and resources are bound to it with NewResource.
+// [Endpoint.Call], and resources are bound to it with [NewResource].
 //
 // A Client is safe for concurrent use by multiple goroutines and should be
 // made once and reused. Embed the pointer in your own API type:
@@ -27,7 +27,7 @@ type Client struct {
 	st *clientState
 }
 
-// NewClient returns a Client for the API at baseURL. baseURL must be an
+// NewClient returns a [Client] for the API at baseURL. baseURL must be an
 // absolute http or https URL; its path is a prefix of every endpoint path.
 // An endpoint path is appended to the base URL's path with exactly one "/"
 // between them: "https://h/api/v1" and "https://h/api/v1/" both give
@@ -47,8 +47,8 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	return &Client{st: st}, nil
 }
 
-// BaseURL returns a copy of the client's base URL; nil for a Client that
-// NewClient did not make (a nil or zero Client).
+// BaseURL returns a copy of the client's base URL; nil for a [Client] that
+// [NewClient] did not make (a nil or zero Client).
 func (c *Client) BaseURL() *url.URL {
 	if c == nil || c.st == nil {
 		return nil
@@ -61,8 +61,8 @@ func (c *Client) BaseURL() *url.URL {
 // has a CloseIdleConnections method (as *http.Client does). The client stays
 // usable; new calls open new connections.
 //
-// Close of a Client that NewClient did not make (a nil or zero Client)
-// returns an error matching ErrNilBinding.
+// Close of a [Client] that [NewClient] did not make (a nil or zero Client)
+// returns an error matching [ErrNilBinding].
 func (c *Client) Close() error {
 	if c == nil || c.st == nil {
 		return errorf("Client.Close", "%w: the Client was not made by NewClient", ErrNilBinding)
@@ -108,6 +108,9 @@ type clientState struct {
 	baseQuery url.Values
 	syncEng   Engine      // nil when the engine lacks the protocol
 	asyncEng  AsyncEngine // nil when the engine lacks the protocol
+	// engineName names the engine in errors: its Go type, or what users
+	// know kit's own async engine as.
+	engineName string
 
 	syncChain  Sender     // the send chain through syncEng; nil without it
 	asyncChain Sender     // the send chain through asyncEng; nil without it
@@ -162,6 +165,10 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 	}
 	st.syncEng, _ = st.engine.(Engine)
 	st.asyncEng, _ = st.engine.(AsyncEngine)
+	st.engineName = fmt.Sprintf("%T", st.engine)
+	if _, ok := st.engine.(*asyncEngine); ok {
+		st.engineName = "NewAsyncClient's default engine"
+	}
 	if err := st.buildChains(); err != nil {
 		return nil, err
 	}

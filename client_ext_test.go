@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -439,16 +438,6 @@ func TestConcurrentCalls(t *testing.T) {
 	if got := len(rec.requests()); got != n {
 		t.Errorf("server saw %d requests, want %d", got, n)
 	}
-}
-
-// coreQuery parses the query of a request URI, for order-free comparison.
-func coreQuery(t *testing.T, requestURI string) url.Values {
-	t.Helper()
-	u, err := url.ParseRequestURI(requestURI)
-	if err != nil {
-		t.Fatalf("bad request URI %q: %v", requestURI, err)
-	}
-	return u.Query()
 }
 
 func TestContextEndsWhileReadingBody(t *testing.T) {

@@ -7,7 +7,7 @@
 //
 // # Clients
 //
-// A Client owns a base URL, an engine (a tuned *http.Client by default),
+// A [Client] owns a base URL, an engine (a tuned *http.Client by default),
 // optional auth, headers and a validator. It is safe for concurrent use;
 // make one and share it. Embed it in your API type:
 //
@@ -49,9 +49,9 @@
 // A nil pointer, slice, map or interface is dropped; other zero values are
 // sent unless the tag says omitempty.
 //
-// Declarations are checked when they are made: Get, Post, Put, Delete and
-// Patch panic with a *DeclarationError on a mistake (like
-// regexp.MustCompile); NewEndpoint returns it. Nothing is misrouted
+// Declarations are checked when they are made: [Get], [Post], [Put], [Delete] and
+// [Patch] panic with a [*DeclarationError] on a mistake (like
+// regexp.MustCompile); [NewEndpoint] returns it. Nothing is misrouted
 // silently: a body field on a GET or HEAD is an error whose reason says to
 // embed the struct or tag it `kit:",query"`; a []byte never goes into the
 // URL; a field with no text form that is not a body (a channel, a func, an
@@ -64,9 +64,9 @@
 // a call, resolved against the base URL taken as a directory ("jobs/7" is
 // below the base path, "/jobs/7" at the host's root; a Location to
 // follow), with the call's query parameters added. Credentials
-// (the client's Auth, and its Authorization and Cookie headers) are sent
-// only when the final URL is on the base URL's origin. WithHeader is also an
-// EndpointOption: a constant header of one endpoint, replacing the client's
+// (the client's [Auth], and its Authorization and Cookie headers) are sent
+// only when the final URL is on the base URL's origin. [WithHeader] is also an
+// [EndpointOption]: a constant header of one endpoint, replacing the client's
 // for that key.
 //
 //	var rawFile = kit.Get[FileRef, io.ReadCloser]("/repos/{repo}/contents/{path}",
@@ -78,7 +78,7 @@
 // Data models are structs with json tags. Request bodies are validated
 // before they are sent and results after they are decoded, with
 // go-playground/validator `validate` tags and a Validate() error method
-// where the type has one. R may be *Response for the raw response or any
+// where the type has one. R may be [*Response] for the raw response or any
 // for raw JSON.
 //
 // # Results with their response
@@ -90,13 +90,13 @@
 //	r, err := getRepo.Call(ctx, c, ref)
 //	fmt.Println(r.Value.Stars, r.Header.Get("X-RateLimit-Remaining"))
 //
-// A 304 Not Modified is an *HTTPError matching ErrNotModified.
+// A 304 Not Modified is an [*HTTPError] matching [ErrNotModified].
 //
 // # Forms, uploads and files
 //
 // FormBody() sends the body model as application/x-www-form-urlencoded and
 // Multipart() as multipart/form-data, fields named by their json tags. In a
-// multipart model a File (or []File) field is a file part, streamed from
+// multipart model a [File] (or []File) field is a file part, streamed from
 // File.Open; a File field of P is the raw request body. Open is called again
 // for each attempt, so retries and the resend after a 401 replay the body.
 //
@@ -113,7 +113,7 @@
 // R = io.ReadCloser hands the 2xx body over unread, whatever its size (the
 // body limit does not apply); Result[io.ReadCloser] adds the headers. The
 // caller reads and closes it; closing releases the connection, and on an
-// AsyncClient its in-flight slot. The call's context must stay alive while
+// [AsyncClient] its in-flight slot. The call's context must stay alive while
 // the body is read.
 //
 //	body, err := download.Call(ctx, c, ref)
@@ -127,7 +127,7 @@
 // (text/event-stream, by the WHATWG rules; data: [DONE] ends the stream),
 // NDJSON and JSON Lines, application/json-seq, or one JSON array. Each
 // record is decoded and validated as R = T would be; memory holds one
-// record, and WithMaxBodySize bounds each record, not the stream.
+// record, and [WithMaxBodySize] bounds each record, not the stream.
 //
 //	var chat = kit.Post[struct{ Body ChatRequest }, *kit.Stream[Chunk]]("/chat")
 //
@@ -142,11 +142,11 @@
 // Breaking out of the loop, its end, or Close releases the connection; the
 // call's context bounds the stream. An event stream whose connection drops
 // after events with an id is resumed with Last-Event-ID when the endpoint
-// may be retried (WithRetry, an idempotent method), each event once.
+// may be retried ([WithRetry], an idempotent method), each event once.
 //
 // # Resources
 //
-// A Resource is a collection at a path, bound to a client:
+// A [Resource] is a collection at a path, bound to a client:
 //
 //	users := kit.NewResource[User](c, "/users")
 //	u, err := users.Get(ctx, 42)
@@ -154,8 +154,8 @@
 //
 // # Pagination
 //
-// PageNumber (the default), Offset, Cursor and LinkHeader cover most APIs;
-// any type with FirstPage and NextPage methods is a Paginator. Records are
+// [PageNumber] (the default), [Offset], [Cursor] and [LinkHeader] cover most APIs;
+// any type with FirstPage and NextPage methods is a [Paginator]. Records are
 // found in a top-level array, or under "data", "items" or "results", or at
 // a dotted ItemsKey. Pages are fetched only as records are consumed.
 //
@@ -169,19 +169,19 @@
 //
 //	for r, err := range repos.Iterate(ctx, c, struct{ Owner string }{"ada"}) { ... }
 //
-// Iterate and Pages walk through a Client; GoIterate and GoPages through an
-// AsyncClient. WithPaginator, WithMaxPages and WithPrefetch are options of
+// Iterate and Pages walk through a [Client]; GoIterate and GoPages through an
+// [AsyncClient]. [WithPaginator], [WithMaxPages] and [WithPrefetch] are options of
 // both resources and paged endpoints.
 //
-// Async walks (AsyncResource, GoIterate, GoPages) can be pipelined. With
+// Async walks ([AsyncResource], GoIterate, GoPages) can be pipelined. With
 // WithPrefetch(n) and a paginator that can name pages ahead without seeing
-// the page before (PageNumber, Offset, or any Lookahead), up to n page
+// the page before (PageNumber, Offset, or any [Lookahead]), up to n page
 // requests are in flight at once, so a walk over a slow link is up to n
 // times faster; with Cursor and LinkHeader, whose next request is in the
 // page before, the next page is fetched while the loop works on the
 // current one. Records still come in order, each once, and an error comes
 // after every record before the page that failed. In-flight pages count
-// against WithMaxInFlight and wait for WithRateLimit. Sync walks are always
+// against [WithMaxInFlight] and wait for [WithRateLimit]. Sync walks are always
 // strictly lazy.
 //
 // A pipelined walk sends requests past the end of the collection: it learns
@@ -194,11 +194,11 @@
 //
 // # Auth
 //
-// WithAuth installs an Auth strategy shared by everything bound to the
-// client: Bearer, Basic, APIKey, APIKeyQuery, or TokenAuth, which fetches a
+// [WithAuth] installs an [Auth] strategy shared by everything bound to the
+// client: [Bearer], [Basic], [APIKey], [APIKeyQuery], or [TokenAuth], which fetches a
 // token on first use, again shortly before it expires, and on a 401. One
 // fetch serves every concurrent caller. The fetch function may call a login
-// endpoint of the same client, declared with NoAuth:
+// endpoint of the same client, declared with [NoAuth]:
 //
 //	var login = kit.Post[Credentials, TokenResponse]("/login", kit.NoAuth())
 //	var c *kit.Client
@@ -208,7 +208,7 @@
 //	})
 //	c, err := kit.NewClient(base, kit.WithAuth(auth))
 //
-// A 401 on a call that uses auth refreshes a Refresher once and sends the
+// A 401 on a call that uses auth refreshes a [Refresher] once and sends the
 // request again, once. Endpoints declared with NoAuth never carry
 // credentials, and credentials never leave the base URL's origin: not on a
 // redirect, not on a next-page link. Package kitoauth2 (its own module)
@@ -216,12 +216,12 @@
 //
 // # Retries, rate limits, timeouts and logging
 //
-// Retrying is off until WithRetry turns it on, for a client or an endpoint:
-// idempotent methods (and endpoints declared Idempotent) are retried on
+// Retrying is off until [WithRetry] turns it on, for a client or an endpoint:
+// idempotent methods (and endpoints declared [Idempotent]) are retried on
 // connection errors and on 429, 502, 503 and 504, with jittered exponential
-// backoff and Retry-After honoured. WithRateLimit shares a token bucket
-// among everything bound to the client; WithTimeout bounds every call of an
-// endpoint; WithLogger logs one record per attempt, credentials left out.
+// backoff and Retry-After honoured. [WithRateLimit] shares a token bucket
+// among everything bound to the client; [WithTimeout] bounds every call of an
+// endpoint; [WithLogger] logs one record per attempt, credentials left out.
 //
 //	c, err := kit.NewClient(base, kit.WithRetry(kit.RetryPolicy{}), kit.WithRateLimit(10, 5))
 //	var report = kit.Get[kit.NoParams, Report]("/report", kit.WithTimeout(5*time.Second))
@@ -233,14 +233,14 @@
 // retries, the rate limit, auth (credentials, and one refresh-and-resend on
 // a 401), logging, attempt interceptors, the async in-flight limit, and the
 // transport (the engine, the body read within the limit, non-2xx statuses
-// as *HTTPError). An Interceptor wraps the rest of the chain below it, like
-// an http.RoundTripper that sees kit's Request: the method, URL, headers,
+// as [*HTTPError]). An [Interceptor] wraps the rest of the chain below it, like
+// an [http.RoundTripper] that sees kit's [Request]: the method, URL, headers,
 // a replayable body and the endpoint it comes from.
 //
-// WithInterceptors adds interceptors that see each call once, however many
-// attempts it takes (caching, metrics, tracing); WithAttemptInterceptors
+// [WithInterceptors] adds interceptors that see each call once, however many
+// attempts it takes (caching, metrics, tracing); [WithAttemptInterceptors]
 // adds ones that run on every attempt after credentials are added (request
-// signing). An interceptor can answer without sending, with NewResponse:
+// signing). An interceptor can answer without sending, with [NewResponse]:
 //
 //	stamp := func(next kit.Sender) kit.Sender {
 //		return func(ctx context.Context, req *kit.Request) (*kit.Response, error) {
@@ -250,10 +250,17 @@
 //	}
 //	c, err := kit.NewClient(base, kit.WithInterceptors(stamp))
 //
+// Every interceptor is held to the [Sender] contract where its answer
+// leaves it: a non-2xx response becomes an [*HTTPError] for the layers
+// above, so an attempt interceptor's NewResponse(503, ...) is retried under
+// [WithRetry] like the server's own 503; a response returned with an error
+// is dropped (the error wins); and neither is an error naming the
+// interceptor, never a panic.
+//
 // # Async
 //
-// An AsyncClient sends through an AsyncEngine: Endpoint.Go starts a call at
-// once and returns a Future; AsyncResource returns futures for CRUD and can
+// An [AsyncClient] sends through an [AsyncEngine]: [Endpoint.Go] starts a call at
+// once and returns a [Future]; [AsyncResource] returns futures for CRUD and can
 // fetch pages ahead of the caller (see Pagination). Close waits for calls
 // in flight and cancels the page requests of walks.
 //
@@ -268,10 +275,10 @@
 //
 // # Errors
 //
-// Non-2xx statuses are *HTTPError, undecodable bodies *DecodeError, failed
-// validation *ValidationError, bad declarations *DeclarationError; match
-// them with errors.As. Calling Call through an AsyncClient, or Go through a
-// Client, is an *EngineError naming the protocol the engine lacks.
+// Non-2xx statuses are [*HTTPError], undecodable bodies [*DecodeError], failed
+// validation [*ValidationError], bad declarations [*DeclarationError]; match
+// them with errors.As. Calling Call through an [AsyncClient], or Go through a
+// [Client], is an [*EngineError] naming the protocol the engine lacks.
 // WithErrorModel[E]() (for a client or an endpoint) decodes error bodies
 // into HTTPError.Model, and when *E implements error, errors.As finds it:
 //
@@ -294,7 +301,7 @@
 //
 // A panic in user code that kit runs on a goroutine of its own (an async
 // call's validator, interceptor, auth or decoder; a walk's paginator; a
-// token fetch) is returned as a *PanicError, whose %+v prints the stack.
+// token fetch) is returned as a [*PanicError], whose %+v prints the stack.
 //
 // Error text reads "kit: <what was attempted>: <what went wrong>", says the
 // method and URL, and never contains credentials: secret-looking query
@@ -322,16 +329,16 @@
 //		GetUser(ctx context.Context, username string) (User, error)
 //	}
 //
-// gives NewClient, BindClient and an implementation of API over kit.Get.
+// gives [NewClient], BindClient and an implementation of API over kit.Get.
 // The result picks the call: (R, error), error, *Future[R] or a paginated
 // iter.Seq2[T, error]. See examples/kitgen/github and the README.
 //
 // # Concurrency
 //
-// Clients, endpoints and resources are safe for concurrent use. Auth,
-// Engine, Paginator and Validator implementations must be too. One
+// Clients, endpoints and resources are safe for concurrent use. [Auth],
+// [Engine], [Paginator] and [Validator] implementations must be too. One
 // iterator value must not be ranged over from two goroutines at once. A
-// Stream is ranged over once; its Close and Response may be called from any
+// [Stream] is ranged over once; its Close and Response may be called from any
 // goroutine.
 //
 // # Testing

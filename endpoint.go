@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/kithttp/kit/internal/httpsyntax"
 	"github.com/kithttp/kit/internal/pathtmpl"
 	"github.com/kithttp/kit/internal/routing"
 )
@@ -22,16 +23,16 @@ import (
 // objects decode to map[string]any), io.ReadCloser (the body, unread: see
 // below), *Stream[T] (records decoded one at a time as the caller ranges:
 // server-sent events, NDJSON, JSON Lines, json-seq or a huge JSON array; see
-// Stream) or Result[T] (T as R = T would be, with the response). A 2xx
+// [Stream]) or Result[T] (T as R = T would be, with the response). A 2xx
 // response with an empty body (such as 204 No Content) gives the zero R (nil
 // for pointer, slice, map and any) without validation; a *Response result
 // still carries status and headers.
 //
 // With R = io.ReadCloser (or Result[io.ReadCloser]) the call returns once
 // the status and headers of a 2xx response have arrived; the caller reads
-// the body, whatever its size (WithMaxBodySize does not apply), and must
-// close it, which releases the connection, the endpoint's WithTimeout and,
-// on an AsyncClient, the request's in-flight slot (so WithMaxInFlight
+// the body, whatever its size ([WithMaxBodySize] does not apply), and must
+// close it, which releases the connection, the endpoint's [WithTimeout] and,
+// on an [AsyncClient], the request's in-flight slot (so [WithMaxInFlight]
 // bounds open downloads) and the call that Close waits for. The body is
 // also closed when the call's context ends. Reading errors say what was
 // being read; a body cut short is not retried.
@@ -39,40 +40,40 @@ type Endpoint[P, R any] struct {
 	d *endpointDecl
 }
 
-// Get declares a GET endpoint. It panics with a *DeclarationError on a bad
-// declaration, so mistakes fail at program start; see NewEndpoint.
+// Get declares a GET endpoint. It panics with a [*DeclarationError] on a bad
+// declaration, so mistakes fail at program start; see [NewEndpoint].
 func Get[P, R any](path string, opts ...EndpointOption) *Endpoint[P, R] {
 	return mustEndpoint[P, R](http.MethodGet, path, opts)
 }
 
-// Post declares a POST endpoint. It panics with a *DeclarationError on a bad
+// Post declares a POST endpoint. It panics with a [*DeclarationError] on a bad
 // declaration.
 func Post[P, R any](path string, opts ...EndpointOption) *Endpoint[P, R] {
 	return mustEndpoint[P, R](http.MethodPost, path, opts)
 }
 
-// Put declares a PUT endpoint. It panics with a *DeclarationError on a bad
+// Put declares a PUT endpoint. It panics with a [*DeclarationError] on a bad
 // declaration.
 func Put[P, R any](path string, opts ...EndpointOption) *Endpoint[P, R] {
 	return mustEndpoint[P, R](http.MethodPut, path, opts)
 }
 
-// Delete declares a DELETE endpoint. It panics with a *DeclarationError on a
+// Delete declares a DELETE endpoint. It panics with a [*DeclarationError] on a
 // bad declaration.
 func Delete[P, R any](path string, opts ...EndpointOption) *Endpoint[P, R] {
 	return mustEndpoint[P, R](http.MethodDelete, path, opts)
 }
 
-// Patch declares a PATCH endpoint. It panics with a *DeclarationError on a
+// Patch declares a PATCH endpoint. It panics with a [*DeclarationError] on a
 // bad declaration.
 func Patch[P, R any](path string, opts ...EndpointOption) *Endpoint[P, R] {
 	return mustEndpoint[P, R](http.MethodPatch, path, opts)
 }
 
 // NewEndpoint declares an endpoint with any method, returning a
-// *DeclarationError on a bad declaration: a method that is not an HTTP
+// [*DeclarationError] on a bad declaration: a method that is not an HTTP
 // token, a malformed path, a {placeholder} with no field of that name, two
-// body fields, or a P that is not a struct, a map or NoParams.
+// body fields, or a P that is not a struct, a map or [NoParams].
 func NewEndpoint[P, R any](method, path string, opts ...EndpointOption) (*Endpoint[P, R], error) {
 	d, err := newEndpointDecl(method, path, reflect.TypeFor[P](), reflect.TypeFor[R](), opts)
 	if err != nil {
@@ -81,11 +82,11 @@ func NewEndpoint[P, R any](method, path string, opts ...EndpointOption) (*Endpoi
 	return &Endpoint[P, R]{d: d}, nil
 }
 
-// Call sends the request through b's engine, which must implement Engine,
+// Call sends the request through b's engine, which must implement [Engine],
 // and returns the decoded, validated result. A non-2xx status gives an
-// *HTTPError; a body that does not decode, a *DecodeError; a model that does
-// not validate, a *ValidationError (before sending, for a request body). A
-// 401 on an endpoint that uses auth refreshes a Refresher auth once and
+// [*HTTPError]; a body that does not decode, a [*DecodeError]; a model that does
+// not validate, a [*ValidationError] (before sending, for a request body). A
+// 401 on an endpoint that uses auth refreshes a [Refresher] auth once and
 // resends once.
 func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P) (R, error) {
 	var zero R
@@ -97,15 +98,16 @@ func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P) (R, erro
 	if err != nil {
 		return zero, err
 	}
-	if st.syncChain == nil {
-		return zero, e.d.engineError(st, "kit.Engine")
+	chain, err := st.chainFor(false, e.d.name)
+	if err != nil {
+		return zero, err
 	}
 	req, err := e.d.request(st, &params)
 	if err != nil {
 		return zero, err
 	}
-	sc := e.d.newStreamCall(ctx, st.syncChain, req)
-	resp, err := st.send(ctx, st.syncChain, req)
+	sc := e.d.newStreamCall(ctx, chain, req)
+	resp, err := st.send(ctx, chain, req)
 	if err != nil {
 		return zero, err
 	}
@@ -181,7 +183,7 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 	declErr := func(format string, args ...any) error {
 		return &DeclarationError{Method: method, Path: path, Reason: fmt.Sprintf(format, args...)}
 	}
-	if !routing.IsToken(method) {
+	if !httpsyntax.IsToken(method) {
 		return nil, declErr("method %q is not an HTTP method token", method)
 	}
 	d := &endpointDecl{method: method, name: method + " " + path, rType: rType}
@@ -268,10 +270,6 @@ func (d *endpointDecl) state(b Binding) (*clientState, error) {
 		return nil, errorf(d.name, "%w (%T)", ErrNilBinding, b)
 	}
 	return st, nil
-}
-
-func (d *endpointDecl) engineError(st *clientState, lacks string) error {
-	return &EngineError{Engine: fmt.Sprintf("%T", st.engine), Lacks: lacks, Endpoint: d.name}
 }
 
 // request routes the call's parameters (params is a *P) and builds the

@@ -15,18 +15,18 @@ type Engine interface {
 }
 
 // AsyncEngine is the asynchronous protocol: Go starts sending a request and
-// returns at once with a Future of its response. Close stops taking
+// returns at once with a [Future] of its response. Close stops taking
 // requests, waits for those in flight until ctx ends, then releases
 // connections. Implementations must be safe for concurrent use; custom ones
-// build their futures with NewFuture.
+// build their futures with [NewFuture].
 //
 // Like an http.RoundTripper, Go must not modify the request, and it must
-// honour the request's context: once that ends, the Future completes
-// promptly (kit waits for it, and AsyncClient.Close relies on it). Whoever
+// honour the request's context: once that ends, the [Future] completes
+// promptly (kit waits for it, and [AsyncClient.Close] relies on it). Whoever
 // receives a response closes its body. After Close, Go should return a
-// Future that fails with an error matching ErrClosed. The default engine of
-// NewAsyncClient is of this kind, with a bound on requests in flight (see
-// WithMaxInFlight); it implements AsyncEngine only.
+// Future that fails with an error matching [ErrClosed]. The default engine of
+// [NewAsyncClient] is of this kind, with a bound on requests in flight (see
+// [WithMaxInFlight]); it implements AsyncEngine only.
 type AsyncEngine interface {
 	Go(req *http.Request) *Future[*http.Response]
 	Close(ctx context.Context) error

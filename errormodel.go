@@ -9,20 +9,17 @@ import (
 // WithErrorModel declares the API's error model: the JSON body of every
 // non-2xx response is decoded into a new E and kept, as a *E, in
 // HTTPError.Model (nil when the body is empty or does not decode into E).
-// When *E implements error, errors.As finds it through the *HTTPError:
+// When *E implements error, errors.As finds it through the [*HTTPError]:
 //
 //	var apiErr *APIError // *APIError implements error
 //	if errors.As(err, &apiErr) { ... apiErr.Code ... }
 //
-// It is both an Option (the model of every request of the client: endpoint
-// calls, resource operations, the pages of walks) and an EndpointOption
+// It is both an [Option] (the model of every request of the client: endpoint
+// calls, resource operations, the pages of walks) and an [EndpointOption]
 // (that endpoint's model, which wins over the client's). The body is read
-// once, within MaxErrorBodySize, and decoded once, whatever the number of
+// once, within [MaxErrorBodySize], and decoded once, whatever the number of
 // interceptors that look at the error.
-func WithErrorModel[E any]() interface {
-	Option
-	EndpointOption
-} {
+func WithErrorModel[E any]() ClientEndpointOption {
 	return errorModelOption{&errorModel{typ: reflect.TypeFor[E](), decode: func(body []byte) any {
 		v := new(E)
 		if unmarshalJSON(body, v) != nil {

@@ -59,7 +59,7 @@ var (
 )
 
 // HTTPError is returned for a response whose status is not 2xx, whatever the
-// endpoint's result type. Body holds at most MaxErrorBodySize bytes of the
+// endpoint's result type. Body holds at most [MaxErrorBodySize] bytes of the
 // response body.
 //
 // With an error model (WithErrorModel[E]), Model holds the body decoded
@@ -68,7 +68,7 @@ var (
 // errors.As finds the model through the HTTPError (with a target of type
 // *E, or of type E when E itself implements error), while errors.As(err,
 // &httpErr) still finds the HTTPError. A 304 Not Modified matches
-// ErrNotModified.
+// [ErrNotModified].
 type HTTPError struct {
 	Method     string
 	URL        string // secret-looking query values are redacted
@@ -80,7 +80,7 @@ type HTTPError struct {
 	finalURL *url.URL // the URL that answered (after redirects)
 }
 
-// MaxErrorBodySize is how many bytes of a non-2xx response body an HTTPError
+// MaxErrorBodySize is how many bytes of a non-2xx response body an [HTTPError]
 // keeps. The rest is discarded (a small remainder is drained so the
 // connection can be reused).
 const MaxErrorBodySize = 64 << 10
@@ -96,7 +96,7 @@ func (e *HTTPError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns ErrNotModified for a 304, and the error model when it
+// Unwrap returns [ErrNotModified] for a 304, and the error model when it
 // implements error, so that errors.Is and errors.As find them.
 func (e *HTTPError) Unwrap() []error {
 	var errs []error
@@ -156,7 +156,7 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 
 // DeclarationError reports a mistake in an endpoint declaration: a
 // placeholder with no field, two body fields, an unusable parameter type, a
-// bad method. Get, Post, Put, Delete and Patch panic with it; NewEndpoint
+// bad method. [Get], [Post], [Put], [Delete] and [Patch] panic with it; [NewEndpoint]
 // returns it.
 type DeclarationError struct {
 	Method string
@@ -171,19 +171,23 @@ func (e *DeclarationError) Error() string {
 
 // EngineError is returned when a call needs a protocol that the binding's
 // engine lacks: Call needs kit.Engine, Go needs kit.AsyncEngine. Nothing is
-// sent. It matches ErrEngineProtocol.
+// sent. It matches [ErrEngineProtocol].
 type EngineError struct {
-	Engine   string // the engine's Go type
+	Engine   string // the engine's Go type, or "NewAsyncClient's default engine"
 	Lacks    string // "kit.Engine" or "kit.AsyncEngine"
 	Endpoint string // "GET /users/{id}"
 }
 
 // Error names the endpoint, the engine and the missing protocol.
 func (e *EngineError) Error() string {
-	return fmt.Sprintf("kit: %s: engine %s does not implement %s", e.Endpoint, e.Engine, e.Lacks)
+	engine := "engine " + e.Engine
+	if strings.Contains(e.Engine, " ") {
+		engine = e.Engine // a description, not a type
+	}
+	return fmt.Sprintf("kit: %s: %s does not implement %s", e.Endpoint, engine, e.Lacks)
 }
 
-// Unwrap returns ErrEngineProtocol.
+// Unwrap returns [ErrEngineProtocol].
 func (e *EngineError) Unwrap() error { return ErrEngineProtocol }
 
 // ValidationError reports a data model that failed validation. Fields lists

@@ -62,7 +62,7 @@ func ExampleGet() {
 	// 3 Barbara Liskov <barbara.3@example.com>
 }
 
-// TeamUsers is the spec's example: {id} fills the path, the slice of data
+// TeamUsers routes to all three places: {id} fills the path, the slice of data
 // models is the JSON body, and the other field is a query parameter
 // (dropped when nil).
 type TeamUsers struct {

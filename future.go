@@ -7,7 +7,7 @@ import (
 )
 
 // Future is the result of work running on its own goroutine, such as a
-// request started with Endpoint.Go. It is to Call what
+// request started with [Endpoint.Go]. It is to Call what
 // singleflight's DoChan is to Do. A Future is safe for concurrent use:
 // any number of goroutines may Await it, any number of times, and all get
 // the same result. Awaiting never cancels the work; cancel the context the
@@ -18,9 +18,9 @@ type Future[T any] struct {
 	err  error
 }
 
-// NewFuture runs fn on a new goroutine and returns a Future of its result.
-// Custom AsyncEngine implementations build their futures with it. A panic
-// in fn completes the Future with a *PanicError (and the zero T) instead of
+// NewFuture runs fn on a new goroutine and returns a [Future] of its result.
+// Custom [AsyncEngine] implementations build their futures with it. A panic
+// in fn completes the Future with a [*PanicError] (and the zero T) instead of
 // ending the process.
 func NewFuture[T any](fn func() (T, error)) *Future[T] {
 	f := &Future[T]{done: make(chan struct{})}
@@ -43,7 +43,7 @@ func NewFuture[T any](fn func() (T, error)) *Future[T] {
 // ctx.Err(), and the work goes on; a later Await can still collect the
 // result. When the result is ready, Await returns it even if ctx has ended.
 //
-// Await on a nil Future returns an error; a nil ctx is treated as one that
+// Await on a nil [Future] returns an error; a nil ctx is treated as one that
 // never ends.
 func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	if f == nil || f.done == nil {

@@ -478,7 +478,7 @@ func TestHostileContentLengthLie(t *testing.T) { // defect 4
 
 // hxCycleWalk ranges over recs (at most 30 records), and returns the last
 // error and the ids yielded more than once.
-func hxCycleWalk(t *testing.T, recs func(ctx context.Context) func(func(hxRec, error) bool)) (last error, dups []int, n int) {
+func hxCycleWalk(t *testing.T, recs func(ctx context.Context) func(func(hxRec, error) bool)) (dups []int, n int, last error) {
 	seen := map[int]bool{}
 	for rec, err := range recs(hxCtx(t)) {
 		if err != nil {
@@ -493,7 +493,7 @@ func hxCycleWalk(t *testing.T, recs func(ctx context.Context) func(func(hxRec, e
 			break
 		}
 	}
-	return last, dups, n
+	return dups, n, last
 }
 
 func TestHostilePageCycle(t *testing.T) { // defect 5
@@ -540,14 +540,14 @@ func TestHostilePageCycle(t *testing.T) { // defect 5
 			srv := hxServer(t, hxPagesHandler(tc.page))
 			c := hxClient(t, srv.URL)
 			r := kit.NewResource[hxRec](c, "/recs", kit.WithPaginator(tc.p))
-			last, dups, n := hxCycleWalk(t, func(ctx context.Context) func(func(hxRec, error) bool) { return r.All(ctx) })
+			dups, n, last := hxCycleWalk(t, func(ctx context.Context) func(func(hxRec, error) bool) { return r.All(ctx) })
 			check(t, last, dups, n)
 		})
 		t.Run(tc.name+"_async_prefetch", func(t *testing.T) {
 			srv := hxServer(t, hxPagesHandler(tc.page))
 			ac := hxAsyncClient(t, srv.URL)
 			r := kit.NewAsyncResource[hxRec](ac, "/recs", kit.WithPaginator(tc.p), kit.WithPrefetch(2))
-			last, dups, n := hxCycleWalk(t, func(ctx context.Context) func(func(hxRec, error) bool) { return r.All(ctx) })
+			dups, n, last := hxCycleWalk(t, func(ctx context.Context) func(func(hxRec, error) bool) { return r.All(ctx) })
 			check(t, last, dups, n)
 		})
 	}

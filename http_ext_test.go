@@ -23,7 +23,7 @@ import (
 	"github.com/kithttp/kit/kittest"
 )
 
-// Tests of "The rest of HTTP" (API.md): results with their response, error
+// Tests of "The rest of HTTP" (the README's section): results with their response, error
 // models, form, multipart and raw File bodies, streamed results, URLs and
 // headers per endpoint, and the declarations that cannot be misrouted.
 

@@ -7,21 +7,21 @@ import (
 	"sync"
 )
 
-// DefaultMaxInFlight is how many requests an AsyncClient has in flight at
-// once when WithMaxInFlight is not given.
+// DefaultMaxInFlight is how many requests an [AsyncClient] has in flight at
+// once when [WithMaxInFlight] is not given.
 const DefaultMaxInFlight = 64
 
-// WithMaxInFlight bounds how many requests of an AsyncClient are in flight
+// WithMaxInFlight bounds how many requests of an [AsyncClient] are in flight
 // at once: endpoint calls started with Go, resource operations, and the
 // pages of walks (prefetched ones included). A request is in flight from
 // when it is handed to the engine until its response body has been read
-// (for a streamed body, an io.ReadCloser or a Stream, until it is closed, so n
+// (for a streamed body, an io.ReadCloser or a [Stream], until it is closed, so n
 // bounds the open connections);
 // the others wait, first come first served, until their context ends.
 // Retries and the resend after a 401 take a slot again for each attempt,
-// and give it back while they wait. n must be positive (NewAsyncClient
+// and give it back while they wait. n must be positive ([NewAsyncClient]
 // fails otherwise); a very large n costs nothing until that many requests
-// wait. Default: DefaultMaxInFlight. A Client ignores it.
+// wait. Default: [DefaultMaxInFlight]. A [Client] ignores it.
 func WithMaxInFlight(n int) Option { return maxFlightOption{n} }
 
 // Private implementation past this point.

@@ -9,7 +9,7 @@ import (
 )
 
 // Request is one request on its way through a client's send chain: what an
-// Interceptor sees and may change. kit builds it from an endpoint's
+// [Interceptor] sees and may change. kit builds it from an endpoint's
 // declaration and the call's parameters (or from a resource operation, or a
 // page of a walk); the chain's last layer turns it into an *http.Request.
 //
@@ -50,30 +50,39 @@ type callState struct {
 }
 
 // Sender sends a request and returns its response, with the body read. It is
-// what an Interceptor wraps: the rest of the chain below it. A Sender returns
-// a non-2xx status as an *HTTPError, never as a *Response.
+// what an [Interceptor] wraps: the rest of the chain below it. A Sender returns
+// a non-nil [*Response] or a non-nil error, never both and never neither, and
+// it returns a non-2xx status as an [*HTTPError], never as a *Response.
 //
-// The 2xx response of an endpoint whose result is io.ReadCloser, a Stream
-// (or a Result of either) is streamed: its body is not read, so its Bytes are
+// kit holds every interceptor to this contract where its answer leaves it,
+// so the layer above (another interceptor, or retry, auth and logging) can
+// rely on it: a non-2xx response becomes an [*HTTPError] (so a
+// NewResponse(503, ...) from an attempt interceptor is retried under
+// [WithRetry] like the server's 503), a response returned with an error is
+// dropped (the error wins), and neither a response nor an error is an
+// error naming the interceptor.
+//
+// The 2xx response of an endpoint whose result is io.ReadCloser, a [Stream]
+// (or a [Result] of either) is streamed: its body is not read, so its Bytes are
 // nil and JSON fails, and the caller of the endpoint reads and closes it. An
 // interceptor must hand such a response on (or answer with one of its own,
-// made with NewResponse, whose bytes the caller then reads); one that drops
+// made with [NewResponse], whose bytes the caller then reads); one that drops
 // it leaves the connection open until the call's context ends.
 type Sender func(ctx context.Context, req *Request) (*Response, error)
 
 // Interceptor wraps the rest of a client's send chain. It may change the
 // request before calling next (set a header, rewrite the URL), look at or
 // replace the response or error that next returns, or answer without calling
-// next at all (a cache hit, with NewResponse). Interceptors are composed once,
+// next at all (a cache hit, with [NewResponse]). Interceptors are composed once,
 // when the client is made, and must be safe for concurrent use.
 //
-// The chain runs, from outside in: call interceptors (WithInterceptors), the
-// endpoint's timeout (WithTimeout), retries (WithRetry), the rate limit
-// (WithRateLimit), credentials and the one refresh-and-resend on a 401
-// (WithAuth), logging (WithLogger), attempt interceptors
-// (WithAttemptInterceptors), the in-flight limit of an AsyncClient
-// (WithMaxInFlight), and the transport: the engine, the body read within the
-// limit (WithMaxBodySize), and non-2xx statuses turned into *HTTPError.
+// The chain runs, from outside in: call interceptors ([WithInterceptors]), the
+// endpoint's timeout ([WithTimeout]), retries ([WithRetry]), the rate limit
+// ([WithRateLimit]), credentials and the one refresh-and-resend on a 401
+// ([WithAuth]), logging ([WithLogger]), attempt interceptors
+// ([WithAttemptInterceptors]), the in-flight limit of an [AsyncClient]
+// ([WithMaxInFlight]), and the transport: the engine, the body read within the
+// limit ([WithMaxBodySize]), and non-2xx statuses turned into [*HTTPError].
 type Interceptor func(next Sender) Sender
 
 // WithInterceptors adds interceptors that run once per call, outermost
@@ -91,7 +100,7 @@ func WithInterceptors(i ...Interceptor) Option {
 // WithAttemptInterceptors adds interceptors that run once per attempt, after
 // credentials have been added: retries and the resend after a 401 go through
 // them again, and they see the Authorization header. Request signing belongs
-// here. Order and accumulation are as for WithInterceptors.
+// here. Order and accumulation are as for [WithInterceptors].
 func WithAttemptInterceptors(i ...Interceptor) Option {
 	return &interceptorOption{list: i, attempt: true}
 }

@@ -160,3 +160,49 @@ func ExampleWithInterceptors() {
 	// Ada Lovelace <nil>
 	// 304s from the server: 2
 }
+
+// ExampleNewResponse sheds load on the client side: an attempt interceptor
+// answers the first attempt itself with a 503 made by NewResponse. Held to
+// the Sender contract, that 503 is an *HTTPError for the layers above, so
+// WithRetry retries it like a server's 503 and the call succeeds on the
+// second attempt, the only one the API sees.
+func ExampleNewResponse() {
+	api := kittest.NewAPI()
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+
+	var mu sync.Mutex
+	shed := 1 // attempts still to refuse
+	loadShedder := func(next kit.Sender) kit.Sender {
+		return func(ctx context.Context, req *kit.Request) (*kit.Response, error) {
+			mu.Lock()
+			refuse := shed > 0
+			shed--
+			mu.Unlock()
+			if refuse {
+				return kit.NewResponse(http.StatusServiceUnavailable, http.Header{"Retry-After": {"0"}}, []byte("shedding load")), nil
+			}
+			return next(ctx, req)
+		}
+	}
+	c, err := kit.NewClient(srv.URL,
+		kit.WithRetry(kit.RetryPolicy{}),
+		kit.WithAttemptInterceptors(loadShedder))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	type User struct {
+		ID   int    `json:"id"`
+		Name string `json:"name"`
+	}
+	getUser := kit.Get[struct{ ID int }, User]("/users/{id}")
+	u, err := getUser.Call(context.Background(), c, struct{ ID int }{1})
+	fmt.Println(u.Name, err)
+	fmt.Println("requests the API saw:", api.Stats().Requests)
+	// Output:
+	// Ada Lovelace <nil>
+	// requests the API saw: 1
+}

@@ -17,8 +17,8 @@ import (
 //     redacted (as in error messages)
 //   - status: the response status, when there was a response
 //   - duration: from sending the request to having read its body (for an
-//     error status: the part of it kept in the *HTTPError; for a streamed
-//     result, an io.ReadCloser or a Stream: to having its headers)
+//     error status: the part of it kept in the [*HTTPError]; for a streamed
+//     result, an io.ReadCloser or a [Stream]: to having its headers)
 //   - attempt: 1 for the first attempt, 2 for the first retry, ...
 //   - error: the error of an attempt that got no usable response (a
 //     connection error, a body over the limit, ...); an error status is

@@ -1,12 +1,13 @@
 package kit
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 )
 
-// Option configures a Client or an AsyncClient. Options are values of small
+// Option configures a [Client] or an [AsyncClient]. Options are values of small
 // comparable types with a String method; a nil Option is skipped.
 type Option interface {
 	applyClient(*clientConfig) error
@@ -18,45 +19,62 @@ type EndpointOption interface {
 	applyEndpoint(*endpointConfig)
 }
 
-// ResourceOption configures a Resource or an AsyncResource. A nil
+// ResourceOption configures a [Resource] or an [AsyncResource]. A nil
 // ResourceOption is skipped.
 type ResourceOption interface {
 	applyResource(*resourceConfig)
 }
 
-// WithEngine sets the engine that sends the client's requests: an Engine, an
-// AsyncEngine, or a value implementing both. Whether the engine has the
-// protocol a call needs is checked when the call is made (see EngineError).
+// ClientEndpointOption is an option that configures a client (as an
+// [Option]) or one endpoint declaration (as an [EndpointOption]), the
+// endpoint's setting winning over the client's: [WithHeader],
+// [WithMaxBodySize], [WithRetry] and [WithErrorModel] return one. Like connect's
+// Option, which is both a ClientOption and a HandlerOption, it names the
+// union so that go doc shows it; any value of it is also an Option and an
+// [EndpointOption].
+type ClientEndpointOption interface {
+	Option
+	EndpointOption
+}
+
+// PagingOption is an option that configures the pagination of a resource
+// (as a [ResourceOption]) or of a paged endpoint declaration (as an
+// [EndpointOption]): [WithPaginator], [WithMaxPages] and [WithPrefetch] return one.
+type PagingOption interface {
+	ResourceOption
+	EndpointOption
+}
+
+// WithEngine sets the engine that sends the client's requests: an [Engine], an
+// [AsyncEngine], or a value implementing both. Whether the engine has the
+// protocol a call needs is checked when the call is made (see [EngineError]).
 // Such an engine follows redirects as it likes: it is responsible for not
-// sending credentials to another origin (see Auth); prefer WithHTTPClient
+// sending credentials to another origin (see [Auth]); prefer [WithHTTPClient]
 // for a customised *http.Client.
 func WithEngine(e any) Option { return engineOption{e} }
 
-// WithHTTPClient sets the *http.Client that sends requests. On a Client it
-// is the engine; on an AsyncClient the async engine sends through it. kit
+// WithHTTPClient sets the *http.Client that sends requests. On a [Client] it
+// is the engine; on an [AsyncClient] the async engine sends through it. kit
 // uses a shallow copy of hc whose CheckRedirect first takes the
-// credentials of the client's Auth off a request redirected to another
+// credentials of the client's [Auth] off a request redirected to another
 // origin, then applies hc.CheckRedirect (net/http's default policy when
 // nil); hc itself is not modified.
 func WithHTTPClient(hc *http.Client) Option { return httpClientOption{hc} }
 
 // WithAuth sets the client's auth strategy, shared by every endpoint and
-// resource bound to the client (endpoints declared with NoAuth skip it). A
-// built-in Auth that is misconfigured (an empty Bearer token, a TokenAuth
-// without a fetch function, ...) makes NewClient fail.
+// resource bound to the client (endpoints declared with [NoAuth] skip it). A
+// built-in [Auth] that is misconfigured (an empty [Bearer] token, a [TokenAuth]
+// without a fetch function, ...) makes [NewClient] fail.
 func WithAuth(a Auth) Option { return authOption{a} }
 
-// WithHeader adds a header. As an Option it is sent on every request of the
-// client; as an EndpointOption it is a constant header of that endpoint
+// WithHeader adds a header. As an [Option] it is sent on every request of the
+// client; as an [EndpointOption] it is a constant header of that endpoint
 // (an Accept: application/vnd.github.raw, say), which replaces the
 // client's values of that key. It may be given several times; values of
 // the same key accumulate. A header parameter of the call (a `kit:",header"`
-// field) replaces both. An empty key makes NewClient, or the declaration,
+// field) replaces both. An empty key makes [NewClient], or the declaration,
 // fail.
-func WithHeader(key, value string) interface {
-	Option
-	EndpointOption
-} {
+func WithHeader(key, value string) ClientEndpointOption {
 	return headerOption{key, value}
 }
 
@@ -66,25 +84,22 @@ func WithHeader(key, value string) interface {
 func WithValidator(v Validator) Option { return validatorOption{v} }
 
 // WithMaxBodySize bounds how many bytes of a response body are read. A
-// larger body fails the call with an error matching ErrBodyTooLarge.
-// For a Stream it bounds each record instead (the stream itself has no
+// larger body fails the call with an error matching [ErrBodyTooLarge].
+// For a [Stream] it bounds each record instead (the stream itself has no
 // limit), and a streamed io.ReadCloser has none. Default:
-// DefaultMaxBodySize. It is both an Option (the client's limit) and an
-// EndpointOption (that endpoint's limit).
-func WithMaxBodySize(n int64) interface {
-	Option
-	EndpointOption
-} {
+// [DefaultMaxBodySize]. It is both an [Option] (the client's limit) and an
+// [EndpointOption] (that endpoint's limit).
+func WithMaxBodySize(n int64) ClientEndpointOption {
 	return maxBodyOption{n}
 }
 
 // DefaultMaxBodySize is the response body limit of a client made without
-// WithMaxBodySize: 32 MiB.
+// [WithMaxBodySize]: 32 MiB.
 const DefaultMaxBodySize = 32 << 20
 
-// NoAuth declares an endpoint that never carries the client's credentials and
-// never triggers a token refresh (the spec's use_auth=False): public
-// endpoints, and the login endpoint that produces a token.
+// NoAuth declares an endpoint that never carries the client's credentials
+// and never triggers a token refresh: public endpoints, and the login
+// endpoint that produces a token.
 func NoAuth() EndpointOption { return noAuthOption{} }
 
 // Private implementation past this point.
@@ -93,7 +108,7 @@ type engineOption struct{ e any }
 
 func (o engineOption) applyClient(c *clientConfig) error {
 	if o.e == nil {
-		return fmt.Errorf("kit: WithEngine(nil)")
+		return errors.New("kit: WithEngine(nil): no engine")
 	}
 	_, isSync := o.e.(Engine)
 	_, isAsync := o.e.(AsyncEngine)
@@ -109,7 +124,7 @@ type httpClientOption struct{ hc *http.Client }
 
 func (o httpClientOption) applyClient(c *clientConfig) error {
 	if o.hc == nil {
-		return fmt.Errorf("kit: WithHTTPClient(nil)")
+		return errors.New("kit: WithHTTPClient(nil): no *http.Client")
 	}
 	c.httpClient = o.hc
 	return nil
@@ -133,7 +148,7 @@ type headerOption struct{ key, value string }
 
 func (o headerOption) applyClient(c *clientConfig) error {
 	if o.key == "" {
-		return fmt.Errorf("kit: WithHeader with an empty key")
+		return fmt.Errorf("kit: %s: empty key", o.call())
 	}
 	c.header.Add(o.key, o.value)
 	return nil
@@ -141,7 +156,7 @@ func (o headerOption) applyClient(c *clientConfig) error {
 
 func (o headerOption) applyEndpoint(c *endpointConfig) {
 	if o.key == "" {
-		c.problem = "WithHeader with an empty key"
+		c.problem = o.call() + ": empty key"
 		return
 	}
 	if c.header == nil {
@@ -151,7 +166,10 @@ func (o headerOption) applyEndpoint(c *endpointConfig) {
 }
 
 // String leaves the value out: headers often carry secrets.
-func (o headerOption) String() string { return fmt.Sprintf("kit.WithHeader(%q, ...)", o.key) }
+func (o headerOption) String() string { return "kit." + o.call() }
+
+// call is the option as its call, without the value, for errors.
+func (o headerOption) call() string { return fmt.Sprintf("WithHeader(%q, ...)", o.key) }
 
 // GoString keeps the value out of %#v too.
 func (o headerOption) GoString() string { return o.String() }

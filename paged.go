@@ -11,11 +11,11 @@ import (
 // PagedEndpoint is a paginated collection whose path may have placeholders,
 // such as /users/{user}/repos: a GET endpoint whose parameters P are routed
 // like any endpoint's (path, query and headers), walked page by page like a
-// Resource. T is the record type; with T = any records are raw JSON.
+// [Resource]. T is the record type; with T = any records are raw JSON.
 //
 // A walk of a paged endpoint is a walk of a resource: the same paginators
-// (WithPaginator, default PageNumber), records location, guards against
-// pages that do not advance, WithMaxPages, errors and laziness. The query
+// ([WithPaginator], default [PageNumber]), records location, guards against
+// pages that do not advance, [WithMaxPages], errors and laziness. The query
 // parameters routed from P are sent on every page, next to the paginator's
 // own, and so are its header parameters.
 //
@@ -33,7 +33,7 @@ type PagedEndpoint[P, T any] struct {
 }
 
 // Paged declares a paged endpoint: GET path, walked page by page. It panics
-// with a *DeclarationError on a bad declaration, as Get does; see NewPaged.
+// with a [*DeclarationError] on a bad declaration, as [Get] does; see [NewPaged].
 func Paged[P, T any](path string, opts ...EndpointOption) *PagedEndpoint[P, T] {
 	e, err := NewPaged[P, T](path, opts...)
 	if err != nil {
@@ -42,12 +42,12 @@ func Paged[P, T any](path string, opts ...EndpointOption) *PagedEndpoint[P, T] {
 	return e
 }
 
-// NewPaged declares a paged endpoint, returning a *DeclarationError on a
-// bad declaration: the mistakes NewEndpoint reports, a P field that would
+// NewPaged declares a paged endpoint, returning a [*DeclarationError] on a
+// bad declaration: the mistakes [NewEndpoint] reports, a P field that would
 // be a JSON body (a paged endpoint sends GET requests without one), T =
-// *Response, or a bad pagination option (a negative WithMaxPages or
-// WithPrefetch). Every EndpointOption applies to each page's request
-// (NoAuth, WithMaxBodySize, ...), and WithPaginator, WithMaxPages and
+// *Response, or a bad pagination option (a negative [WithMaxPages] or
+// [WithPrefetch]). Every [EndpointOption] applies to each page's request
+// ([NoAuth], [WithMaxBodySize], ...), and [WithPaginator], WithMaxPages and
 // WithPrefetch to the walks.
 func NewPaged[P, T any](path string, opts ...EndpointOption) (*PagedEndpoint[P, T], error) {
 	d, err := declare("GET", path, reflect.TypeFor[P](), reflect.TypeFor[T](), opts, true)
@@ -58,10 +58,10 @@ func NewPaged[P, T any](path string, opts ...EndpointOption) (*PagedEndpoint[P, 
 }
 
 // Iterate walks the collection through b's engine, which must implement
-// Engine, and yields every record, lazily: a page is requested only when
+// [Engine], and yields every record, lazily: a page is requested only when
 // the records before it are used up, and breaking out of the loop stops
 // fetching. An error is yielded once, as (zero, err), and ends the loop;
-// one that prevents the walk (b's engine lacks Engine: an *EngineError;
+// one that prevents the walk (b's engine lacks Engine: an [*EngineError];
 // params do not route) is yielded before anything is sent. params are
 // routed when the loop starts.
 func (e *PagedEndpoint[P, T]) Iterate(ctx context.Context, b Binding, params P) iter.Seq2[T, error] {
@@ -76,11 +76,11 @@ func (e *PagedEndpoint[P, T]) Pages(ctx context.Context, b Binding, params P) it
 }
 
 // GoIterate is Iterate through b's engine's async protocol: b's engine must
-// implement AsyncEngine (an *EngineError otherwise), and every page's
-// request counts against the client's WithMaxInFlight. Without
-// WithPrefetch it is as lazy as Iterate; with WithPrefetch(n) it keeps
+// implement [AsyncEngine] (an [*EngineError] otherwise), and every page's
+// request counts against the client's [WithMaxInFlight]. Without
+// [WithPrefetch] it is as lazy as Iterate; with WithPrefetch(n) it keeps
 // pages in flight ahead of the caller (see WithPrefetch). After the client
-// is closed it yields an error matching ErrClosed.
+// is closed it yields an error matching [ErrClosed].
 func (e *PagedEndpoint[P, T]) GoIterate(ctx context.Context, b Binding, params P) iter.Seq2[T, error] {
 	return records(e.GoPages(ctx, b, params))
 }
@@ -126,12 +126,9 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool) (*walk, error)
 	if err != nil {
 		return nil, err
 	}
-	chain, lacks := st.syncChain, "kit.Engine"
-	if async {
-		chain, lacks = st.asyncChain, "kit.AsyncEngine"
-	}
-	if chain == nil {
-		return nil, d.engineError(st, lacks)
+	chain, err := st.chainFor(async, d.name)
+	if err != nil {
+		return nil, err
 	}
 	r, err := d.route(params)
 	if err != nil {

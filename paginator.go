@@ -13,7 +13,7 @@ import (
 // the response of the last page and the request that produced it, and
 // returns the next request, or nil to stop. Implementations must be safe for
 // concurrent use (the built-ins are immutable values) and must not modify
-// prev.Params: copy it (PageRequest.Clone) before changing it.
+// prev.Params: copy it ([PageRequest.Clone]) before changing it.
 //
 // A paginator that also has an ItemsPath() string method names the dotted
 // key of the records in a page (the built-ins do, from ItemsKey); without
@@ -26,7 +26,7 @@ type Paginator interface {
 }
 
 // Lookahead is implemented by paginators that can name the page after
-// another without seeing its response, as PageNumber and Offset can: the
+// another without seeing its response, as [PageNumber] and [Offset] can: the
 // request for page 3 is page=3, whatever page 2 holds. An async walk with
 // WithPrefetch(n) uses it to keep up to n page requests in flight at once;
 // with a paginator that is not a Lookahead it fetches one page ahead.
@@ -113,7 +113,7 @@ func (p PageNumber) NextPage(resp *Response, prev PageRequest) (*PageRequest, er
 }
 
 // PageAfter returns the page number after prev's, and implements
-// Lookahead.
+// [Lookahead].
 func (p PageNumber) PageAfter(prev PageRequest) (PageRequest, bool) {
 	pp, sp, size := p.params()
 	return afterNumbered(prev, pp, sp, size, func(page, _ int) int { return page + 1 })
@@ -139,7 +139,7 @@ func (p Offset) NextPage(resp *Response, prev PageRequest) (*PageRequest, error)
 }
 
 // PageAfter returns the offset after prev's page (offset+limit), and
-// implements Lookahead.
+// implements [Lookahead].
 func (p Offset) PageAfter(prev PageRequest) (PageRequest, bool) {
 	op, lp, limit := p.params()
 	return afterNumbered(prev, op, lp, limit, func(off, limit int) int { return off + limit })

@@ -19,7 +19,7 @@ import (
 // a call whose deadline would pass before its token is available fails at
 // once with an error matching context.DeadlineExceeded. Nothing is sent in
 // either case. perSecond must be positive and finite and burst at least 1;
-// NewClient fails otherwise. Default: no limit.
+// [NewClient] fails otherwise. Default: no limit.
 //
 // Each client made with the option gets its own limiter (passing the same
 // option to two clients does not make them share one); it is safe for

@@ -11,12 +11,12 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/kithttp/kit/internal/frame"
+	"github.com/kithttp/kit/internal/httpsyntax"
 )
 
 // Private implementation past this point.
@@ -337,7 +337,7 @@ func (rs *recordStream) response() *Response {
 	return rs.resp
 }
 
-// Close is Stream.Close.
+// Close is [Stream.Close].
 func (rs *recordStream) Close() error { return rs.shutdown(true) }
 
 // shutdown closes the stream: the body of the current connection, and
@@ -373,7 +373,7 @@ func (rs *recordStream) shutdown(byCaller bool) error {
 // if so, the error is nil when the stream goes on, or the one to yield.
 func (rs *recordStream) resume(cause error) (bool, error) {
 	id := rs.sse.LastEventID()
-	if id == "" || !validHeaderValue(id) || !retryableError(rs.ctx, cause) {
+	if id == "" || httpsyntax.HasControl(id) || !retryableError(rs.ctx, cause) {
 		return false, nil
 	}
 	rt := rs.st.retrierFor(rs.sc.req)
@@ -456,10 +456,4 @@ func recordsText(n int) string {
 		return "1 record"
 	}
 	return strconv.Itoa(n) + " records"
-}
-
-// validHeaderValue reports whether v can be sent as a header value: no
-// control characters but tab.
-func validHeaderValue(v string) bool {
-	return !strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f })
 }

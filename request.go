@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kithttp/kit/internal/httpsyntax"
 )
 
 // Private implementation past this point.
@@ -95,7 +97,7 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 	}
 	switch {
 	case r.file != nil:
-		if hasControl(r.file.ContentType) {
+		if httpsyntax.HasControl(r.file.ContentType) {
 			return nil, errorf(d.name, "kit.File %q: the content type has a control character", r.file.Name)
 		}
 		h["Content-Type"] = []string{r.file.contentType()}

@@ -19,7 +19,7 @@ import (
 // decode to map[string]any).
 //
 // A Resource bound to a client shares the client's base URL, engine and
-// auth. It is itself a Binding, so a type embedding *Resource[T] can call
+// auth. It is itself a [Binding], so a type embedding *Resource[T] can call
 // its own endpoints:
 //
 //	type Users struct{ *kit.Resource[User] }
@@ -29,8 +29,8 @@ import (
 // A Resource is immutable and safe for concurrent use; the iterators it
 // returns must each be ranged over by one goroutine at a time.
 //
-// Its requests follow the client's WithRetry policy, WithRateLimit and
-// WithLogger: Get, List, Update, Delete and every page of an iteration are
+// Its requests follow the client's [WithRetry] policy, [WithRateLimit] and
+// [WithLogger]: Get, List, Update, Delete and every page of an iteration are
 // retried (a page is retried within the walk, so no record is yielded twice
 // or skipped); Create (POST) and Patch (PATCH) are never retried, since kit
 // cannot know that the API deduplicates them.
@@ -38,34 +38,28 @@ type Resource[T any] struct {
 	rc *resourceCore
 }
 
-// NewResource returns a Resource for the collection at path, bound to b. An
+// NewResource returns a [Resource] for the collection at path, bound to b. An
 // empty path is allowed for a resource that only has custom endpoints: its
-// CRUD methods and iteration then fail with ErrNoPath. Problems with b or
+// CRUD methods and iteration then fail with [ErrNoPath]. Problems with b or
 // the options are reported by every call.
 func NewResource[T any](b Binding, path string, opts ...ResourceOption) *Resource[T] {
 	return &Resource[T]{rc: newResourceCore(b, path, opts, "Resource")}
 }
 
 // WithPaginator sets how a resource or a paged endpoint walks pages.
-// Default: PageNumber{}. It is both a ResourceOption and an EndpointOption;
-// on an endpoint that is not paged (declared with Get, Post, ...) it is a
+// Default: [PageNumber]{}. It is both a [ResourceOption] and an [EndpointOption];
+// on an endpoint that is not paged (declared with [Get], [Post], ...) it is a
 // declaration error.
-func WithPaginator(p Paginator) interface {
-	ResourceOption
-	EndpointOption
-} {
+func WithPaginator(p Paginator) PagingOption {
 	return paginatorOption{p}
 }
 
 // WithMaxPages ends any walk of the resource or paged endpoint quietly
 // after n pages. Default: no bound (walks are still guarded against
 // paginators that do not advance and servers that repeat a page). n must
-// not be negative. It is both a ResourceOption and an EndpointOption, like
-// WithPaginator.
-func WithMaxPages(n int) interface {
-	ResourceOption
-	EndpointOption
-} {
+// not be negative. It is both a [ResourceOption] and an [EndpointOption], like
+// [WithPaginator].
+func WithMaxPages(n int) PagingOption {
 	return maxPagesOption{n}
 }
 
@@ -95,7 +89,7 @@ func (r *Resource[T]) Get(ctx context.Context, id any) (T, error) {
 
 // Create sends obj as the JSON body of POST path and returns the created
 // record. obj must be a data model: with T = any, a map is refused with
-// ErrNotModel and nothing is sent.
+// [ErrNotModel] and nothing is sent.
 func (r *Resource[T]) Create(ctx context.Context, obj T) (T, error) {
 	return crud[T](ctx, r.core(), r.core().syncChain(), opCreate, nil, any(obj))
 }
@@ -191,7 +185,7 @@ func (pg *pagingConfig) complete() error {
 	}
 	l, err := newPageLayout(pg.paginator)
 	if err != nil {
-		return fmt.Errorf("paginator %T: %w", pg.paginator, err)
+		return fmt.Errorf("WithPaginator(%T): %w", pg.paginator, err)
 	}
 	pg.layout = l
 	pg.ahead, _ = pg.paginator.(Lookahead)
@@ -312,11 +306,7 @@ func (rc *resourceCore) checkAs(name string, op int, chain Sender) error {
 		return errorf(rc.kind+"."+name, "%w", ErrNoPath)
 	}
 	if chain == nil {
-		lacks := "kit.Engine"
-		if rc.kind == "AsyncResource" {
-			lacks = "kit.AsyncEngine"
-		}
-		return &EngineError{Engine: fmt.Sprintf("%T", rc.st.engine), Lacks: lacks, Endpoint: fmt.Sprintf("%s.%s (%s)", rc.kind, name, rc.ops[op].name)}
+		return rc.st.engineError(rc.kind == "AsyncResource", fmt.Sprintf("%s.%s (%s)", rc.kind, name, rc.ops[op].name))
 	}
 	return nil
 }

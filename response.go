@@ -6,12 +6,12 @@ import (
 
 // Response is a response whose body has been read: its status, headers, the
 // request that produced it, and the body bytes. An endpoint whose result
-// type is *Response returns it undecoded; Resource.Delete returns it; each
-// Page carries one; Result[T] embeds one. A Response is safe for concurrent
+// type is *Response returns it undecoded; [Resource.Delete] returns it; each
+// [Page] carries one; Result[T] embeds one. A Response is safe for concurrent
 // reads.
 //
-// The response of an endpoint whose result is io.ReadCloser, a Stream (or a
-// Result of either) is streamed: its body is handed to the caller
+// The response of an endpoint whose result is io.ReadCloser, a [Stream] (or a
+// [Result] of either) is streamed: its body is handed to the caller
 // unread, and JSON and Bytes see no body, in interceptors too.
 type Response struct {
 	StatusCode int
@@ -24,7 +24,7 @@ type Response struct {
 }
 
 // JSON decodes the body into v, which must be a pointer. An empty body or
-// one that is not JSON gives a *DecodeError.
+// one that is not JSON gives a [*DecodeError].
 func (r *Response) JSON(v any) error {
 	return decodeBody(r, v)
 }

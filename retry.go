@@ -21,7 +21,7 @@ import (
 )
 
 // RetryPolicy says when and how often a failed request is sent again. It is
-// given to WithRetry; zero fields take the documented defaults, so
+// given to [WithRetry]; zero fields take the documented defaults, so
 // RetryPolicy{} is a sensible policy.
 //
 // Retrying is off by default: kit cannot know whether a PUT or DELETE is
@@ -38,8 +38,8 @@ import (
 //     including a 2xx body cut short), or its response has one of Statuses.
 //
 // It is not retried when the call's context is cancelled or past its
-// deadline (the caller's own, or the endpoint's WithTimeout), on a body
-// over the size limit (ErrBodyTooLarge), on TLS and certificate errors, on
+// deadline (the caller's own, or the endpoint's [WithTimeout]), on a body
+// over the size limit ([ErrBodyTooLarge]), on TLS and certificate errors, on
 // errors about the URL itself (such as an unsupported scheme), nor on
 // decoding or validation errors.
 //
@@ -47,12 +47,12 @@ import (
 // jitter: uniformly in [0, min(MaxDelay, BaseDelay*2^(n-1))]. A response
 // with a Retry-After header (seconds or an HTTP date) is retried after that
 // long instead; a Retry-After over MaxRetryAfter ends retrying at once and
-// the response is returned (as an *HTTPError). Waits use the call's
+// the response is returned (as an [*HTTPError]). Waits use the call's
 // context: a context that ends during a wait ends the call with an error
 // matching the context's error. A wait that would end after the context's
 // deadline is not taken: the last error is returned at once.
 //
-// A Stream of server-sent events that drops after events with an id is
+// A [Stream] of server-sent events that drops after events with an id is
 // resumed under the same policy, with Last-Event-ID (see Stream): the
 // server's retry field, capped by MaxDelay, or the backoff, is the wait
 // before reconnecting, and MaxAttempts bounds the drops in a row without
@@ -60,7 +60,7 @@ import (
 // to the stream, which may last for hours.
 //
 // Every attempt replays the same request: same URL, headers and body bytes.
-// The refresh-and-resend on a 401 (see Refresher) is separate: it happens
+// The refresh-and-resend on a 401 (see [Refresher]) is separate: it happens
 // at most once per call and does not count as an attempt. When a call
 // fails after more than one attempt, its error says how many were made
 // ("kit: GET https://h/x: giving up after 4 attempts: ...") and wraps the
@@ -119,34 +119,31 @@ func DefaultRetryStatuses() []int {
 	return []int{http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
 }
 
-// WithRetry turns retrying on with policy p (see RetryPolicy). As an Option
+// WithRetry turns retrying on with policy p (see [RetryPolicy]). As an [Option]
 // it is the policy of every request of the client: endpoints, resource CRUD
-// operations and every page of an iteration. As an EndpointOption it is that
+// operations and every page of an iteration. As an [EndpointOption] it is that
 // endpoint's policy and wins over the client's. A negative field, or a
-// status outside 400..599, makes NewClient (or the endpoint declaration)
+// status outside 400..599, makes [NewClient] (or the endpoint declaration)
 // fail.
 //
-// Resource operations follow the method rule of RetryPolicy: Get, List,
+// [Resource] operations follow the method rule of RetryPolicy: Get, List,
 // Update, Delete and the pages of an iteration are retried; Create (POST)
 // and Patch (PATCH) never are, since kit cannot know that the API
 // deduplicates them. Declare your own endpoint with Idempotent() for a POST
 // that is safe to resend.
-func WithRetry(p RetryPolicy) interface {
-	Option
-	EndpointOption
-} {
+func WithRetry(p RetryPolicy) ClientEndpointOption {
 	p.Statuses = slices.Clone(p.Statuses)
 	return retryOption{&p}
 }
 
 // NoRetry declares an endpoint that is never retried, whatever the client's
-// policy. Of WithRetry and NoRetry given to one endpoint, the last wins.
+// policy. Of [WithRetry] and NoRetry given to one endpoint, the last wins.
 func NoRetry() EndpointOption { return noRetryOption{} }
 
 // Idempotent declares that sending the endpoint's request twice has the
 // effect of sending it once (for example, it carries an idempotency key), so
 // that a POST, PATCH or other non-idempotent method may be retried under a
-// RetryPolicy. It does not turn retrying on by itself.
+// [RetryPolicy]. It does not turn retrying on by itself.
 func Idempotent() EndpointOption { return idempotentOption{} }
 
 // Private implementation past this point.
@@ -155,7 +152,7 @@ type retryOption struct{ p *RetryPolicy }
 
 func (o retryOption) applyClient(c *clientConfig) error {
 	if err := checkRetryPolicy(o.p); err != nil {
-		return fmt.Errorf("kit: WithRetry: %w", err)
+		return fmt.Errorf("kit: %s: %w", o.call(), err)
 	}
 	c.retry = o.p
 	return nil
@@ -163,13 +160,42 @@ func (o retryOption) applyClient(c *clientConfig) error {
 
 func (o retryOption) applyEndpoint(c *endpointConfig) {
 	if err := checkRetryPolicy(o.p); err != nil {
-		c.problem = "WithRetry: " + err.Error()
+		c.problem = o.call() + ": " + err.Error()
 		return
 	}
 	c.retry, c.noRetry = o.p, false
 }
 
-func (o retryOption) String() string { return fmt.Sprintf("kit.WithRetry(%+v)", *o.p) }
+func (o retryOption) String() string { return "kit." + o.call() }
+
+// call is the option as its call, the policy's zero fields left out:
+// WithRetry(kit.RetryPolicy{MaxAttempts: 3}).
+func (o retryOption) call() string {
+	p := o.p
+	var b strings.Builder
+	b.WriteString("WithRetry(kit.RetryPolicy{")
+	sep := ""
+	field := func(name string, v any) {
+		fmt.Fprintf(&b, "%s%s: %v", sep, name, v)
+		sep = ", "
+	}
+	if p.MaxAttempts != 0 {
+		field("MaxAttempts", p.MaxAttempts)
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"MaxElapsed", p.MaxElapsed}, {"BaseDelay", p.BaseDelay}, {"MaxDelay", p.MaxDelay}, {"MaxRetryAfter", p.MaxRetryAfter}} {
+		if d.v != 0 {
+			field(d.name, d.v)
+		}
+	}
+	if p.Statuses != nil {
+		field("Statuses", fmt.Sprintf("%#v", p.Statuses))
+	}
+	b.WriteString("})")
+	return b.String()
+}
 
 type noRetryOption struct{}
 

@@ -48,7 +48,6 @@ var (
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 	stringerType      = reflect.TypeFor[fmt.Stringer]()
 	noParamsType      = reflect.TypeFor[NoParams]()
-	urlValuesType     = reflect.TypeFor[url.Values]()
 	fileType          = reflect.TypeFor[File]()
 	readerType        = reflect.TypeFor[io.Reader]()
 	urlPtrType        = reflect.TypeFor[*url.URL]()

@@ -158,7 +158,7 @@ func TestRoutePathValueRejected(t *testing.T) {
 	}
 }
 
-// teamUsers is the spec's example: POST /teams/{id}/users with body payload
+// teamUsers routes to path, body and query: POST /teams/{id}/users with body payload
 // and query team.
 type teamUsers struct {
 	ID      int
@@ -214,7 +214,7 @@ type (
 	// coreLevel is a fmt.Stringer.
 	coreLevel int
 	// coreTagged is a data model that also has a String method for logs: it
-	// is still a data model (API.md: "not a time.Time / TextMarshaler").
+	// is still a data model (only time.Time and TextMarshalers are not).
 	coreTagged struct {
 		Name string `json:"name"`
 	}

@@ -31,7 +31,7 @@ type fuzzParams struct {
 // the template's static parameters) and header.
 func FuzzParamRouting(f *testing.F) {
 	f.Add("42", 7, "ann", int64(-3), 0.5, true, "a,b", "k", "v", "name", "dup", true, "c1", int64(1700000000), "trace-1")
-	f.Add("a/b?c#d", -1, "", int64(0), -0.0, false, "", "", "", "", "", false, "", int64(0), "")
+	f.Add("a/b?c#d", -1, "", int64(0), math.Copysign(0, -1), false, "", "", "", "", "", false, "", int64(0), "")
 	f.Add("..", 0, "x", int64(1), math.Inf(1), false, ",", "id", "1", "seq", "2", true, "", int64(-62135596800), "a\r\nb")
 	f.Add("é", 1<<40, "&=?", int64(math.MinInt64), 1e21, true, "x,,y", "key", "extra", "fixed", "0", false, "zz", int64(253402300799), "\x00")
 	f.Add(".", 3, "%", int64(9), math.NaN(), false, "%zz", "a b", "+", "cursor", "m", true, "%41", int64(-1), " ")

@@ -128,7 +128,8 @@ func TestParamPlanRoutes(t *testing.T) {
 		Skip    string `kit:"-"`
 		PerPage int    `kit:",omitempty"`
 		Named   string `kit:"n"`
-		hidden  int
+		//lint:ignore U1000 an unexported field, which routing must skip
+		hidden int
 	}
 	pl, err := newParamPlan(reflect.TypeFor[P](), []string{"id"})
 	if err != nil {

@@ -24,6 +24,11 @@ import (
 // A layer that a client does not use (no logger, no rate limit, no auth) is
 // left out of its chain. Each layer reads the call's endpoint settings from
 // Request.policy; nothing is copied between layers.
+//
+// Every layer keeps the Sender contract (a non-nil response iff a nil
+// error; a non-2xx status as an *HTTPError). kit's own layers keep it by
+// construction; each interceptor's answer is checked where it leaves the
+// interceptor (hop), so the layers above it never see a non-2xx *Response.
 
 // buildChains makes the client's sync chain (when its engine implements
 // Engine) and async chain (when it implements AsyncEngine).
@@ -48,7 +53,7 @@ func (st *clientState) buildChains() error {
 
 // chain stacks the layers on top of transport.
 func (st *clientState) chain(transport Sender) (Sender, error) {
-	s, err := wrapChecked(transport, st.attemptInterceptors, "WithAttemptInterceptors")
+	s, err := st.wrapChecked(transport, st.attemptInterceptors, "WithAttemptInterceptors")
 	if err != nil {
 		return nil, err
 	}
@@ -63,47 +68,122 @@ func (st *clientState) chain(transport Sender) (Sender, error) {
 	}
 	s = st.retryLayer(s)
 	s = timeoutLayer(s)
-	return wrapChecked(s, st.callInterceptors, "WithInterceptors")
+	return st.wrapChecked(s, st.callInterceptors, "WithInterceptors")
 }
 
-// send runs req through chain (the client's sync or async chain) and checks
-// what comes back: an interceptor's answer gets a Request when it has none,
-// and a non-2xx one becomes an *HTTPError, as the transport's would.
+// send runs req through chain (the client's sync or async chain). What
+// comes back already keeps the Sender contract: the transport and kit's
+// own layers keep it, and every interceptor's answer is checked where it
+// leaves the interceptor (see hop).
 func (st *clientState) send(ctx context.Context, chain Sender, req *Request) (*Response, error) {
 	if ctx == nil {
 		return nil, errorf(st.opOf(req.Method, req.URL), "nil Context")
 	}
-	resp, err := chain(ctx, req)
+	return chain(ctx, req)
+}
+
+// chainFor returns the client's send chain for the engine protocol a caller
+// needs: the async chain (AsyncEngine) for Go, async walks and
+// AsyncResource, else the sync one (Engine). When the client's engine lacks
+// it, nothing can be sent, and the error is an *EngineError naming
+// endpoint. The protocols themselves are resolved once, in
+// newClientState.
+func (st *clientState) chainFor(async bool, endpoint string) (Sender, error) {
+	chain := st.syncChain
+	if async {
+		chain = st.asyncChain
+	}
+	if chain == nil {
+		return nil, st.engineError(async, endpoint)
+	}
+	return chain, nil
+}
+
+// engineError is the *EngineError of a call of endpoint that needs the
+// async protocol (async) or the sync one, which the client's engine lacks.
+func (st *clientState) engineError(async bool, endpoint string) *EngineError {
+	lacks := "kit.Engine"
+	if async {
+		lacks = "kit.AsyncEngine"
+	}
+	return &EngineError{Engine: st.engineName, Lacks: lacks, Endpoint: endpoint}
+}
+
+// wrapChecked applies interceptors to next, the first one outermost, and
+// reports an interceptor that returns a nil Sender. The Sender each
+// interceptor returns is wrapped by hop, so the layer above it (another
+// interceptor, or kit's retry, auth and logging layers) sees an answer that
+// keeps the Sender contract.
+func (st *clientState) wrapChecked(next Sender, list []Interceptor, option string) (Sender, error) {
+	for i := len(list) - 1; i >= 0; i-- {
+		s := list[i](next)
+		if s == nil {
+			return nil, errorf("NewClient", "%s: interceptor %d returned a nil Sender", option, i)
+		}
+		next = st.hop(s, option, i)
+	}
+	return next, nil
+}
+
+// hop wraps s, the Sender that interceptor i of option returned, so that
+// its answer keeps the Sender contract for the layer above: a non-nil
+// response iff a nil error, and a non-2xx status as an *HTTPError, never a
+// *Response. Without the check, a NewResponse(503, ...) from an attempt
+// interceptor would reach the retry layer as a success and never be
+// retried. The check costs a few comparisons on a 2xx answer, and no
+// allocation.
+func (st *clientState) hop(s Sender, option string, i int) Sender {
+	return func(ctx context.Context, req *Request) (*Response, error) {
+		resp, err := s(ctx, req)
+		if err == nil && resp != nil && resp.Request != nil && is2xx(resp.StatusCode) {
+			return resp, nil
+		}
+		return st.checkAnswer(req, resp, err, option, i)
+	}
+}
+
+// checkAnswer is hop's slow path: it makes what interceptor i of option
+// answered to req keep the Sender contract.
+//
+//   - An error wins over a response given with it; the response is dropped,
+//     and a streamed one closed, which releases its connection and what the
+//     layers below held for it.
+//   - Neither a response nor an error is an error naming the interceptor.
+//   - A response made with NewResponse gets a Request (req's), on a copy,
+//     since an interceptor may hand one Response to several calls.
+//   - A non-2xx response becomes an *HTTPError, as the transport's would
+//     (a streamed response whose status an interceptor changed is closed
+//     unread, so that error has no Body).
+func (st *clientState) checkAnswer(req *Request, resp *Response, err error, option string, i int) (*Response, error) {
 	if err != nil {
+		if resp != nil && resp.stream != nil {
+			resp.stream.Close()
+		}
 		return nil, err
 	}
 	if resp == nil {
-		return nil, errorf(st.opOf(req.Method, req.URL), "an interceptor returned neither a response nor an error")
+		return nil, errorf(st.opOf(req.Method, req.URL), "%s: interceptor %d returned neither a response nor an error", option, i)
 	}
 	if resp.Request == nil {
-		// Made with NewResponse. Copied, as an interceptor may hand the
-		// same Response to several calls.
 		c := *resp
 		c.Request = &http.Request{Method: req.Method, URL: req.URL, Header: req.Header, Host: req.URL.Host}
 		c.secrets = &st.secrets
 		resp = &c
 	}
-	if !is2xx(resp.StatusCode) {
-		return nil, st.httpError(req.policy, resp.Request, resp.Request, resp.StatusCode, resp.Header, resp.body)
+	if is2xx(resp.StatusCode) {
+		return resp, nil
 	}
-	return resp, nil
-}
-
-// wrapChecked applies interceptors to next, the first one outermost, and
-// reports an interceptor that returns a nil Sender.
-func wrapChecked(next Sender, list []Interceptor, option string) (Sender, error) {
-	for i := len(list) - 1; i >= 0; i-- {
-		next = list[i](next)
-		if next == nil {
-			return nil, errorf("NewClient", "%s: interceptor %d returned a nil Sender", option, i)
-		}
+	if resp.stream != nil {
+		// A streamed 2xx response whose status an interceptor changed. Its
+		// body is not read (a stream of events may never end): it is
+		// closed, and the *HTTPError has no Body.
+		resp.stream.Close()
 	}
-	return next, nil
+	body := resp.body
+	if len(body) > MaxErrorBodySize {
+		body = body[:MaxErrorBodySize] // as the transport keeps of a server's
+	}
+	return nil, st.httpError(req.policy, resp.Request, resp.Request, resp.StatusCode, resp.Header, body)
 }
 
 func is2xx(code int) bool { return code >= 200 && code <= 299 }

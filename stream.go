@@ -18,7 +18,7 @@ import (
 // its headers have arrived, with the body unread; the records are read and
 // decoded one at a time as the caller ranges over All or Events, each
 // decoded and validated as R = T would be. A non-2xx status is an
-// *HTTPError from Call, as always.
+// [*HTTPError] from Call, as always.
 //
 //	var chat = kit.Post[struct{ Body ChatRequest }, *kit.Stream[Chunk]]("/chat")
 //
@@ -39,11 +39,11 @@ import (
 //	application/json-seq                one JSON value per RS-separated record (RFC 7464)
 //	application/json (and +json types)  a top-level JSON array, one element at a time
 //
-// Any other content type is a *DecodeError from Call; a 204 No Content is
+// Any other content type is a [*DecodeError] from Call; a 204 No Content is
 // a stream without records. Endpoints with R = *Stream[T] send an Accept
-// header naming these types (WithHeader on the endpoint replaces it).
+// header naming these types ([WithHeader] on the endpoint replaces it).
 //
-// Server-sent events are parsed by the WHATWG rules (see Event): comment
+// Server-sent events are parsed by the WHATWG rules (see [Event]): comment
 // lines are skipped, and so are events without data (or with empty data);
 // an event whose data is [DONE] ends the stream, as streaming completion
 // APIs send. T is decoded from each event's data as JSON whatever its
@@ -52,29 +52,29 @@ import (
 //
 // Memory holds one record, not the stream: a stream of any length is read
 // with a buffer the size of its largest record. A single record larger
-// than the body limit (WithMaxBodySize) is an error matching
-// ErrBodyTooLarge, while the stream itself has no size limit.
+// than the body limit ([WithMaxBodySize]) is an error matching
+// [ErrBodyTooLarge], while the stream itself has no size limit.
 //
 // A range yields each record, or one error and then ends: a record that
 // does not decode (a *DecodeError, also for a body that is not the framing
-// its content type says), one that does not validate (a *ValidationError),
+// its content type says), one that does not validate (a [*ValidationError]),
 // a record over the limit, or a failed connection. The context of the call
 // bounds the stream: once it ends, the range stops with an error matching
-// the context's error (and an endpoint's WithTimeout bounds the whole
+// the context's error (and an endpoint's [WithTimeout] bounds the whole
 // stream). A Stream is read once: ranging a second time, over All or
 // Events, yields only an error.
 //
 // Breaking out of the range, reaching its end, or Close releases the
-// connection, the endpoint's timeout and, on an AsyncClient, the in-flight
-// slot and the call that AsyncClient.Close waits for. A Stream that is
+// connection, the endpoint's timeout and, on an [AsyncClient], the in-flight
+// slot and the call that [AsyncClient.Close] waits for. A Stream that is
 // never ranged over must be closed; a deferred Close is always safe.
 //
 // # Resuming server-sent events
 //
 // When the connection of a text/event-stream drops (a reset, or a body cut
 // short: not a response that ends normally) after events that carried an
-// id, and the endpoint may be retried (a WithRetry policy applies to it,
-// and its method is idempotent or it is declared Idempotent), kit sends the
+// id, and the endpoint may be retried (a [WithRetry] policy applies to it,
+// and its method is idempotent or it is declared [Idempotent]), kit sends the
 // request again with a Last-Event-ID header, as a browser's EventSource
 // does, and the range goes on with the new connection's events: a server
 // that honours Last-Event-ID sends each event once, and none is lost (an
@@ -97,7 +97,7 @@ type Stream[T any] struct {
 }
 
 // All returns the records of the stream, in order, each decoded and
-// validated as R = T would be. See Stream for the errors it yields.
+// validated as R = T would be. See [Stream] for the errors it yields.
 func (s *Stream[T]) All() iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
@@ -152,7 +152,7 @@ func (s *Stream[T]) Events() iter.Seq2[Event[T], error] {
 // Response returns the response the records are read from: its status,
 // headers and request, with no body bytes. After a server-sent event
 // stream has resumed, it is the response of the new connection. It is nil
-// for a nil Stream.
+// for a nil [Stream].
 func (s *Stream[T]) Response() *Response {
 	if s == nil || s.rs == nil {
 		return nil
@@ -160,7 +160,7 @@ func (s *Stream[T]) Response() *Response {
 	return s.rs.response()
 }
 
-// Close releases the connection and what the call held (see Stream). It is
+// Close releases the connection and what the call held (see [Stream]). It is
 // idempotent: later calls do nothing and return nil.
 func (s *Stream[T]) Close() error {
 	if s == nil || s.rs == nil {
@@ -169,8 +169,8 @@ func (s *Stream[T]) Close() error {
 	return s.rs.Close()
 }
 
-// Event is a record of a Stream with the metadata of the server-sent event
-// it came from, as Stream.Events yields it. For the framings other than
+// Event is a record of a [Stream] with the metadata of the server-sent event
+// it came from, as [Stream.Events] yields it. For the framings other than
 // text/event-stream, ID and Type are "" and Retry is 0.
 type Event[T any] struct {
 	// ID is the event's ID: the value of the last id field the stream

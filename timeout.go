@@ -10,7 +10,7 @@ import (
 // caller's context (the earlier deadline wins). It covers the whole call:
 // rate-limit waits, every attempt of a retried call, the waits between
 // them, and reading the response body (for a streamed result, an
-// io.ReadCloser or a Stream, until it is closed; for a Stream, its
+// io.ReadCloser or a [Stream], until it is closed; for a Stream, its
 // reconnections too). A call cut short by it fails with an
 // error matching context.DeadlineExceeded, and is not retried. d must be
 // positive (the declaration fails otherwise). Default: no timeout of the

@@ -12,7 +12,7 @@ import (
 
 // Validator validates data models: request bodies before they are sent and
 // response models after they are decoded. v is a pointer to a struct. It
-// returns nil, a *ValidationError, or another error describing the failure.
+// returns nil, a [*ValidationError], or another error describing the failure.
 // Implementations must be safe for concurrent use.
 //
 // The default validator applies go-playground/validator struct tags
@@ -40,7 +40,7 @@ type tagValidator struct {
 
 type needs struct{ tags, method bool }
 
-// Validate implements Validator.
+// Validate implements [Validator].
 func (tv *tagValidator) Validate(v any) error {
 	rv := reflect.ValueOf(v)
 	if !rv.IsValid() || (rv.Kind() == reflect.Pointer && rv.IsNil()) {

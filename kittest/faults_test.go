@@ -52,3 +52,23 @@ func TestFaultServerStallEndsOnClose(t *testing.T) {
 	}
 	<-got
 }
+
+// TestFaultServerHugeSize checks that SetHugeSize sets the length of
+// FaultHuge's JSON array body.
+func TestFaultServerHugeSize(t *testing.T) {
+	fs := kittest.NewFaultServer(t, nil)
+	fs.SetHugeSize(100 << 10)
+	fs.Script(kittest.FaultHuge)
+	resp, err := http.Get(fs.URL() + "/users")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(body); n < 100<<10 || n > 100<<10+64<<10 || body[0] != '[' || body[n-1] != ']' {
+		t.Errorf("FaultHuge body of %d bytes (%q...%q), want a JSON array of about 100 KiB", n, body[:1], body[n-1:])
+	}
+}

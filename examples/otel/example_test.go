@@ -58,7 +58,7 @@ func ExampleWithHTTPClient_otelhttp() {
 	for _, s := range exporter.GetSpans() {
 		attrs := map[string]string{}
 		for _, kv := range s.Attributes {
-			attrs[string(kv.Key)] = kv.Value.Emit()
+			attrs[string(kv.Key)] = kv.Value.String()
 		}
 		u, _ := url.Parse(attrs["url.full"])
 		fmt.Printf("span %q (%s): %s %s on %s -> %s\n", s.Name, s.SpanKind,

@@ -115,7 +115,7 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	t.say("the spec's example, POST /teams/{id}/users: team %q now has %d members", team.Name, len(team.MemberIDs))
+	t.say("path, body and query in one call, POST /teams/{id}/users: team %q now has %d members", team.Name, len(team.MemberIDs))
 	active := true
 	raw, err := searchUsers.Call(ctx, c, struct {
 		Q        string
@@ -267,6 +267,9 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	if err := kitgenTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
+	if err := chainTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
 	if err := openapiTour(ctx, t, srv.URL, hc); err != nil {

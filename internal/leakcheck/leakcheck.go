@@ -43,9 +43,6 @@ type Goroutine struct {
 	Stack string // the full text, header line included
 }
 
-// String returns the goroutine's stack text.
-func (g Goroutine) String() string { return g.Stack }
-
 // Interesting returns the goroutines running now, except the caller's and
 // those of the runtime and package testing.
 func Interesting() []Goroutine {

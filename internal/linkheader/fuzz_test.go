@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/kithttp/kit/internal/httpsyntax"
 )
 
 // FuzzParse checks invariants of Parse and Find on arbitrary header values:
@@ -50,7 +52,7 @@ func FuzzParse(f *testing.F) {
 				t.Errorf("Params is empty but not nil")
 			}
 			for k := range l.Params {
-				if k == "rel" || !isToken(k) || k != asciiLower(k) {
+				if k == "rel" || !httpsyntax.IsToken(k) || k != asciiLower(k) {
 					t.Errorf("bad param name %q", k)
 				}
 			}

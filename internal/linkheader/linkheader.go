@@ -35,7 +35,11 @@
 // header never affects the links of another.
 package linkheader
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/kithttp/kit/internal/httpsyntax"
+)
 
 // Link is one link-value of a Link header.
 type Link struct {
@@ -205,7 +209,7 @@ func parseLink(s string, i int, full bool) (l rawLink, next int, ok bool) {
 			i++
 		}
 		name := trimOWS(s[nameStart:i])
-		if !isToken(name) {
+		if !httpsyntax.IsToken(name) {
 			return rawLink{}, skipElement(s, nameStart), false
 		}
 		name = asciiLower(name)
@@ -354,28 +358,6 @@ func trimOWS(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
-}
-
-// isToken reports whether s is a non-empty RFC 9110 token.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isTchar(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// isTchar reports whether c is a token character (RFC 9110 §5.6.2).
-func isTchar(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	}
-	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
 // asciiLower returns s with ASCII upper-case letters mapped to lower case.

@@ -3,7 +3,8 @@ package routing
 import (
 	"fmt"
 	"net/http"
-	"strings"
+
+	"github.com/kithttp/kit/internal/httpsyntax"
 )
 
 // Route is where a field or parameter goes.
@@ -225,22 +226,8 @@ func (d *Dialect) Unfilled(placeholder string) error {
 // HeaderName checks that name may name a header (or a method): an HTTP
 // token (RFC 9110 section 5.6.2).
 func HeaderName(name string) error {
-	if !IsToken(name) {
+	if !httpsyntax.IsToken(name) {
 		return fmt.Errorf("header name %q is not an HTTP token", name)
 	}
 	return nil
-}
-
-// IsToken reports whether s is an HTTP token (RFC 9110 section 5.6.2).
-func IsToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
-			return false
-		}
-	}
-	return true
 }

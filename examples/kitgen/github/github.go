@@ -83,7 +83,7 @@ type API interface {
 	//kit:option kit.WithPaginator(kit.LinkHeader{})
 	ListMembers(ctx context.Context, id int, opts *MemberListOptions) iter.Seq2[User, error]
 
-	// AddMembers creates users in a team (the spec's example): id fills
+	// AddMembers creates users in a team: id fills
 	// the path, payload is the JSON array body, team is the query.
 	//
 	//kit:post /teams/{id}/users
@@ -117,8 +117,8 @@ type UserAPI interface {
 }
 
 // NewWithLogin returns a client that logs in with creds on first use and
-// again when a token is refused: the spec's return convention, written by
-// hand around the unexported login endpoint.
+// again when a token is refused, written by hand around the unexported
+// login endpoint.
 func NewWithLogin(baseURL string, creds Credentials, opts ...kit.Option) (*Client, error) {
 	var c *Client
 	tokens := kit.TokenAuth(func(ctx context.Context) (kit.Token, error) {

@@ -67,6 +67,16 @@ func publish(out, rev, version string) ([]module.Version, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The committed tree, unpacked: zips are made from it, so that
+	// uncommitted files never go in, and git worktrees work too.
+	tree, err := os.MkdirTemp("", "modpublish-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tree)
+	if err := unpack(root, rev, tree); err != nil {
+		return nil, err
+	}
 	var dirs []string
 	for _, name := range strings.Split(strings.TrimSpace(list), "\n") {
 		if path.Base(name) != "go.mod" {
@@ -81,7 +91,7 @@ func publish(out, rev, version string) ([]module.Version, error) {
 	slices.Sort(dirs)
 	var done []module.Version
 	for _, dir := range dirs {
-		m, err := publishModule(out, root, rev, dir, version)
+		m, err := publishModule(out, tree, dir, version)
 		if err != nil {
 			return nil, fmt.Errorf("publish %s: %w", dir, err)
 		}
@@ -101,15 +111,14 @@ func skipped(dir string) bool {
 	return first == "bench" || first == "examples"
 }
 
-func publishModule(out, root, rev, dir, version string) (module.Version, error) {
-	subdir := ""
-	if dir != "." {
-		subdir = dir
-	}
-	gomod, err := git(root, "show", rev+":"+path.Join(dir, "go.mod"))
+func publishModule(out, tree, dir, version string) (module.Version, error) {
+	subdir := dir != "."
+	modDir := filepath.Join(tree, filepath.FromSlash(dir))
+	data, err := os.ReadFile(filepath.Join(modDir, "go.mod"))
 	if err != nil {
 		return module.Version{}, err
 	}
+	gomod := string(data)
 	f, err := modfile.Parse(path.Join(dir, "go.mod"), []byte(gomod), nil)
 	if err != nil {
 		return module.Version{}, err
@@ -117,7 +126,7 @@ func publishModule(out, root, rev, dir, version string) (module.Version, error) 
 	if f.Module == nil {
 		return module.Version{}, errors.New("go.mod has no module line")
 	}
-	if subdir != "" {
+	if subdir {
 		if err := checkKitRequire(f, version); err != nil {
 			return module.Version{}, err
 		}
@@ -132,7 +141,7 @@ func publishModule(out, root, rev, dir, version string) (module.Version, error) 
 		return module.Version{}, err
 	}
 	var z bytes.Buffer
-	if err := zip.CreateFromVCS(&z, m, root, rev, subdir); err != nil {
+	if err := zip.CreateFromDir(&z, m, modDir); err != nil {
 		return module.Version{}, err
 	}
 	info, err := json.Marshal(struct {
@@ -166,6 +175,31 @@ func checkKitRequire(f *modfile.File, version string) error {
 			return fmt.Errorf("go.mod requires %s %s, want %s (kit.Version): a published go.mod must require the version it is published with, since a user's go command ignores replace directives", kitPath, r.Mod.Version, version)
 		}
 		return nil
+	}
+	return nil
+}
+
+// unpack writes the tree of rev into dir, as git archive lays it out.
+func unpack(root, rev, dir string) error {
+	archive := exec.Command("git", "archive", "--format=tar", rev)
+	archive.Dir = root
+	untar := exec.Command("tar", "-x", "-C", dir)
+	pipe, err := archive.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	untar.Stdin = pipe
+	var stderr bytes.Buffer
+	archive.Stderr, untar.Stderr = &stderr, &stderr
+	if err := untar.Start(); err != nil {
+		return err
+	}
+	if err := archive.Run(); err != nil {
+		untar.Wait()
+		return fmt.Errorf("git archive %s: %v: %s", rev, err, strings.TrimSpace(stderr.String()))
+	}
+	if err := untar.Wait(); err != nil {
+		return fmt.Errorf("unpack %s: %v: %s", rev, err, strings.TrimSpace(stderr.String()))
 	}
 	return nil
 }

@@ -14,7 +14,8 @@ import (
 )
 
 // agreeTypes are the parameter types of TestAgree: for each, a value to
-// call with, and where it goes (by hand, from API.md) as a query
+// call with, and where it goes (written by hand from kit's documented
+// routing rules) as a query
 // parameter, as a {placeholder} and as //kit:header X-V: {v}: q query, p
 // path, h header, b JSON body, f raw File body, m query entries of a map,
 // d decided by the value held (here an int, so query or path), x refused.
@@ -227,7 +228,7 @@ func TestAgree(t *testing.T) {
 			t.Fatalf("kitgen did not read method %s", m.name)
 		}
 		if got != m.want {
-			t.Errorf("%s %s: kitgen says %s, API.md says %s", m.typ, m.placement, got, m.want)
+			t.Errorf("%s %s: kitgen says %s, the documented rule says %s", m.typ, m.placement, got, m.want)
 		}
 		if got == "x" {
 			fmt.Fprintf(&table, "\t{%q, %q, \"x\", func() error {\n\t\t_, err := kit.NewEndpoint[struct {\n\t\t\tV %s `kit:%q`\n\t\t}, *kit.Response](\"PUT\", %q)\n\t\treturn err\n\t}},\n",

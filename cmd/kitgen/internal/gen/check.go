@@ -72,7 +72,7 @@ func (d Diag) format(dir string) string {
 	return fmt.Sprintf("%s:%d:%d: %s", name, d.Position.Line, d.Position.Column, d.Msg)
 }
 
-// method checks an endpoint method and works out its routes (§2.4, §2.5).
+// method checks an endpoint method and works out its routes.
 func (g *generator) method(m *Method) {
 	before := len(g.diags)
 	defer func() { m.ok = len(g.diags) == before }()
@@ -160,7 +160,7 @@ func (g *generator) checkResourcePath(path string, dl *dirLine, where string) {
 	}
 }
 
-// result checks the declared result (§2.5).
+// result checks the declared result.
 func (g *generator) result(m *Method) {
 	res := m.Sig.Results()
 	pos := m.NamePos

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"strings"
 
+	"github.com/kithttp/kit/internal/httpsyntax"
 	"github.com/kithttp/kit/internal/routing"
 )
 
@@ -135,10 +136,8 @@ func ParseDirective(text string) (d Directive, ok bool, err error) {
 			d.Param = p
 			break
 		}
-		for i := 0; i < len(value.Text); i++ {
-			if c := value.Text[i]; c < ' ' && c != '\t' || c == 0x7f {
-				return errorf(value.Off+i, "header value has a control character")
-			}
+		if i := httpsyntax.IndexControl(value.Text); i >= 0 {
+			return errorf(value.Off+i, "header value has a control character")
 		}
 		d.Value = value
 	case "query":

@@ -13,8 +13,8 @@ import (
 
 // TestErrors runs kitgen over the package of each testdata/errors archive
 // and compares what it prints with want.stderr exactly (go test -update
-// rewrites it): one check of
-// KITGEN.md §2.2 or §2.4 per archive, with its file:line:col. A failed run
+// rewrites it): one check of a declaration (a directive, or a parameter's
+// route) per archive, with its file:line:col. A failed run
 // must leave an existing output untouched.
 func TestErrors(t *testing.T) {
 	for _, file := range cases(t, "errors") {

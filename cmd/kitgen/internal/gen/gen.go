@@ -1,8 +1,7 @@
 // Package gen is kitgen: it reads a package's //kit: declarations (roots,
 // endpoint interfaces, resource fields) with go/types, checks them against
-// kit's routing rules, and writes the package's kit_gen.go. See KITGEN.md
-// in the kit repository for the design, and the kitgen command's doc for
-// its use.
+// kit's routing rules, and writes the package's kit_gen.go. The kitgen
+// command's doc describes its use.
 package gen
 
 import (

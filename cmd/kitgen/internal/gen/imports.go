@@ -43,11 +43,6 @@ func (im *imports) name(p *types.Package) string {
 	return n
 }
 
-// std imports a standard library package by path.
-func (im *imports) std(path string) string {
-	return im.name(types.NewPackage(path, path[strings.LastIndexByte(path, '/')+1:]))
-}
-
 // kit returns the name of kit in the file.
 func (im *imports) kit() string {
 	return im.name(types.NewPackage(kitPath, "kit"))

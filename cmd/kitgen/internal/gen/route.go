@@ -183,14 +183,6 @@ func isNamed(t types.Type, pkgPath, name string) bool {
 	return o.Pkg() != nil && o.Pkg().Path() == pkgPath && o.Name() == name
 }
 
-// isFile reports whether t is kit.File or *kit.File.
-func isFile(t types.Type) bool {
-	if p, ok := types.Unalias(t).(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	return isNamed(t, kitPath, "File")
-}
-
 func isInterface(t types.Type) bool {
 	_, ok := t.Underlying().(*types.Interface)
 	return ok
