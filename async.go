@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -31,21 +30,13 @@ type AsyncClient struct {
 //
 // The default engine implements [AsyncEngine] only. It sends through an
 // *http.Client: the one given with [WithHTTPClient], else one tuned like
-// NewClient's default, keeping up to max-in-flight idle connections per
-// host. Every async call through the client, whatever its engine, counts
-// against the in-flight limit ([DefaultMaxInFlight]; see [WithMaxInFlight]).
+// NewClient's default, which keeps as many idle connections per host as it
+// may open (1,024), so a burst of calls does not dial again. Every async
+// call through the client, whatever its engine, counts against the
+// in-flight limit ([DefaultMaxInFlight]; see [WithMaxInFlight]).
 func NewAsyncClient(baseURL string, opts ...Option) (*AsyncClient, error) {
 	st, err := newClientState("NewAsyncClient", baseURL, opts, func(st *clientState) any {
 		st.maxFlight = cmp.Or(st.maxFlight, DefaultMaxInFlight)
-		if !hasHTTPClientOption(opts) {
-			// kit made this client: keep as many idle connections as
-			// requests may be in flight, so a burst does not redial.
-			if tr, ok := st.httpClient.Transport.(*http.Transport); ok {
-				n := min(st.maxFlight, maxIdleConns)
-				tr.MaxIdleConnsPerHost = max(tr.MaxIdleConnsPerHost, n)
-				tr.MaxIdleConns = max(tr.MaxIdleConns, n)
-			}
-		}
 		return newAsyncEngine(st.httpClient)
 	})
 	if err != nil {
@@ -126,7 +117,9 @@ func (ac *AsyncClient) binding() *clientState {
 // matching context.Canceled. A call that Close cancels holds one matching
 // both context.Canceled and ErrClosed. Go is safe for concurrent use; each
 // call is independent.
-func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R] {
+//
+// opts apply to this call only (see CallOption).
+func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P, opts ...CallOption) *Future[R] {
 	if _, err := e.decl("Go"); err != nil {
 		return failedFuture[R](err)
 	}
@@ -141,7 +134,7 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R]
 	if err := st.closedError(e.d.name); err != nil {
 		return failedFuture[R](err)
 	}
-	req, err := e.d.request(st, &params)
+	req, err := e.d.request(st, &params, opts)
 	if err != nil {
 		return failedFuture[R](err)
 	}
@@ -149,10 +142,9 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R]
 		sc := e.d.newStreamCall(ctx, chain, req)
 		resp, err := st.send(ctx, chain, req)
 		if err != nil {
-			var zero R
-			return zero, err
+			return failedResult[R](e.d.result, err, nil)
 		}
-		return decodeResult[R](e.d.result, e.d.inner, st, resp, sc)
+		return decodeResult[R](e.d.result, e.d.inner, st, resp, sc, e.d.resultAt)
 	})
 }
 
@@ -173,15 +165,6 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P) *Future[R]
 //     runs on a tracked goroutine.
 //
 // All of them are safe for concurrent use.
-
-func hasHTTPClientOption(opts []Option) bool {
-	for _, o := range opts {
-		if _, ok := o.(httpClientOption); ok {
-			return true
-		}
-	}
-	return false
-}
 
 // errCloseCancelled is the cancellation cause of work that Close stopped
 // waiting for.
@@ -291,8 +274,8 @@ func goFuture[T any](st *clientState, ctx context.Context, what string, fn func(
 		)
 		defer func() {
 			if !returned {
-				var zero T
-				v, err = zero, recovered(what, recover())
+				err = recovered(what, recover())
+				v = zeroFor[T](err)
 			}
 			f.complete(v, task.wrap(err))
 		}()

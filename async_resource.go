@@ -61,7 +61,7 @@ func WithPrefetch(n int) PagingOption {
 }
 
 // List starts GET path?query and returns a [Future] of the page's records.
-func (r *AsyncResource[T]) List(ctx context.Context, query any) *Future[[]T] {
+func (r *AsyncResource[T]) List(ctx context.Context, query any, opts ...CallOption) *Future[[]T] {
 	rc := r.core()
 	chain := rc.asyncChain()
 	if rc != nil && rc.st != nil {
@@ -69,7 +69,7 @@ func (r *AsyncResource[T]) List(ctx context.Context, query any) *Future[[]T] {
 			return failedFuture[[]T](err)
 		}
 	}
-	req, err := rc.listRequest(query, chain)
+	req, err := rc.listRequest(query, chain, opts)
 	if err != nil {
 		return failedFuture[[]T](err)
 	}
@@ -83,48 +83,48 @@ func (r *AsyncResource[T]) List(ctx context.Context, query any) *Future[[]T] {
 }
 
 // Get starts GET path/{id} and returns a [Future] of the record.
-func (r *AsyncResource[T]) Get(ctx context.Context, id any) *Future[T] {
-	return asyncCRUD[T](ctx, r.core(), opGet, id, nil)
+func (r *AsyncResource[T]) Get(ctx context.Context, id any, opts ...CallOption) *Future[T] {
+	return asyncCRUD[T](ctx, r.core(), opGet, id, nil, opts)
 }
 
 // Create starts POST path with obj as the JSON body and returns a [Future] of
 // the created record. See [Resource.Create].
-func (r *AsyncResource[T]) Create(ctx context.Context, obj T) *Future[T] {
-	return asyncCRUD[T](ctx, r.core(), opCreate, nil, any(obj))
+func (r *AsyncResource[T]) Create(ctx context.Context, obj T, opts ...CallOption) *Future[T] {
+	return asyncCRUD[T](ctx, r.core(), opCreate, nil, any(obj), opts)
 }
 
 // Update starts PUT path/{id} with obj as the JSON body.
-func (r *AsyncResource[T]) Update(ctx context.Context, id any, obj T) *Future[T] {
-	return asyncCRUD[T](ctx, r.core(), opUpdate, id, any(obj))
+func (r *AsyncResource[T]) Update(ctx context.Context, id any, obj T, opts ...CallOption) *Future[T] {
+	return asyncCRUD[T](ctx, r.core(), opUpdate, id, any(obj), opts)
 }
 
 // Patch starts PATCH path/{id} with patch, a data model, as the JSON body.
-func (r *AsyncResource[T]) Patch(ctx context.Context, id any, patch any) *Future[T] {
-	return asyncCRUD[T](ctx, r.core(), opPatch, id, patch)
+func (r *AsyncResource[T]) Patch(ctx context.Context, id any, patch any, opts ...CallOption) *Future[T] {
+	return asyncCRUD[T](ctx, r.core(), opPatch, id, patch, opts)
 }
 
 // Delete starts DELETE path/{id} and returns a [Future] of the response.
-func (r *AsyncResource[T]) Delete(ctx context.Context, id any) *Future[*Response] {
-	return asyncCRUD[*Response](ctx, r.core(), opDelete, id, nil)
+func (r *AsyncResource[T]) Delete(ctx context.Context, id any, opts ...CallOption) *Future[*Response] {
+	return asyncCRUD[*Response](ctx, r.core(), opDelete, id, nil, opts)
 }
 
 // All returns every record of the collection, fetched through the async
 // engine. See [Resource.All].
-func (r *AsyncResource[T]) All(ctx context.Context) iter.Seq2[T, error] {
-	return r.Iterate(ctx, nil)
+func (r *AsyncResource[T]) All(ctx context.Context, opts ...CallOption) iter.Seq2[T, error] {
+	return r.Iterate(ctx, nil, opts...)
 }
 
 // Iterate is All with query parameters sent on every page request.
-func (r *AsyncResource[T]) Iterate(ctx context.Context, query any) iter.Seq2[T, error] {
-	return records(r.Pages(ctx, query))
+func (r *AsyncResource[T]) Iterate(ctx context.Context, query any, opts ...CallOption) iter.Seq2[T, error] {
+	return records(r.Pages(ctx, query, opts...))
 }
 
 // Pages walks the pages, yielding each with its response. See
 // [Resource.Pages], and [WithPrefetch] for fetching pages ahead of the caller.
-func (r *AsyncResource[T]) Pages(ctx context.Context, query any) iter.Seq2[*Page[T], error] {
+func (r *AsyncResource[T]) Pages(ctx context.Context, query any, opts ...CallOption) iter.Seq2[*Page[T], error] {
 	rc := r.core()
 	return walkPages[T](ctx, true, func() (*walk, error) {
-		return rc.newWalk(query, rc.asyncChain())
+		return rc.newWalk(query, rc.asyncChain(), opts)
 	})
 }
 
@@ -157,14 +157,14 @@ func (o prefetchOption) String() string { return fmt.Sprintf("kit.WithPrefetch(%
 
 // asyncCRUD checks and builds the request now (nothing is sent on error)
 // and sends it on a tracked goroutine.
-func asyncCRUD[R any](ctx context.Context, rc *resourceCore, op int, id any, body any) *Future[R] {
+func asyncCRUD[R any](ctx context.Context, rc *resourceCore, op int, id any, body any, opts []CallOption) *Future[R] {
 	chain := rc.asyncChain()
 	if rc != nil && rc.st != nil {
 		if err := rc.st.closedError(rc.kind + "." + opNames[op]); err != nil {
 			return failedFuture[R](err)
 		}
 	}
-	req, err := rc.crudRequest(op, id, body, chain)
+	req, err := rc.crudRequest(op, id, body, chain, opts)
 	if err != nil {
 		return failedFuture[R](err)
 	}
@@ -174,6 +174,6 @@ func asyncCRUD[R any](ctx context.Context, rc *resourceCore, op int, id any, bod
 			var zero R
 			return zero, err
 		}
-		return decodeResult[R](resultKindOf(reflect.TypeFor[R]()), 0, rc.st, resp, nil)
+		return decodeResult[R](resultKindOf(reflect.TypeFor[R]()), 0, rc.st, resp, nil, nil)
 	})
 }

@@ -3,6 +3,7 @@ package kit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -39,26 +40,30 @@ func TestDefaultAsyncEngineHasOnlyAsyncProtocol(t *testing.T) {
 	}
 }
 
-func TestNewAsyncClientTunesOnlyItsOwnTransport(t *testing.T) {
+// TestDefaultEnginesKeepWhatTheyOpen checks the rule of both default
+// engines: as many idle connections per host as may be open, so that a
+// burst of calls does not dial again; a caller's transport is left alone.
+func TestDefaultEnginesKeepWhatTheyOpen(t *testing.T) {
 	leakcheck.Check(t)
-	idle := func(ac *AsyncClient) int {
-		return ac.st.asyncEng.(*asyncEngine).hc.Transport.(*http.Transport).MaxIdleConnsPerHost
+	check := func(name string, tr *http.Transport) {
+		t.Helper()
+		if tr.MaxConnsPerHost != defaultMaxConnsPerHost || tr.MaxIdleConnsPerHost != tr.MaxConnsPerHost ||
+			tr.MaxIdleConns < tr.MaxIdleConnsPerHost {
+			t.Errorf("%s: MaxConnsPerHost %d, MaxIdleConnsPerHost %d, MaxIdleConns %d; want %d for each",
+				name, tr.MaxConnsPerHost, tr.MaxIdleConnsPerHost, tr.MaxIdleConns, defaultMaxConnsPerHost)
+		}
 	}
-	for _, tc := range []struct {
-		opts []Option
-		want int
-	}{
-		{nil, DefaultMaxInFlight},
-		{[]Option{WithMaxInFlight(8)}, 32}, // never below the sync default
-		{[]Option{WithMaxInFlight(100)}, 100},
-	} {
-		ac, err := NewAsyncClient("http://h", tc.opts...)
+	c, err := NewClient("http://h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("NewClient", c.st.engine.(*http.Client).Transport.(*http.Transport))
+	for _, opts := range [][]Option{nil, {WithMaxInFlight(8)}, {WithMaxInFlight(5000)}} {
+		ac, err := NewAsyncClient("http://h", opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := idle(ac); got != tc.want {
-			t.Errorf("%v: MaxIdleConnsPerHost %d, want %d", tc.opts, got, tc.want)
-		}
+		check(fmt.Sprint("NewAsyncClient", opts), ac.st.asyncEng.(*asyncEngine).hc.Transport.(*http.Transport))
 		ac.Close(t.Context())
 	}
 	mine := &http.Transport{MaxIdleConnsPerHost: 3}
@@ -67,8 +72,8 @@ func TestNewAsyncClientTunesOnlyItsOwnTransport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ac.Close(t.Context())
-	if mine.MaxIdleConnsPerHost != 3 || idle(ac) != 3 {
-		t.Errorf("the caller's transport was changed: %d", mine.MaxIdleConnsPerHost)
+	if got := ac.st.asyncEng.(*asyncEngine).hc.Transport.(*http.Transport); got != mine || mine.MaxIdleConnsPerHost != 3 || mine.MaxConnsPerHost != 0 {
+		t.Errorf("the caller's transport was changed: %+v", mine)
 	}
 }
 

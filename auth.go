@@ -117,6 +117,8 @@ func (a *bearerAuth) Authenticate(req *http.Request) error {
 	return nil
 }
 
+func (a *bearerAuth) staticHeader() (string, string) { return "Authorization", a.value }
+
 func (a *bearerAuth) checkAuth() error {
 	switch {
 	case a.empty:
@@ -144,6 +146,8 @@ func (a *basicAuth) Authenticate(req *http.Request) error {
 	return nil
 }
 
+func (a *basicAuth) staticHeader() (string, string) { return "Authorization", a.value }
+
 func (a *basicAuth) checkAuth() error {
 	switch {
 	case strings.Contains(a.user, ":"):
@@ -170,6 +174,8 @@ func (a *apiKeyAuth) Authenticate(req *http.Request) error {
 	req.Header[a.header] = []string{a.value}
 	return nil
 }
+
+func (a *apiKeyAuth) staticHeader() (string, string) { return a.header, a.value }
 
 func (a *apiKeyAuth) checkAuth() error {
 	switch {
@@ -213,6 +219,23 @@ func (a *apiKeyQueryAuth) String() string {
 func (a *apiKeyQueryAuth) Format(f fmt.State, _ rune) { formatRedacted(f, a.String()) }
 func (a *apiKeyQueryAuth) LogValue() slog.Value       { return slog.StringValue(a.String()) }
 
+// staticHeaderAuth is implemented by the built-in auths whose credential is
+// one header with a fixed value (Bearer, Basic, APIKey): the auth layer
+// sets it itself, without calling Authenticate. Its key is canonical, and
+// checkAuth has passed (WithAuth checks it) for the value.
+type staticHeaderAuth interface {
+	staticHeader() (key, value string)
+}
+
+// staticCredential is a staticHeaderAuth's header, worked out once per
+// client.
+type staticCredential struct {
+	key, value string
+	// rec is the authRecord of a request that did not have the header
+	// before: on a redirect to another origin, the header is deleted.
+	rec *authRecord
+}
+
 // The auth layer of the send chain.
 
 // authLayer adds the client's credentials to every attempt of a call that
@@ -220,6 +243,17 @@ func (a *apiKeyQueryAuth) LogValue() slog.Value       { return slog.StringValue(
 // 401: when the Auth is a Refresher, it renews the credentials once and
 // sends the request again, once. The resend is not a retry attempt.
 func (st *clientState) authLayer(next Sender) Sender {
+	if sa, ok := st.auth.(staticHeaderAuth); ok {
+		key, value := sa.staticHeader()
+		sc := &staticCredential{key: key, value: value, rec: &authRecord{origin: st.base, header: []headerWas{{key, nil}}}}
+		return func(ctx context.Context, req *Request) (*Response, error) {
+			if req.policy.noAuth || !st.sameOrigin(req.URL) {
+				return next(withoutAuthRecord(ctx), req)
+			}
+			a, actx := st.addStaticCredential(ctx, sc, req)
+			return next(actx, a)
+		}
+	}
 	ref, canRefresh := st.auth.(Refresher)
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		if req.policy.noAuth || !st.sameOrigin(req.URL) {
@@ -273,6 +307,34 @@ func (st *clientState) authenticate(ctx context.Context, req *Request) (*Request
 	}
 	a.URL, a.Header = hr.URL, hr.Header
 	return a, context.WithValue(ctx, authRecordKey{}, st.record(req.Header, req.URL.RawQuery, hr)), 0, nil
+}
+
+// addStaticCredential is authenticate for a staticHeaderAuth: it sets the
+// header on the attempt's own copy of req (see Request.own), or on a copy
+// when req is not one, and records it as authenticate does. The header's
+// value is the copy's own slice, so an attempt interceptor that writes into
+// it changes nothing else; the context with the record is the copy's too
+// (see authContext): no allocation beyond the copy.
+func (st *clientState) addStaticCredential(ctx context.Context, sc *staticCredential, req *Request) (*Request, context.Context) {
+	c := req.own
+	if c == nil {
+		c = req.copyOf()
+	}
+	a := &c.req
+	a.own = nil
+	old, had := a.Header[sc.key]
+	c.authVal[0] = sc.value
+	a.Header[sc.key] = c.authVal[:1:1]
+	c.authCtx = authContext{ctx, sc.rec}
+	if had {
+		// Rare: the request had the header already (a header parameter, or
+		// WithHeader). Record its values, as authenticate does.
+		c.authCtx.rec = &authRecord{origin: st.base}
+		if len(old) != 1 || old[0] != sc.value {
+			c.authCtx.rec.header = []headerWas{{sc.key, old}}
+		}
+	}
+	return a, &c.authCtx
 }
 
 // is401 reports whether err is a 401 from the base URL's origin (not from

@@ -340,7 +340,7 @@ func TestTokenAuthExpiryMargin(t *testing.T) {
 	// A short-lived token is renewed at half its lifetime, not on every call.
 	lifetime = 20 * time.Second
 	fetches.Store(0)
-	a = TokenAuth(a.fetch, WithTokenExpiryMargin(time.Minute))
+	a = RenewingTokenAuth(a.fetch, WithTokenExpiryMargin(time.Minute))
 	a.now = clock.now
 	clock.set(t0)
 	if got := tokenAt(0); got != "tok1" {

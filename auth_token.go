@@ -16,13 +16,17 @@ import (
 // Type "Bearer" when empty. A zero Expiry means the token does not expire
 // (it is still renewed after a 401).
 //
+// Refresh is a refresh token kept with it, for a renew function (see
+// [RenewingTokenAuth]) to use and rotate; kit never sends it itself.
+//
 // Printing a Token with fmt (any verb) or log/slog shows its type and
-// expiry, never its Value. Marshalling it (to save it, see [WithInitialToken])
-// writes every field.
+// expiry, never its Value or Refresh. Marshalling it (to save it, see
+// [WithInitialToken] and [TokenStore]) writes every field.
 type Token struct {
-	Value  string
-	Type   string
-	Expiry time.Time
+	Value   string
+	Type    string
+	Expiry  time.Time
+	Refresh string
 }
 
 // String describes the token without its value.
@@ -96,8 +100,35 @@ func WithTokenFetchTimeout(d time.Duration) TokenOption { return fetchTimeoutOpt
 // client variable in the closure and pass fetch's ctx on. fetch runs only
 // when a token is needed, never while NewClient runs.
 func TokenAuth(fetch func(ctx context.Context) (Token, error), opts ...TokenOption) *TokenSourceAuth {
+	var renew func(ctx context.Context, _ Token) (Token, error)
+	if fetch != nil {
+		renew = func(ctx context.Context, _ Token) (Token, error) { return fetch(ctx) }
+	}
+	return newTokenSourceAuth("TokenAuth", "fetch", renew, opts)
+}
+
+// RenewingTokenAuth is TokenAuth whose function gets the current token: the
+// one it replaces (zero on first use), so that a refresh-token grant can use
+// current.Refresh and return the rotated one in the new Token's Refresh.
+// Everything TokenAuth says holds, with renew for fetch.
+//
+// With WithTokenStore, every client of every process that uses the store
+// shares one token: current is the token in the store, renew runs under the
+// store's lock, so a 401 storm across a fleet makes one renewal and a
+// rotated refresh token is never used twice. The token is kept in this
+// process too, and the store is asked only when there is none yet, it comes
+// within the expiry margin of its Expiry, or a server rejects it with a
+// 401. A renew function that panics fails that renewal with an error
+// matching *PanicError; the store's lock is released.
+func RenewingTokenAuth(renew func(ctx context.Context, current Token) (Token, error), opts ...TokenOption) *TokenSourceAuth {
+	return newTokenSourceAuth("RenewingTokenAuth", "renew", renew, opts)
+}
+
+func newTokenSourceAuth(name, fn string, renew func(ctx context.Context, current Token) (Token, error), opts []TokenOption) *TokenSourceAuth {
 	a := &TokenSourceAuth{
-		fetch: fetch,
+		name:  name,
+		fn:    fn,
+		fetch: renew,
 		cfg:   tokenConfig{margin: DefaultTokenExpiryMargin, timeout: DefaultTokenFetchTimeout},
 		now:   time.Now,
 	}
@@ -127,7 +158,9 @@ func TokenAuth(fetch func(ctx context.Context) (Token, error), opts ...TokenOpti
 // call's refresh has already replaced does not refresh again: it is sent
 // again with the new token.
 type TokenSourceAuth struct {
-	fetch func(ctx context.Context) (Token, error)
+	name  string // "TokenAuth" or "RenewingTokenAuth"
+	fn    string // what its function is called: "fetch" or "renew"
+	fetch func(ctx context.Context, current Token) (Token, error)
 	cfg   tokenConfig
 	now   func() time.Time // time.Now; tests replace it
 
@@ -177,7 +210,12 @@ func (a *TokenSourceAuth) Refresh(ctx context.Context) error {
 }
 
 // String describes the auth without any token.
-func (a *TokenSourceAuth) String() string { return "kit.TokenAuth(...)" }
+func (a *TokenSourceAuth) String() string {
+	if a == nil || a.name == "" {
+		return "kit.TokenAuth(...)"
+	}
+	return "kit." + a.name + "(...)"
+}
 
 // Format prints String whatever the verb, so that no fmt verb shows a token.
 func (a *TokenSourceAuth) Format(f fmt.State, _ rune) { formatRedacted(f, a.String()) }
@@ -188,6 +226,7 @@ func (a *TokenSourceAuth) LogValue() slog.Value { return slog.StringValue(a.Stri
 // Private implementation past this point.
 
 type tokenConfig struct {
+	store   TokenStore
 	initial Token
 	onToken func(Token)
 	margin  time.Duration
@@ -228,6 +267,7 @@ type tokenFetch struct {
 	waiters int                // calls that started or joined it (under a.mu; for tests)
 	active  int                // calls still waiting for it (under a.mu)
 	cancel  context.CancelFunc // ends the fetch's context: when no call waits any more
+	stale   Token              // the token it replaces: expiring, rejected, or zero
 	tok     Token
 	gen     uint64
 	err     error
@@ -267,7 +307,7 @@ func (a *TokenSourceAuth) checkAuth() error {
 	case a == nil:
 		return errors.New("TokenAuth: nil *TokenSourceAuth (make it with kit.TokenAuth)")
 	case a.fetch == nil:
-		return authConfigError(a, "nil fetch function")
+		return authConfigError(a, "nil %s function", a.fn)
 	case a.cfg.margin < 0:
 		return authConfigError(a, "negative expiry margin %v", a.cfg.margin)
 	case a.cfg.timeout <= 0:
@@ -329,6 +369,9 @@ func (a *TokenSourceAuth) startLocked(ctx context.Context) (*tokenFetch, error) 
 		return a.flight, nil
 	}
 	f := &tokenFetch{done: make(chan struct{}), waiters: 1, active: 1}
+	if a.gen != 0 {
+		f.stale = a.tok // the token this fetch replaces
+	}
 	a.flight = f
 	chain, _ := ctx.Value(fetchChainKey{}).(*fetchChain)
 	fctx := context.WithValue(context.WithoutCancel(ctx), fetchChainKey{}, &fetchChain{a: a, parent: chain})
@@ -402,17 +445,52 @@ func (a *TokenSourceAuth) run(ctx context.Context, f *tokenFetch) {
 		a.mu.Unlock()
 		close(f.done)
 	}()
-	tok, err = a.fetch(ctx)
-	if err == nil && tok.Value == "" {
-		err = errors.New("the fetch function returned a token with an empty value")
-	}
-	if err == nil && (httpsyntax.HasControl(tok.Value) || httpsyntax.HasControl(tok.Type)) {
-		err = errors.New("the fetch function returned a token with a control character")
+	if a.cfg.store != nil {
+		tok, err = a.cfg.store.Token(ctx, f.stale, a.safeFetch)
+		if err == nil {
+			err = a.checkToken(tok, "the token store")
+		}
+	} else {
+		tok, err = a.safeFetch(ctx, f.stale)
 	}
 	if err == nil && a.cfg.onToken != nil {
 		a.cfg.onToken(tok) // before the token is used; a panic fails the fetch
 	}
 	returned = true
+}
+
+// safeFetch calls the fetch (renew) function with the current token and
+// checks what it returns: a panic is an error matching *PanicError, so
+// that a TokenStore calling it releases its lock and stores nothing.
+func (a *TokenSourceAuth) safeFetch(ctx context.Context, current Token) (tok Token, err error) {
+	returned := false
+	defer func() {
+		if !returned {
+			r := recover()
+			err = fmt.Errorf("the %s function: %w", a.fn, newPanicOrExit(r))
+			tok = Token{}
+		}
+	}()
+	tok, err = a.fetch(ctx, current)
+	returned = true
+	if err != nil {
+		return Token{}, err
+	}
+	if err := a.checkToken(tok, "the "+a.fn+" function"); err != nil {
+		return Token{}, err
+	}
+	return tok, nil
+}
+
+// checkToken reports a token that cannot be sent.
+func (a *TokenSourceAuth) checkToken(tok Token, from string) error {
+	switch {
+	case tok.Value == "":
+		return fmt.Errorf("%s returned a token with an empty value", from)
+	case httpsyntax.HasControl(tok.Value) || httpsyntax.HasControl(tok.Type):
+		return fmt.Errorf("%s returned a token with a control character", from)
+	}
+	return nil
 }
 
 // authenticate is Authenticate, returning the generation of the token used.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"mime/multipart"
 	"net/textproto"
-	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -74,16 +73,6 @@ func OpenFile(path string) (File, error) {
 	}, nil
 }
 
-// FormBody declares an endpoint whose body model is sent as
-// application/x-www-form-urlencoded (an OAuth2 token endpoint, an HTML
-// form) instead of JSON. The model's fields are the form fields, named as
-// in their json tags (so one model serves both encodings; omitempty and
-// omitzero are honoured, "-" leaves a field out), with values in the text
-// forms of query parameters; a slice repeats its key. A field without a
-// text form (a nested model, a map, a [File]) is a declaration error. The
-// model is validated before anything is sent, as a JSON body is.
-func FormBody() EndpointOption { return bodyEncOption{encForm} }
-
 // Multipart declares an endpoint whose body model is sent as
 // multipart/form-data (a file upload). Each field of the model is a part
 // named as in its json tag: a [File] (or a []File, one part each) is a file
@@ -95,7 +84,7 @@ func FormBody() EndpointOption { return bodyEncOption{encForm} }
 // of any size holds a small buffer, not the file, and the request has a
 // Content-Length when every File's length is known ([FileFromBytes],
 // [OpenFile]). The model is validated before anything is sent.
-func Multipart() EndpointOption { return bodyEncOption{encMultipart} }
+func Multipart() EndpointOption { return bodyEncOption{enc: encMultipart} }
 
 // Private implementation past this point.
 
@@ -108,17 +97,29 @@ const (
 	encMultipart = routing.Multipart
 )
 
-type bodyEncOption struct{ enc bodyEncoding }
-
-func (o bodyEncOption) applyEndpoint(c *endpointConfig) {
-	if c.bodyEnc != encJSON && c.bodyEnc != o.enc {
-		c.problem = routing.Exclusive(c.bodyEnc, o.enc)
-		return
-	}
-	c.bodyEnc = o.enc
+type bodyEncOption struct {
+	enc     bodyEncoding
+	style   FormStyle // FormBody's
+	problem string    // a bad FormBody style
 }
 
-func (o bodyEncOption) String() string { return o.enc.String() }
+func (o bodyEncOption) applyEndpoint(c *endpointConfig) {
+	switch {
+	case o.problem != "":
+		c.problem = o.problem
+	case c.bodyEnc != encJSON && c.bodyEnc != o.enc:
+		c.problem = routing.Exclusive(c.bodyEnc, o.enc)
+	default:
+		c.bodyEnc, c.formStyle = o.enc, o.style
+	}
+}
+
+func (o bodyEncOption) String() string {
+	if o.enc == encForm && o.style != FormRepeat {
+		return "kit.FormBody(" + o.style.String() + ")"
+	}
+	return o.enc.String()
+}
 
 // length returns the File's length, or -1 when unknown.
 func (f *File) length() int64 {
@@ -281,36 +282,6 @@ func modelValue(v reflect.Value) reflect.Value {
 		v = v.Elem()
 	}
 	return v
-}
-
-// encodeForm encodes the body model v as application/x-www-form-urlencoded.
-func encodeForm(v reflect.Value) ([]byte, error) {
-	p, err := formPlanFor(v.Type(), false)
-	if err != nil {
-		return nil, err
-	}
-	v = modelValue(v)
-	form := make(url.Values, len(p.fields))
-	for i := range p.fields {
-		f := &p.fields[i]
-		fv, err := v.FieldByIndexErr(f.index)
-		if err != nil || f.omit(fv) {
-			continue
-		}
-		c := f.class
-		if f.kind == routing.FormDynamic {
-			fv = fv.Elem()
-			c = classify(fv.Type())
-			if k, ok := routing.FormKindOf(c.Class); !ok || k == routing.FormDynamic || !routing.FormAllows(k, false) {
-				return nil, fmt.Errorf("field %s: %w", f.goName, routing.HeldFormProblem(fv.Type().String(), false))
-			}
-		}
-		err = addFormText(fv, c, func(s string) { form.Add(f.name, s) })
-		if err != nil {
-			return nil, fmt.Errorf("field %s: %w", f.goName, err)
-		}
-	}
-	return []byte(form.Encode()), nil
 }
 
 // addFormText adds the text of a scalar, []byte or slice value.

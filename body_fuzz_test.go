@@ -35,7 +35,7 @@ func FuzzFormBody(f *testing.F) {
 	f.Add("ada", "", "a", "b", int64(7), 1.5, []byte("raw"))
 	f.Fuzz(func(t *testing.T, name, note, tag1, tag2 string, n int64, fl float64, raw []byte) {
 		m := fuzzFormModel{Name: name, Note: note, N: n, F: fl, Tags: []string{tag1, tag2}, Raw: raw}
-		body, err := encodeForm(reflect.ValueOf(&m))
+		body, err := encodeNestedForm(reflect.ValueOf(&m), FormRepeat)
 		if math.IsNaN(fl) || math.IsInf(fl, 0) {
 			if err == nil {
 				t.Fatalf("%v encoded without an error", fl)

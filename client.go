@@ -7,8 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-
-	"golang.org/x/time/rate"
+	"time"
 )
 
 // Client is a synchronous API client: it owns a base URL, an engine (by
@@ -34,11 +33,14 @@ type Client struct {
 // "https://h/api/v1/users" for "/users" (and for "users"). Query parameters
 // in baseURL are sent with every request.
 //
-// The default engine is an *http.Client with keep-alive, up to 32 idle
-// connections per host, HTTP/2 where the server offers it, a 10 s dial
-// timeout and a 10 s TLS handshake timeout. It has no overall timeout: bound
-// calls with their context. It does not forward credentials across origins
-// on a redirect.
+// The default engine is an *http.Client with keep-alive, HTTP/2 where the
+// server offers it, a 10 s dial timeout and a 10 s TLS handshake timeout.
+// It opens up to 1,024 connections per host and keeps as many idle (closing
+// them after 90 s unused), so that a burst of concurrent calls reuses the
+// connections of the one before instead of dialling again; a call past the
+// limit waits for a connection, with its context. It has no overall
+// timeout: bound calls with their context. It does not forward credentials
+// across origins on a redirect.
 func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	st, err := newClientState("NewClient", baseURL, opts, func(st *clientState) any { return st.httpClient })
 	if err != nil {
@@ -89,10 +91,14 @@ type clientConfig struct {
 	validator  Validator
 	maxBody    int64
 	maxFlight  int
-	retry      *RetryPolicy  // WithRetry; nil: no retries
-	limiter    *rate.Limiter // WithRateLimit; nil: no limit
+	retry      *retrier      // WithRetry; nil: no retries
+	limiter    Limiter       // WithLimiter, WithRateLimit; nil: no limit
+	serverRate time.Duration // WithServerRateLimit's maxWait; 0: off
+	cache      CacheStore    // WithCache; nil: no cache
 	logger     *slog.Logger  // WithLogger; nil: no logging
 	errorModel *errorModel   // WithErrorModel; nil: none
+	bodyCheck  *bodyCheck    // WithBodyCheck; nil: none
+	idemHeader string        // WithIdempotencyKey; "": no keys
 
 	callInterceptors    []Interceptor // WithInterceptors
 	attemptInterceptors []Interceptor // WithAttemptInterceptors
@@ -103,11 +109,12 @@ type clientConfig struct {
 // except for what its fields synchronise themselves.
 type clientState struct {
 	clientConfig
-	base      *url.URL
-	prefix    string // scheme://host + escaped base path, no trailing slash
-	baseQuery url.Values
-	syncEng   Engine      // nil when the engine lacks the protocol
-	asyncEng  AsyncEngine // nil when the engine lacks the protocol
+	base       *url.URL
+	baseOrigin originKey // base's origin, for sameOrigin
+	prefix     string    // scheme://host + escaped base path, no trailing slash
+	baseQuery  url.Values
+	syncEng    Engine      // nil when the engine lacks the protocol
+	asyncEng   AsyncEngine // nil when the engine lacks the protocol
 	// engineName names the engine in errors: its Go type, or what users
 	// know kit's own async engine as.
 	engineName string
@@ -119,6 +126,10 @@ type clientState struct {
 	apiKeyHeader string  // the header of an APIKey auth: a credential on redirects
 	secrets      secrets // query parameter names this client redacts
 	work         tracker // async work in flight, for AsyncClient.Close (see async.go)
+
+	authIdentity string       // the cache identity of fixed credentials (see cache.go)
+	lastTokenID  lastTokenIDs // the cache identity of the last token seen
+	serverLimits serverLimits // what servers said of their rate limits (see ratelimit_server.go)
 }
 
 // newClientState applies opts and builds the client's send chains.
@@ -134,7 +145,8 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 			validator: defaultValidator,
 			maxBody:   DefaultMaxBodySize,
 		},
-		base: base,
+		base:       base,
+		baseOrigin: originOf(base),
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -156,6 +168,7 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 	case *apiKeyQueryAuth:
 		st.secrets.add(a.param)
 	}
+	st.authIdentity = fixedIdentity(st.auth)
 	st.prefix = strings.TrimRight(base.Scheme+"://"+base.Host+base.EscapedPath(), "/")
 	if base.RawQuery != "" {
 		st.baseQuery = base.Query()

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net/http"
 	"reflect"
 
+	"github.com/kithttp/kit/internal/jsonpath"
 	"github.com/kithttp/kit/internal/routing"
 )
 
@@ -15,26 +17,49 @@ import (
 // decodeResult turns a response into the endpoint's result. kind is how R
 // is made; inner, for R = Result[T], how T is. sc is the call of a result
 // that is a Stream; nil for the others.
-func decodeResult[R any](kind, inner routing.ResultKind, st *clientState, resp *Response, sc *streamCall) (R, error) {
+// at, when set, is the key R (or T) is decoded from (WithResultAt).
+func decodeResult[R any](kind, inner routing.ResultKind, st *clientState, resp *Response, sc *streamCall, at jsonpath.Path) (R, error) {
 	var out R
 	if kind == routing.ResultWrapped {
 		c := any(&out).(resultCarrier)
 		c.setResponse(resp)
-		if err := decodeInto(inner, st, resp, c.valuePtr(), sc); err != nil {
-			var zero R // not a partly decoded value
-			return zero, err
+		if err := decodeInto(inner, st, resp, c.valuePtr(), sc, at); err != nil {
+			return failedResult[R](kind, err, resp) // not a partly decoded value
 		}
 		return out, nil
 	}
-	if err := decodeInto(kind, st, resp, &out, sc); err != nil {
+	if err := decodeInto(kind, st, resp, &out, sc, at); err != nil {
 		var zero R
 		return zero, err
 	}
 	return out, nil
 }
 
+// failedResult is the R returned with err: the zero R, except that a
+// Result[T] gets a Response (resp, else one with the status and headers of
+// an *HTTPError in err, else an empty one), so that reading its status or
+// headers does not panic.
+func failedResult[R any](kind routing.ResultKind, err error, resp *Response) (R, error) {
+	var out R
+	if kind != routing.ResultWrapped {
+		return out, err
+	}
+	if resp == nil {
+		resp = &Response{Header: http.Header{}}
+		var he *HTTPError
+		if errors.As(err, &he) {
+			resp.StatusCode, resp.Header = he.StatusCode, he.Header
+			if resp.Header == nil {
+				resp.Header = http.Header{}
+			}
+		}
+	}
+	any(&out).(resultCarrier).setResponse(resp)
+	return out, err
+}
+
 // decodeInto makes the result of the given kind from resp in *ptr.
-func decodeInto(kind routing.ResultKind, st *clientState, resp *Response, ptr any, sc *streamCall) error {
+func decodeInto(kind routing.ResultKind, st *clientState, resp *Response, ptr any, sc *streamCall, at jsonpath.Path) error {
 	switch kind {
 	case routing.ResultRecords:
 		return sc.open.openStream(ptr, st, resp, sc)
@@ -49,7 +74,7 @@ func decodeInto(kind routing.ResultKind, st *clientState, resp *Response, ptr an
 			return nil
 		}
 		var v any
-		if err := decodeBody(resp, &v); err != nil {
+		if err := decodeValue(resp, at, &v); err != nil {
 			return err
 		}
 		if v != nil {
@@ -60,7 +85,7 @@ func decodeInto(kind routing.ResultKind, st *clientState, resp *Response, ptr an
 	if len(resp.body) == 0 {
 		return nil
 	}
-	if err := decodeBody(resp, ptr); err != nil {
+	if err := decodeValue(resp, at, ptr); err != nil {
 		return err
 	}
 	if err := validateValue(st.validator, reflect.ValueOf(ptr).Elem()); err != nil {
@@ -81,6 +106,19 @@ func decodeBody(resp *Response, v any) error {
 	if err == nil {
 		return nil
 	}
+	return decodeError(resp, v, err)
+}
+
+// decodeValue decodes the body into v, or the value at the key at when set.
+func decodeValue(resp *Response, at jsonpath.Path, v any) error {
+	if at != nil {
+		return decodeAt(resp, at, v)
+	}
+	return decodeBody(resp, v)
+}
+
+// decodeError is the *DecodeError of decoding resp's body into v.
+func decodeError(resp *Response, v any, err error) *DecodeError {
 	de := &DecodeError{
 		ContentType: resp.Header.Get("Content-Type"),
 		Want:        fmt.Sprintf("%T", v),

@@ -77,7 +77,7 @@ func FuzzDecodeResult(f *testing.F) {
 		checkTyped[fuzzResult](t, resp, st, body, contentType, strict)
 		checkTyped[[]fuzzResult](t, resp, st, body, contentType, strict)
 
-		got, err := decodeResult[any](routing.ResultRaw, 0, st, resp, nil)
+		got, err := decodeResult[any](routing.ResultRaw, 0, st, resp, nil, nil)
 		if err != nil {
 			if got != nil {
 				t.Fatalf("any: value %#v with error %v", got, err)
@@ -106,7 +106,7 @@ func FuzzDecodeResult(f *testing.F) {
 // checkTyped decodes body into R through decodeResult and checks it.
 func checkTyped[R any](t *testing.T, resp *Response, st *clientState, body []byte, contentType string, strict bool) {
 	t.Helper()
-	got, err := decodeResult[R](routing.ResultTyped, 0, st, resp, nil)
+	got, err := decodeResult[R](routing.ResultTyped, 0, st, resp, nil, nil)
 	var zero R
 	if err != nil {
 		if !reflect.DeepEqual(got, zero) {

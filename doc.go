@@ -154,8 +154,9 @@
 //
 // # Pagination
 //
-// [PageNumber] (the default), [Offset], [Cursor] and [LinkHeader] cover most APIs;
-// any type with FirstPage and NextPage methods is a [Paginator]. Records are
+// [PageNumber] (the default), [Offset], [Cursor], [LinkHeader] and [NextLink]
+// cover most APIs (see the next section for Stripe's, OpenAI's and
+// Notion's); any type with FirstPage and NextPage methods is a [Paginator]. Records are
 // found in a top-level array, or under "data", "items" or "results", or at
 // a dotted ItemsKey. Pages are fetched only as records are consumed.
 //
@@ -192,6 +193,49 @@
 // limit, choose a small n: WithPrefetch(1) never requests a page past the
 // end, nor does a walk with Cursor or LinkHeader.
 //
+// # Pagination, forms and fields in the shapes real APIs use
+//
+// Cursor reads the next cursor at NextKey, or, with RecordKey, from the
+// page's last record (Stripe's starting_after); HasMoreKey stops the walk
+// when the page says there is no more, so no request goes past the end.
+// InBody sends the cursor as a top-level field of the JSON body of a
+// PagedPost walk, whose body model goes with every page. NextLink follows
+// a next-page URL found in the body. All are read in the walk's one pass
+// over each page, and the guards hold for each: the cycle guard (a POST
+// walk compares URLs and bodies), WithMaxPages, the origin guard
+// (ErrCrossOrigin), and pipelining.
+//
+//	kit.Cursor{CursorParam: "starting_after", RecordKey: "id", HasMoreKey: "has_more"} // Stripe
+//	kit.Cursor{CursorParam: "after", NextKey: "last_id", HasMoreKey: "has_more"}       // OpenAI
+//	kit.NextLink{Key: "links.next"}                                                   // DigitalOcean, Twilio, Graph
+//
+//	var query = kit.PagedPost[QueryParams, Row]("/databases/{id}/query",                // Notion
+//		kit.WithPaginator(kit.Cursor{CursorParam: "start_cursor", NextKey: "next_cursor",
+//			HasMoreKey: "has_more", InBody: true}))
+//
+// FormBody writes nested values in the bracket convention of Rails, PHP
+// and Stripe, to any depth (k[key]=v, k[0][key]=v), and slices of scalars
+// in a FormStyle: FormRepeat (tags=a&tags=b, the default), FormBrackets
+// (tags[]=a) or FormIndexed (tags[0]=a, Stripe's):
+//
+//	var charge = kit.Post[struct{ Body ChargeParams }, Charge]("/v1/charges", kit.FormBody(kit.FormIndexed))
+//	// metadata[order_id]=6735&expand[0]=customer&items[0][price]=price_1
+//
+// In a query, a map-valued entry of a spread map is sent as k[key]=v
+// (OpenAPI's deepObject: created[gte]=...). The json tag's omitempty and
+// omitzero apply to query, header and form fields as to JSON bodies.
+//
+// Nullable[T] is a field with three states: absent (left out by omitzero),
+// null, or a value. A PATCH sends "nickname": null, "active": false and
+// "limit": 0 and leaves the rest alone; a result tells a missing key from
+// null. In forms and queries null is an empty value.
+//
+//	type Changes struct {
+//		Nickname kit.Nullable[string] `json:"nickname,omitzero"`
+//		Active   kit.Nullable[bool]   `json:"active,omitzero"`
+//	}
+//	changes := Changes{Nickname: kit.Null[string](), Active: kit.Value(false)}
+//
 // # Auth
 //
 // [WithAuth] installs an [Auth] strategy shared by everything bound to the
@@ -216,21 +260,83 @@
 //
 // # Retries, rate limits, timeouts and logging
 //
-// Retrying is off until [WithRetry] turns it on, for a client or an endpoint:
-// idempotent methods (and endpoints declared [Idempotent]) are retried on
-// connection errors and on 429, 502, 503 and 504, with jittered exponential
-// backoff and Retry-After honoured. [WithRateLimit] shares a token bucket
-// among everything bound to the client; [WithTimeout] bounds every call of an
-// endpoint; [WithLogger] logs one record per attempt, credentials left out.
+// Retrying is off until [WithRetry] turns it on, for a client, an endpoint
+// or a call: idempotent methods (and endpoints declared [Idempotent], and
+// writes with an idempotency key) are retried on connection errors and on
+// 429, 502, 503 and 504, with jittered exponential backoff and Retry-After
+// honoured. [WithRateLimit] shares a token bucket among everything bound to
+// the client; [WithTimeout] bounds every call of an endpoint; [WithLogger]
+// logs one record per attempt, credentials left out.
 //
 //	c, err := kit.NewClient(base, kit.WithRetry(kit.RetryPolicy{}), kit.WithRateLimit(10, 5))
 //	var report = kit.Get[kit.NoParams, Report]("/report", kit.WithTimeout(5*time.Second))
+//
+// # Caching, server rate limits and fleets
+//
+// WithCache makes a client a private HTTP cache (RFC 9111) for its GETs: a
+// fresh response is served without a request (Response.FromCache reports
+// it), a stale one is revalidated with its ETag or Last-Modified and a 304
+// serves the stored body, no-store, no-cache and Vary are honoured, and a
+// write to a URL drops what is stored for it. Keys hold a hash of the
+// credentials, so clients of different users can share a store. A hit takes
+// no rate-limit token and is never retried; a broken store is logged and
+// skipped, never an error.
+//
+//	c, err := kit.NewClient(base, kit.WithCache(kit.NewMemoryCache(64<<20)))
+//
+// WithServerRateLimit reads the limits a server announces (RateLimit and
+// RateLimit-Policy, X-RateLimit-*): when none is left, later requests wait
+// for the reset, up to a bound, or fail at once with a *RateLimitError.
+// WithLimiter takes any Limiter, a *rate.Limiter or one shared by a fleet.
+//
+// RenewingTokenAuth is TokenAuth whose function gets the current token, so
+// that a refresh-token grant can rotate Token.Refresh; with WithTokenStore
+// every client sharing the store uses one token and renews it once.
+// NewMemoryTokenStore shares it within a process; module kitredis shares
+// the limiter, the token and the cache across a fleet of processes on
+// Redis.
+//
+//	auth := kit.RenewingTokenAuth(func(ctx context.Context, cur kit.Token) (kit.Token, error) {
+//		return refreshGrant(ctx, cur.Refresh) // returns the rotated refresh token too
+//	}, kit.WithTokenStore(store))
+//
+// # Real APIs: options for one call, safe retries, envelopes
+//
+// Every operation takes trailing [CallOption]s: [Endpoint.Call] and
+// [Endpoint.Go], the methods of [Resource] and [AsyncResource], the walks of
+// a [PagedEndpoint]. [WithHeader], [WithTimeout], [WithRetry], [NoRetry] and
+// [IdempotencyKey] are call options; a call's option wins over the
+// endpoint's, which wins over the client's, and applies to every attempt,
+// page and stream reconnection.
+//
+//	u, err := getUser.Call(ctx, c, p, kit.WithHeader("X-Trace-Id", id), kit.WithTimeout(2*time.Second))
+//
+// [WithIdempotencyKey] gives every write call a random key, the same on each
+// of its attempts, and makes such writes retried like idempotent ones, as
+// Stripe's API expects; [IdempotencyKey] sends the caller's own.
+// [RetryPolicy].RetryIf decides from each failed attempt's error (a server's
+// Stripe-Should-Retry header, a code in the body), [Retryable] being the
+// default rule; the method rule comes first, and a 429 is retried whatever
+// the method.
+//
+// [WithResultAt] decodes R from a key of an envelope; [WithBodyCheck] turns
+// an error that an API answers at 200 (Slack's {"ok":false,...}) into an
+// [*HTTPError] wrapping the check's error; [WithErrorModelAt] decodes an
+// error model from a key, and any error model gets its fields tagged
+// `kit:",status"` and `kit:"Request-Id,header"` from the response:
+//
+//	var info = kit.Post[InfoParams, Channel]("/conversations.info",
+//		kit.WithResultAt("channel"), kit.WithBodyCheck((*SlackStatus).Check))
+//	c, err := kit.NewClient(base, kit.WithErrorModelAt[StripeError]("error"), kit.WithIdempotencyKey(""))
+//
+// A [Result] returned with an error has the response's status and headers
+// (or none): reading them never panics.
 //
 // # The send chain and interceptors
 //
 // Every request goes through one chain of layers, built once with the
 // client, from the outside in: call interceptors, the endpoint's timeout,
-// retries, the rate limit, auth (credentials, and one refresh-and-resend on
+// the cache, retries, the rate limit and the server's, auth (credentials, and one refresh-and-resend on
 // a 401), logging, attempt interceptors, the async in-flight limit, and the
 // transport (the engine, the body read within the limit, non-2xx statuses
 // as [*HTTPError]). An [Interceptor] wraps the rest of the chain below it, like
@@ -341,6 +447,16 @@
 // [Stream] is ranged over once; its Close and Response may be called from any
 // goroutine.
 //
+// Share one client among the goroutines of a fan-out: its default engine
+// opens up to 1,024 connections per host and keeps as many idle, so that
+// each burst of concurrent calls reuses the connections of the one before
+// instead of dialling again. Auth, retries and a rate limit cost each call
+// little and take no lock: a static credential (Bearer, Basic, APIKey) is
+// one header worked out once, a retry policy is prepared once, and
+// WithRateLimit's bucket is one atomic word, so concurrent callers that
+// find tokens do not wait on each other. kittest.NewCountingServer counts
+// the connections a server accepts, to check a client's reuse.
+//
 // # Testing
 //
 // Package kittest serves an in-memory REST API (users, teams, posts, every
@@ -349,6 +465,7 @@
 // generated downloads, a 202 with a Location, ETags, an error model,
 // kittest.APIError, and streams: server-sent events with ids and scripted
 // drops, a token-by-token chat reply, NDJSON and generated JSON arrays of
-// any size) on loopback, wires a client to it, and records
-// requests without a network.
+// any size) on loopback, wires a client to it, counts the connections a
+// server accepts (NewCountingServer), and records requests without a
+// network.
 package kit

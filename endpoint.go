@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kithttp/kit/internal/httpsyntax"
+	"github.com/kithttp/kit/internal/jsonpath"
 	"github.com/kithttp/kit/internal/pathtmpl"
 	"github.com/kithttp/kit/internal/routing"
 )
@@ -87,31 +88,33 @@ func NewEndpoint[P, R any](method, path string, opts ...EndpointOption) (*Endpoi
 // [*HTTPError]; a body that does not decode, a [*DecodeError]; a model that does
 // not validate, a [*ValidationError] (before sending, for a request body). A
 // 401 on an endpoint that uses auth refreshes a [Refresher] auth once and
-// resends once.
-func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P) (R, error) {
-	var zero R
+// resends once. opts apply to this call only (see [CallOption]).
+//
+// With R = [Result][T], the Result returned with an error is safe to read:
+// its Response holds the status and headers of an [*HTTPError], or is empty.
+func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P, opts ...CallOption) (R, error) {
 	d, err := e.decl("Call")
 	if err != nil {
-		return zero, err
+		return failedResult[R](resultWrappedIf[R](), err, nil)
 	}
 	st, err := d.state(b)
 	if err != nil {
-		return zero, err
+		return failedResult[R](d.result, err, nil)
 	}
-	chain, err := st.chainFor(false, e.d.name)
+	chain, err := st.chainFor(false, d.name)
 	if err != nil {
-		return zero, err
+		return failedResult[R](d.result, err, nil)
 	}
-	req, err := e.d.request(st, &params)
+	req, err := d.request(st, &params, opts)
 	if err != nil {
-		return zero, err
+		return failedResult[R](d.result, err, nil)
 	}
-	sc := e.d.newStreamCall(ctx, chain, req)
+	sc := d.newStreamCall(ctx, chain, req)
 	resp, err := st.send(ctx, chain, req)
 	if err != nil {
-		return zero, err
+		return failedResult[R](d.result, err, nil)
 	}
-	return decodeResult[R](e.d.result, e.d.inner, st, resp, sc)
+	return decodeResult[R](d.result, d.inner, st, resp, sc, d.resultAt)
 }
 
 // String returns the declaration, e.g. "GET /users/{id}".
@@ -148,6 +151,10 @@ type endpointConfig struct {
 	header  http.Header  // WithHeader: constant headers of the endpoint
 	bodyEnc bodyEncoding // FormBody, Multipart; JSON by default
 	paging  pagingConfig // WithPaginator, WithMaxPages, WithPrefetch: paged endpoints only
+
+	idemHeader string        // WithIdempotencyKey; "": the client's
+	resultAt   jsonpath.Path // WithResultAt; nil: R is the whole body
+	formStyle  FormStyle     // FormBody's style
 }
 
 // endpointDecl is everything about an endpoint that does not depend on the
@@ -196,7 +203,7 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 		return nil, declErr("%s", d.problem)
 	}
 	if paged {
-		if err := d.paging.complete(); err != nil {
+		if err := d.paging.complete(method); err != nil {
 			return nil, declErr("%v", err)
 		}
 	} else if d.paging.option != "" {
@@ -232,6 +239,15 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 		d.records = reflect.Zero(rType.Field(0).Type).Interface().(recordsOpener)
 	}
 	d.stream = d.result == routing.ResultBody || d.inner == routing.ResultBody || d.records != nil
+	if d.resultAt != nil {
+		if paged {
+			return nil, declErr("WithResultAt applies to an endpoint; a paged endpoint's paginator says where the records are (its ItemsKey)")
+		}
+		decoded := func(k routing.ResultKind) bool { return k == routing.ResultTyped || k == routing.ResultRaw }
+		if d.result == routing.ResultWrapped && !decoded(d.inner) || d.result != routing.ResultWrapped && !decoded(d.result) {
+			return nil, declErr("WithResultAt(%q): the result type %s is not decoded from JSON", d.resultAt.String(), rType)
+		}
+	}
 	if err := d.checkBody(); err != nil {
 		return nil, declErr("%v", err)
 	}
@@ -256,7 +272,11 @@ func (d *endpointDecl) checkBody() error {
 	if d.bodyEnc == encJSON {
 		return jsonFileField(t)
 	}
-	_, err = formPlanFor(t, d.bodyEnc == encMultipart)
+	if d.bodyEnc == encForm {
+		_, err = formNodeFor(t)
+		return err
+	}
+	_, err = formPlanFor(t, true)
 	return err
 }
 
@@ -275,9 +295,12 @@ func (d *endpointDecl) state(b Binding) (*clientState, error) {
 // request routes the call's parameters (params is a *P) and builds the
 // request to send. It validates and encodes the body; nothing is sent when
 // it fails.
-func (d *endpointDecl) request(st *clientState, params any) (*Request, error) {
+func (d *endpointDecl) request(st *clientState, params any, opts []CallOption) (*Request, error) {
 	r, err := d.route(params)
 	if err != nil {
+		return nil, err
+	}
+	if r.call, err = d.settings(opts); err != nil {
 		return nil, err
 	}
 	return st.build(d, &r, "")

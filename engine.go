@@ -39,11 +39,15 @@ type AsyncEngine interface {
 func newDefaultHTTPClient() *http.Client {
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          256,
-		MaxIdleConnsPerHost:   32,
+		Proxy:             http.ProxyFromEnvironment,
+		DialContext:       dialer.DialContext,
+		ForceAttemptHTTP2: true,
+		// As many idle connections per host as it may open: a burst of
+		// calls puts every connection it opened back in the pool, and the
+		// next burst reuses them instead of dialling again.
+		MaxConnsPerHost:       defaultMaxConnsPerHost,
+		MaxIdleConnsPerHost:   defaultMaxConnsPerHost,
+		MaxIdleConns:          defaultMaxConnsPerHost,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: 1 * time.Second,
@@ -56,9 +60,12 @@ func newDefaultHTTPClient() *http.Client {
 	return &http.Client{Transport: tr, CheckRedirect: checkRedirect}
 }
 
-// maxIdleConns bounds the idle connections per host that an AsyncClient's
-// default engine keeps for its in-flight limit.
-const maxIdleConns = 1024
+// defaultMaxConnsPerHost bounds the connections the default engine opens to
+// one host, and the idle ones it keeps (per host and in all). It is the
+// common soft limit on a process's open files: a fan-out that would pass it
+// waits for a connection (with its context) instead of failing with "too
+// many open files".
+const defaultMaxConnsPerHost = 1024
 
 // checkRedirect follows at most 10 redirects, like net/http's default.
 func checkRedirect(req *http.Request, via []*http.Request) error {

@@ -3,7 +3,14 @@ package kit
 import (
 	"bytes"
 	"fmt"
+	"net/http"
 	"reflect"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/kithttp/kit/internal/httpsyntax"
+	"github.com/kithttp/kit/internal/jsonpath"
 )
 
 // WithErrorModel declares the API's error model: the JSON body of every
@@ -14,31 +21,90 @@ import (
 //	var apiErr *APIError // *APIError implements error
 //	if errors.As(err, &apiErr) { ... apiErr.Code ... }
 //
+// Fields of E (a struct) may be filled from the response rather than the
+// body, so that the model found with errors.As knows what support asks for:
+// an int field tagged `kit:",status"` gets the status code, and a string
+// field tagged `kit:"Request-Id,header"` the value of that header ("" when
+// absent). These are set after decoding and win over the body.
+//
+//	type APIError struct {
+//		Message   string `json:"message"`
+//		Status    int    `json:"-" kit:",status"`
+//		RequestID string `json:"-" kit:"Request-Id,header"`
+//	}
+//
 // It is both an [Option] (the model of every request of the client: endpoint
 // calls, resource operations, the pages of walks) and an [EndpointOption]
 // (that endpoint's model, which wins over the client's). The body is read
 // once, within [MaxErrorBodySize], and decoded once, whatever the number of
-// interceptors that look at the error.
+// interceptors that look at the error. A `kit:",status"` field that is not
+// an integer, or a header field that is not a string or has no header name,
+// makes [NewClient], or the declaration, fail.
 func WithErrorModel[E any]() ClientEndpointOption {
-	return errorModelOption{&errorModel{typ: reflect.TypeFor[E](), decode: func(body []byte) any {
-		v := new(E)
-		if unmarshalJSON(body, v) != nil {
-			return nil
-		}
-		return v
-	}}}
+	return errorModelOption{newErrorModel[E](nil, "")}
+}
+
+// WithErrorModelAt is [WithErrorModel] for APIs that wrap their error in an
+// envelope: E is decoded from the value at path, a dotted key such as
+// "error" for Stripe's {"error":{"type":…,"message":…}}. A body without that
+// key gives no model (Model is nil), as a body that does not decode does.
+// The fields tagged `kit:",status"` and `kit:"Name,header"` are filled as
+// with WithErrorModel. A path that is empty or has an empty segment makes
+// NewClient, or the declaration, fail.
+func WithErrorModelAt[E any](path string) ClientEndpointOption {
+	p, err := jsonpath.Parse(path)
+	m := newErrorModel[E](p, path)
+	if err != nil && m.problem == "" {
+		m.problem = fmt.Sprintf("WithErrorModelAt[%s](%q): %v", m.typ, path, err)
+	}
+	return errorModelOption{m}
 }
 
 // Private implementation past this point.
 
 // errorModel decodes error bodies into one type.
 type errorModel struct {
-	typ    reflect.Type
-	decode func(body []byte) any // a *E, or nil when body is not that JSON
+	typ     reflect.Type
+	at      jsonpath.Path   // the model's key in the body; nil: the whole body
+	dotted  string          // at, as given
+	fields  *responseFields // the fields filled from the response
+	problem string          // a mistake in E's tags, reported where the option is used
+	decode  func(data []byte, dec *jsontext.Decoder) (any, error)
 }
 
-// model decodes body, or returns nil.
-func (m *errorModel) model(body []byte) any {
+func newErrorModel[E any](at jsonpath.Path, dotted string) *errorModel {
+	t := reflect.TypeFor[E]()
+	m := &errorModel{typ: t, at: at, dotted: dotted, decode: func(data []byte, dec *jsontext.Decoder) (any, error) {
+		v := new(E)
+		var err error
+		if dec != nil {
+			err = unmarshalDecode(dec, v)
+		} else {
+			err = unmarshalJSON(data, v)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	}}
+	f, err := responseFieldsOf(t)
+	if err != nil {
+		m.problem = fmt.Sprintf("%s: %v", m.name(), err)
+	}
+	m.fields = f
+	return m
+}
+
+func (m *errorModel) name() string {
+	if m.at != nil {
+		return fmt.Sprintf("WithErrorModelAt[%s](%q)", m.typ, m.dotted)
+	}
+	return fmt.Sprintf("WithErrorModel[%s]()", m.typ)
+}
+
+// model decodes body (at the model's key), fills the fields taken from the
+// response, or returns nil.
+func (m *errorModel) model(status int, header http.Header, body []byte) any {
 	if m == nil {
 		return nil
 	}
@@ -46,18 +112,110 @@ func (m *errorModel) model(body []byte) any {
 	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
 		return nil
 	}
-	return m.decode(b)
+	var v any
+	if m.at == nil {
+		v, _ = m.decode(b, nil)
+	} else {
+		_ = jsonpath.Walk(b, []jsonpath.Path{m.at}, func(_ int, dec *jsontext.Decoder) error {
+			if dec.PeekKind() == 'n' {
+				return dec.SkipValue()
+			}
+			var err error
+			v, err = m.decode(nil, dec)
+			return err
+		})
+	}
+	if v == nil {
+		return nil
+	}
+	m.fields.fill(reflect.ValueOf(v).Elem(), status, header)
+	return v
 }
 
-// errorModelOption is WithErrorModel. It holds a pointer, so it stays
-// comparable.
+// responseFields are the fields of a model filled from the response:
+// `kit:",status"` and `kit:"Name,header"`. Worked out once per type.
+type responseFields struct {
+	status  [][]int // indexes of the status fields
+	headers []headerField
+}
+
+type headerField struct {
+	index []int
+	name  string // canonical
+}
+
+// responseFieldsOf finds the response fields of t; nil when it has none.
+func responseFieldsOf(t reflect.Type) (*responseFields, error) {
+	if t.Kind() != reflect.Struct {
+		return nil, nil
+	}
+	var f responseFields
+	for _, sf := range reflect.VisibleFields(t) {
+		tag, ok := sf.Tag.Lookup("kit")
+		if !ok || !sf.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		name = strings.TrimSpace(name)
+		switch strings.TrimSpace(opts) {
+		case "status":
+			switch sf.Type.Kind() {
+			case reflect.Int, reflect.Int16, reflect.Int32, reflect.Int64:
+			default:
+				return nil, fmt.Errorf("field %s is tagged kit:\",status\" and is a %s, not an int", sf.Name, sf.Type)
+			}
+			f.status = append(f.status, sf.Index)
+		case "header":
+			if sf.Type.Kind() != reflect.String {
+				return nil, fmt.Errorf("field %s is tagged kit:%q and is a %s, not a string", sf.Name, tag, sf.Type)
+			}
+			if name == "" || !httpsyntax.IsToken(name) {
+				return nil, fmt.Errorf("field %s is tagged kit:%q: a header field needs a header name, as in kit:\"Request-Id,header\"", sf.Name, tag)
+			}
+			f.headers = append(f.headers, headerField{index: sf.Index, name: http.CanonicalHeaderKey(name)})
+		}
+	}
+	if f.status == nil && f.headers == nil {
+		return nil, nil
+	}
+	return &f, nil
+}
+
+// fill sets the response fields of v, a struct of the type f was made for.
+func (f *responseFields) fill(v reflect.Value, status int, header http.Header) {
+	if f == nil {
+		return
+	}
+	for _, i := range f.status {
+		if fv, err := v.FieldByIndexErr(i); err == nil {
+			fv.SetInt(int64(status))
+		}
+	}
+	for _, h := range f.headers {
+		if fv, err := v.FieldByIndexErr(h.index); err == nil {
+			fv.SetString(header.Get(h.name))
+		}
+	}
+}
+
+// errorModelOption is WithErrorModel and WithErrorModelAt. It holds a
+// pointer, so it stays comparable.
 type errorModelOption struct{ m *errorModel }
 
 func (o errorModelOption) applyClient(c *clientConfig) error {
+	if o.m.problem != "" {
+		return fmt.Errorf("kit: %s", o.m.problem)
+	}
 	c.errorModel = o.m
 	return nil
 }
 
-func (o errorModelOption) applyEndpoint(c *endpointConfig) { c.errorModel = o.m }
+func (o errorModelOption) applyEndpoint(c *endpointConfig) {
+	if o.m.problem != "" {
+		c.problem = o.m.problem
+		return
+	}
+	c.errorModel = o.m
+}
 
-func (o errorModelOption) String() string { return fmt.Sprintf("kit.WithErrorModel[%s]()", o.m.typ) }
+func (o errorModelOption) String() string { return "kit." + o.m.name() }

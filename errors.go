@@ -59,8 +59,10 @@ var (
 )
 
 // HTTPError is returned for a response whose status is not 2xx, whatever the
-// endpoint's result type. Body holds at most [MaxErrorBodySize] bytes of the
-// response body.
+// endpoint's result type, and for a 2xx response whose body the check of
+// [WithBodyCheck] refused (it then wraps the check's error, and Model holds
+// the body decoded for the check). Body holds at most [MaxErrorBodySize]
+// bytes of the response body.
 //
 // With an error model (WithErrorModel[E]), Model holds the body decoded
 // into a new E, as a *E; it is nil when the body is empty or does not
@@ -78,6 +80,8 @@ type HTTPError struct {
 	Model      any // the decoded error model (a *E), or nil
 
 	finalURL *url.URL // the URL that answered (after redirects)
+	retry    *retrier // the policy in force for the call, for Retryable; nil: none
+	cause    error    // what WithBodyCheck's check returned for a 2xx body; nil otherwise
 }
 
 // MaxErrorBodySize is how many bytes of a non-2xx response body an [HTTPError]
@@ -85,23 +89,32 @@ type HTTPError struct {
 // connection can be reused).
 const MaxErrorBodySize = 64 << 10
 
-// Error reports the method, URL, status and the start of the body.
+// Error reports the method, URL, status and the start of the body; for a
+// 2xx body that WithBodyCheck refused, the check's error instead of the
+// body.
 func (e *HTTPError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "kit: %s %s: %d %s", e.Method, e.URL, e.StatusCode, http.StatusText(e.StatusCode))
-	if snippet := bodySnippet(e.Body); snippet != "" {
+	if e.cause != nil {
+		b.WriteString(": ")
+		b.WriteString(strings.ReplaceAll(e.cause.Error(), "\n", "; "))
+	} else if snippet := bodySnippet(e.Body); snippet != "" {
 		b.WriteString(": ")
 		b.WriteString(snippet)
 	}
 	return b.String()
 }
 
-// Unwrap returns [ErrNotModified] for a 304, and the error model when it
-// implements error, so that errors.Is and errors.As find them.
+// Unwrap returns [ErrNotModified] for a 304, the error of [WithBodyCheck]'s
+// check for a 2xx body it refused, and the error model when it implements
+// error, so that errors.Is and errors.As find them.
 func (e *HTTPError) Unwrap() []error {
 	var errs []error
 	if e.StatusCode == http.StatusNotModified {
 		errs = append(errs, ErrNotModified)
+	}
+	if e.cause != nil {
+		errs = append(errs, e.cause)
 	}
 	if me, ok := e.Model.(error); ok {
 		errs = append(errs, me)

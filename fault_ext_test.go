@@ -393,7 +393,7 @@ func TestFaultStuckLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ac.Close(context.Background())
-	walks := map[string]func(context.Context) iter.Seq2[faultUser, error]{
+	walks := map[string]func(context.Context, ...kit.CallOption) iter.Seq2[faultUser, error]{
 		"sync":  kit.NewResource[faultUser](c, "/users", kit.WithPaginator(kit.LinkHeader{})).All,
 		"async": kit.NewAsyncResource[faultUser](ac, "/users", kit.WithPaginator(kit.LinkHeader{}), kit.WithPrefetch(2)).All,
 	}

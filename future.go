@@ -62,8 +62,7 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	case <-f.done:
 		return f.val, f.err
 	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
+		return zeroFor[T](ctx.Err()), ctx.Err()
 	}
 }
 
@@ -76,6 +75,7 @@ func (f *Future[T]) Done() <-chan struct{} { return f.done }
 // failedFuture returns a Future that is already done with err.
 func failedFuture[T any](err error) *Future[T] {
 	f := &Future[T]{done: make(chan struct{}), err: err}
+	f.val = zeroFor[T](err)
 	close(f.done)
 	return f
 }

@@ -7,7 +7,6 @@ require (
 	github.com/go-playground/validator/v10 v10.30.6
 	go.yaml.in/yaml/v3 v3.0.4
 	golang.org/x/mod v0.42.0
-	golang.org/x/time v0.16.0
 	golang.org/x/tools v0.52.0
 )
 

@@ -887,7 +887,13 @@ func TestDeclarationsThatCannotBeMisrouted(t *testing.T) {
 			B model
 		}, any]("POST", "/x"), "would both be the request body"},
 		{"form of a slice", declErr[struct{ B []model }, any]("POST", "/x", kit.FormBody()), "one data model"},
-		{"form with nested model", declErr[struct{ B struct{ M model } }, any]("POST", "/x", kit.FormBody()), "Multipart"},
+		{"form with a File in a nested model", declErr[struct {
+			B struct{ M struct{ F kit.File } }
+		}, any]("POST", "/x", kit.FormBody()), "Multipart"},
+		{"form with a map of int keys", declErr[struct{ B struct{ M map[int]string } }, any]("POST", "/x", kit.FormBody()), "field M of struct { M map[int]string }: type map[int]string: a map's keys are written as form keys"},
+		{"form with a func", declErr[struct{ B struct{ F func() } }, any]("POST", "/x", kit.FormBody()), "no text form"},
+		{"FormBody with two styles", declErr[struct{ B model }, any]("POST", "/x", kit.FormBody(kit.FormIndexed, kit.FormBrackets)), "one FormStyle"},
+		{"FormBody with a bad style", declErr[struct{ B model }, any]("POST", "/x", kit.FormBody(kit.FormStyle(9))), "FormBody(kit.FormStyle(9)): not a FormStyle"},
 		{"two url fields", declErr[struct {
 			A string `kit:",url"`
 			B string `kit:",url"`

@@ -21,7 +21,9 @@ const DefaultMaxInFlight = 64
 // Retries and the resend after a 401 take a slot again for each attempt,
 // and give it back while they wait. n must be positive ([NewAsyncClient]
 // fails otherwise); a very large n costs nothing until that many requests
-// wait. Default: [DefaultMaxInFlight]. A [Client] ignores it.
+// wait. The default engine opens at most 1,024 connections per host:
+// beyond that many HTTP/1.1 requests to one host, the others wait for a
+// connection too. Default: [DefaultMaxInFlight]. A [Client] ignores it.
 func WithMaxInFlight(n int) Option { return maxFlightOption{n} }
 
 // Private implementation past this point.

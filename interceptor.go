@@ -41,6 +41,12 @@ type Request struct {
 	policy  *callPolicy // the endpoint's per-call settings; never nil
 	attempt int         // 1 for the first attempt, set by the retry layer
 	call    *callState  // shared by the attempts of a retried call; else nil
+	keyed   bool        // carries an idempotency key: a write safe to retry
+
+	// own is set on the copy the retry layer makes for one attempt: that
+	// copy is the attempt's alone, and the auth layer adds its header to it
+	// in place rather than copying it again. Nil on every other Request.
+	own *requestCopy
 }
 
 // callState is what the attempts of one call share (they run one after
@@ -148,19 +154,70 @@ func (o *interceptorOption) String() string {
 
 // clone returns a copy of r whose Header and URL may be changed without
 // changing r's.
-func (r *Request) clone() *Request {
-	c := *r
-	c.Header = r.Header.Clone()
-	if c.Header == nil {
-		c.Header = make(http.Header)
-	}
+func (r *Request) clone() *Request { return &r.copyOf().req }
+
+// requestCopy is a copy of a Request with what a layer may change made its
+// own, in one allocation: the URL, the header values (when they are few),
+// the state of a retried call (used by the first attempt's copy), and the
+// auth layer's header value and context.
+type requestCopy struct {
+	req     Request
+	url     url.URL
+	vals    [4]string
+	call    callState
+	authVal [1]string
+	authCtx authContext
+}
+
+// copyOf returns a copy of r whose Header and URL may be changed without
+// changing r's. The Header has room for one more key (the auth layer's).
+func (r *Request) copyOf() *requestCopy {
+	c := &requestCopy{req: *r}
+	c.req.own = nil
+	c.req.Header = cloneHeader(r.Header, 1, c.vals[:0])
 	if r.URL != nil {
-		u := *r.URL
+		c.url = *r.URL
 		if r.URL.User != nil {
 			uu := *r.URL.User
-			u.User = &uu
+			c.url.User = &uu
 		}
-		c.URL = &u
+		c.req.URL = &c.url
 	}
-	return &c
+	return c
+}
+
+// attemptCopy is the copy of r for one attempt of a retried call: its own
+// (see Request.own), sharing call, the state of the call's first attempt
+// (nil for the first attempt, whose copy holds it).
+func (r *Request) attemptCopy(call *callState) *Request {
+	c := r.copyOf()
+	if call == nil {
+		call = &c.call
+	}
+	c.req.call, c.req.own = call, c
+	return &c.req
+}
+
+// cloneHeader is http.Header.Clone with room for extra more keys, and never
+// nil: the values are copied into one shared array, buf's when they fit.
+func cloneHeader(h http.Header, extra int, buf []string) http.Header {
+	n := 0
+	for _, vs := range h {
+		n += len(vs)
+	}
+	c := make(http.Header, len(h)+extra)
+	all := buf[:cap(buf)]
+	if n > len(all) {
+		all = make([]string, n)
+	}
+	for k, vs := range h {
+		if vs == nil {
+			c[k] = nil
+			continue
+		}
+		m := copy(all, vs)
+		c[k] = all[:m:m]
+		all = all[m:]
+	}
+	return c
 }

@@ -27,8 +27,10 @@ type ResourceOption interface {
 
 // ClientEndpointOption is an option that configures a client (as an
 // [Option]) or one endpoint declaration (as an [EndpointOption]), the
-// endpoint's setting winning over the client's: [WithHeader],
-// [WithMaxBodySize], [WithRetry] and [WithErrorModel] return one. Like connect's
+// endpoint's setting winning over the client's: [WithMaxBodySize],
+// [WithErrorModel], [WithErrorModelAt], [WithBodyCheck] and
+// [WithIdempotencyKey] return one ([WithHeader] and [WithRetry] return a
+// [ClientEndpointCallOption], which is one too). Like connect's
 // Option, which is both a ClientOption and a HandlerOption, it names the
 // union so that go doc shows it; any value of it is also an Option and an
 // [EndpointOption].
@@ -72,9 +74,12 @@ func WithAuth(a Auth) Option { return authOption{a} }
 // (an Accept: application/vnd.github.raw, say), which replaces the
 // client's values of that key. It may be given several times; values of
 // the same key accumulate. A header parameter of the call (a `kit:",header"`
-// field) replaces both. An empty key makes [NewClient], or the declaration,
-// fail.
-func WithHeader(key, value string) ClientEndpointOption {
+// field) replaces both. As a [CallOption] it is a header of that one call
+// (every attempt, page and reconnection of it), which replaces the values
+// of that key set by the client, the endpoint and the call's parameters. An
+// empty key makes [NewClient], or the declaration, fail; as a CallOption,
+// the call.
+func WithHeader(key, value string) ClientEndpointCallOption {
 	return headerOption{key, value}
 }
 

@@ -2,6 +2,7 @@ package kit
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Private implementation past this point.
@@ -19,25 +21,66 @@ import (
 
 // sameOrigin reports whether a and b have the same scheme, host and port.
 func sameOrigin(a, b *url.URL) bool {
-	return a.Scheme == b.Scheme && canonicalHost(a) == canonicalHost(b)
+	o := originOf(b)
+	return o.matches(a)
 }
 
-// canonicalHost is host:port with the scheme's default port made explicit.
-func canonicalHost(u *url.URL) string {
-	host, port := u.Hostname(), u.Port()
-	if port == "" {
-		switch u.Scheme {
-		case "http":
-			port = "80"
-		case "https":
-			port = "443"
+// originKey is a URL's origin, worked out once: its scheme, its host in
+// lower case and its port, the scheme's default made explicit.
+type originKey struct {
+	scheme, host, port string
+}
+
+func originOf(u *url.URL) originKey {
+	return originKey{u.Scheme, strings.ToLower(u.Hostname()), portOf(u)}
+}
+
+// portOf is u's port, or its scheme's default port.
+func portOf(u *url.URL) string {
+	if port := u.Port(); port != "" {
+		return port
+	}
+	switch u.Scheme {
+	case "http":
+		return "80"
+	case "https":
+		return "443"
+	}
+	return ""
+}
+
+// matches reports whether u is on origin o: same scheme, same host (case
+// aside), same port. It compares in place, allocating nothing for an
+// ASCII host.
+func (o *originKey) matches(u *url.URL) bool {
+	return u.Scheme == o.scheme && portOf(u) == o.port && lowerEqual(u.Hostname(), o.host)
+}
+
+// lowerEqual reports whether strings.ToLower(s) == lower, without
+// allocating when s is ASCII.
+func lowerEqual(s, lower string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.ToLower(s) == lower
 		}
 	}
-	return strings.ToLower(host) + ":" + port
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // sameOrigin reports whether u is on the base URL's origin.
-func (st *clientState) sameOrigin(u *url.URL) bool { return sameOrigin(u, st.base) }
+func (st *clientState) sameOrigin(u *url.URL) bool { return st.baseOrigin.matches(u) }
 
 // origin is scheme://host of the base URL, the only origin credentials go to.
 func (st *clientState) origin() string {
@@ -65,6 +108,27 @@ type headerWas struct {
 }
 
 type authRecordKey struct{}
+
+// authContext is a context holding an authRecord: what
+// context.WithValue(parent, authRecordKey{}, rec) makes, as a type of
+// kit's so that it can be part of an attempt's requestCopy and cost no
+// allocation of its own. Like context.WithValue's, it embeds its parent:
+// cancellation, deadline and every other value are the parent's.
+type authContext struct {
+	context.Context
+	rec *authRecord
+}
+
+// Value returns the record for authRecordKey, else the parent's value.
+func (c *authContext) Value(key any) any {
+	if _, ok := key.(authRecordKey); ok {
+		return c.rec
+	}
+	return c.Context.Value(key)
+}
+
+// String names the context, as context.WithValue's String does.
+func (c *authContext) String() string { return fmt.Sprint(c.Context) + ".WithValue(authRecord)" }
 
 // authRecordFrom returns the record of the request whose context is ctx, or
 // nil when kit did not authenticate that request.

@@ -2,15 +2,22 @@ package kit
 
 import (
 	"context"
+	"fmt"
 	"iter"
+	"net/http"
 	"net/url"
 	"reflect"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // PagedEndpoint is a paginated collection whose path may have placeholders,
-// such as /users/{user}/repos: a GET endpoint whose parameters P are routed
-// like any endpoint's (path, query and headers), walked page by page like a
+// such as /users/{user}/repos: a GET endpoint (or, declared with
+// [PagedPost], a POST search) whose parameters P are routed like any
+// endpoint's (path, query and headers), walked page by page like a
 // [Resource]. T is the record type; with T = any records are raw JSON.
 //
 // A walk of a paged endpoint is a walk of a resource: the same paginators
@@ -57,6 +64,53 @@ func NewPaged[P, T any](path string, opts ...EndpointOption) (*PagedEndpoint[P, 
 	return &PagedEndpoint[P, T]{d: d}, nil
 }
 
+// PagedPost declares a paged endpoint walked with POST requests, as
+// search and query endpoints are (Notion's databases/{id}/query, a
+// GraphQL-over-REST search): P is routed as for Post, and its body model
+// (a struct, sent as a JSON object; {} when P has none) is sent with every
+// page. A paginator that sends its cursor in the body (Cursor with InBody)
+// sets a top-level field of that object on each page after the first:
+//
+//	var query = kit.PagedPost[QueryParams, Page]("/databases/{id}/query",
+//		kit.WithPaginator(kit.Cursor{CursorParam: "start_cursor", NextKey: "next_cursor",
+//			HasMoreKey: "has_more", InBody: true}))
+//
+// The walk is a walk like any other: the cycle guard compares URLs and
+// bodies, and WithMaxPages, WithPrefetch and the origin guard hold. A POST
+// is retried only when declared Idempotent(), as for any endpoint: declare
+// a read-only search Idempotent() to have its pages retried under
+// WithRetry. It panics with a *DeclarationError on a bad declaration; see
+// NewPagedPost.
+func PagedPost[P, T any](path string, opts ...EndpointOption) *PagedEndpoint[P, T] {
+	e, err := NewPagedPost[P, T](path, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
+
+// NewPagedPost declares a paged endpoint walked with POST requests (see
+// PagedPost), returning a *DeclarationError on a bad declaration: the
+// mistakes NewPaged reports (a body field excepted), a body field that is
+// not one struct (a JSON object), FormBody or Multipart (a POST walk sends
+// JSON).
+func NewPagedPost[P, T any](path string, opts ...EndpointOption) (*PagedEndpoint[P, T], error) {
+	d, err := declare(http.MethodPost, path, reflect.TypeFor[P](), reflect.TypeFor[T](), opts, true)
+	if err != nil {
+		return nil, err
+	}
+	declErr := func(format string, args ...any) error {
+		return &DeclarationError{Method: http.MethodPost, Path: path, Reason: fmt.Sprintf(format, args...)}
+	}
+	if d.bodyEnc != encJSON {
+		return nil, declErr("%s: a paged POST sends its body as JSON, so that a page can set a field of it", d.bodyEnc.String())
+	}
+	if bf := d.plan.bodyField(); bf != nil && bf.class.Kind != routing.Model {
+		return nil, declErr("field %s: the body of a paged POST is one data model (a struct, sent as a JSON object), not %s", bf.goName, d.plan.fieldType(bf))
+	}
+	return &PagedEndpoint[P, T]{d: d}, nil
+}
+
 // Iterate walks the collection through b's engine, which must implement
 // [Engine], and yields every record, lazily: a page is requested only when
 // the records before it are used up, and breaking out of the loop stops
@@ -64,15 +118,15 @@ func NewPaged[P, T any](path string, opts ...EndpointOption) (*PagedEndpoint[P, 
 // one that prevents the walk (b's engine lacks Engine: an [*EngineError];
 // params do not route) is yielded before anything is sent. params are
 // routed when the loop starts.
-func (e *PagedEndpoint[P, T]) Iterate(ctx context.Context, b Binding, params P) iter.Seq2[T, error] {
-	return records(e.Pages(ctx, b, params))
+func (e *PagedEndpoint[P, T]) Iterate(ctx context.Context, b Binding, params P, opts ...CallOption) iter.Seq2[T, error] {
+	return records(e.Pages(ctx, b, params, opts...))
 }
 
 // Pages walks the same pages as Iterate, yielding each page (records and
 // response) for callers that need totals or other page metadata. Every page
 // fetched is yielded, an empty last one included.
-func (e *PagedEndpoint[P, T]) Pages(ctx context.Context, b Binding, params P) iter.Seq2[*Page[T], error] {
-	return e.walk(ctx, b, &params, false, "Pages")
+func (e *PagedEndpoint[P, T]) Pages(ctx context.Context, b Binding, params P, opts ...CallOption) iter.Seq2[*Page[T], error] {
+	return e.walk(ctx, b, &params, false, "Pages", opts)
 }
 
 // GoIterate is Iterate through b's engine's async protocol: b's engine must
@@ -81,13 +135,13 @@ func (e *PagedEndpoint[P, T]) Pages(ctx context.Context, b Binding, params P) it
 // [WithPrefetch] it is as lazy as Iterate; with WithPrefetch(n) it keeps
 // pages in flight ahead of the caller (see WithPrefetch). After the client
 // is closed it yields an error matching [ErrClosed].
-func (e *PagedEndpoint[P, T]) GoIterate(ctx context.Context, b Binding, params P) iter.Seq2[T, error] {
-	return records(e.GoPages(ctx, b, params))
+func (e *PagedEndpoint[P, T]) GoIterate(ctx context.Context, b Binding, params P, opts ...CallOption) iter.Seq2[T, error] {
+	return records(e.GoPages(ctx, b, params, opts...))
 }
 
 // GoPages is Pages through b's engine's async protocol, like GoIterate.
-func (e *PagedEndpoint[P, T]) GoPages(ctx context.Context, b Binding, params P) iter.Seq2[*Page[T], error] {
-	return e.walk(ctx, b, &params, true, "GoPages")
+func (e *PagedEndpoint[P, T]) GoPages(ctx context.Context, b Binding, params P, opts ...CallOption) iter.Seq2[*Page[T], error] {
+	return e.walk(ctx, b, &params, true, "GoPages", opts)
 }
 
 // String returns the declaration, e.g. "GET /users/{user}/repos".
@@ -102,13 +156,13 @@ func (e *PagedEndpoint[P, T]) String() string {
 
 // walk returns the page walk of one call (params is a *P); method names the
 // PagedEndpoint method, for errors.
-func (e *PagedEndpoint[P, T]) walk(ctx context.Context, b Binding, params *P, async bool, method string) iter.Seq2[*Page[T], error] {
+func (e *PagedEndpoint[P, T]) walk(ctx context.Context, b Binding, params *P, async bool, method string, opts []CallOption) iter.Seq2[*Page[T], error] {
 	d := e.decl()
 	return walkPages[T](ctx, async, func() (*walk, error) {
 		if d == nil {
 			return nil, errorf("PagedEndpoint."+method, "the endpoint was not declared (use kit.Paged or kit.NewPaged)")
 		}
-		return d.newWalk(b, params, async)
+		return d.newWalk(b, params, async, opts)
 	})
 }
 
@@ -121,7 +175,7 @@ func (e *PagedEndpoint[P, T]) decl() *endpointDecl {
 
 // newWalk routes a paged endpoint's parameters (params is a *P) and starts
 // a walk of the collection they address, through b's sync or async chain.
-func (d *endpointDecl) newWalk(b Binding, params any, async bool) (*walk, error) {
+func (d *endpointDecl) newWalk(b Binding, params any, async bool, opts []CallOption) (*walk, error) {
 	st, err := d.state(b)
 	if err != nil {
 		return nil, err
@@ -134,8 +188,21 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool) (*walk, error)
 	if err != nil {
 		return nil, err
 	}
+	post := d.method == http.MethodPost
+	if r.file != nil || (r.body.IsValid() && !post) {
+		return nil, errorf(d.name, "a paged GET endpoint sends no body, but a parameter holds one")
+	}
+	var body []byte
 	if r.body.IsValid() {
-		return nil, errorf(d.name, "a paged endpoint sends no body, but a parameter holds a %s", r.body.Type())
+		if err := validateValue(st.validator, r.body); err != nil {
+			return nil, errorf(d.name, "request body: %w", err)
+		}
+		if body, err = marshalJSON(r.body.Interface()); err != nil {
+			return nil, errorf(d.name, "encoding the request body: %w", err)
+		}
+		if jsontext.Value(body).Kind() != '{' {
+			return nil, errorf(d.name, "the body of a paged POST is a JSON object, and this one is %s", kindName(jsontext.Value(body).Kind()))
+		}
 	}
 	var base strings.Builder
 	if err := st.writePath(&base, d, &r); err != nil {
@@ -145,5 +212,12 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool) (*walk, error)
 	if q == nil {
 		q = url.Values{}
 	}
-	return newWalk(st, d, &d.paging, chain, base.String(), r.header, q), nil
+	cs, err := d.walkSettings(opts)
+	if err != nil {
+		return nil, err
+	}
+	w := newWalk(st, d, &d.paging, chain, base.String(), r.header, q)
+	w.call = cs
+	w.post, w.body = post, body
+	return w, nil
 }

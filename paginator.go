@@ -1,9 +1,12 @@
 package kit
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/kithttp/kit/internal/linkheader"
 )
@@ -55,11 +58,24 @@ type PageRequest struct {
 	// it against the URL of the request that produced the page, adds the
 	// Params it lacks, and refuses a URL on another origin than the base URL.
 	URL string
+	// Body holds the top-level JSON body fields this page sets (a cursor
+	// sent in the body, Cursor.InBody); nil: none. Only a walk of a
+	// PagedPost endpoint sends a body: its body model's fields, with these
+	// replacing any of the same name. A walk that sends GET requests
+	// refuses a page request with a Body.
+	Body map[string]any
 }
 
-// Clone returns a copy of r whose Params may be modified freely.
+// Clone returns a copy of r whose Params and Body may be modified freely.
 func (r PageRequest) Clone() PageRequest {
-	return PageRequest{Params: cloneValues(r.Params), URL: r.URL}
+	c := PageRequest{Params: cloneValues(r.Params), URL: r.URL}
+	if r.Body != nil {
+		c.Body = make(map[string]any, len(r.Body)+1)
+		for k, v := range r.Body {
+			c.Body[k] = v
+		}
+	}
+	return c
 }
 
 // PageNumber requests page 1, 2, ... sending the page number in PageParam
@@ -86,12 +102,43 @@ type Offset struct {
 
 // Cursor reads the next cursor from each page at the dotted key NextKey and
 // sends it back in CursorParam; it stops when the cursor is absent, null or
-// "". A numeric cursor is sent as its JSON text. Zero fields mean:
-// CursorParam "cursor", NextKey "next_cursor".
+// "". A numeric cursor is sent as its JSON text (in a body, as a number).
+// Zero fields mean: CursorParam "cursor", NextKey "next_cursor".
+//
+// The shapes of real APIs:
+//
+//	kit.Cursor{CursorParam: "starting_after", RecordKey: "id", HasMoreKey: "has_more"}  // Stripe
+//	kit.Cursor{CursorParam: "after", NextKey: "last_id", HasMoreKey: "has_more"}        // OpenAI
+//	kit.Cursor{CursorParam: "start_cursor", NextKey: "next_cursor",
+//		HasMoreKey: "has_more", InBody: true}                                       // Notion, with kit.PagedPost
+//
+// HasMoreKey and RecordKey are read in the walk's one pass over each page:
+// a page is decoded once. A HasMoreKey whose value is not a boolean, and a
+// RecordKey missing from the last record of a page the walk goes on from,
+// end the walk with an error that names the key and the page; an absent or
+// null HasMoreKey leaves the decision to the cursor.
 type Cursor struct {
 	CursorParam string
 	NextKey     string
 	ItemsKey    string
+	HasMoreKey  string // dotted key of a boolean; false ends the walk whatever the cursor says
+	RecordKey   string // the cursor is this dotted key of the page's LAST record (Stripe: "id"); NextKey unused
+	InBody      bool   // send the cursor as a top-level field of the JSON body (PagedPost walks), not in the query
+}
+
+// NextLink follows the URL of the next page found in each page's body at
+// the dotted key Key ("next", "links.next", "paging.next",
+// "next_page_uri"), as Twilio, DigitalOcean and Microsoft Graph send it.
+// The URL may be absolute or relative to the URL of the page it was found
+// in; like LinkHeader's, it must be on the client's origin (another one is
+// ErrCrossOrigin, and nothing is sent there) and it gets the caller's query
+// parameters it lacks. An absent, null or "" value ends the walk; a value
+// that is not a URL (a number, an object, a string that does not parse)
+// ends it with an error naming the key and the page. Zero fields mean: Key
+// "next".
+type NextLink struct {
+	Key      string // dotted key of the URL
+	ItemsKey string
 }
 
 // LinkHeader follows the RFC 8288 Link header entry with rel="next" until
@@ -157,22 +204,60 @@ func (p Cursor) FirstPage(params url.Values) PageRequest {
 	return PageRequest{Params: cloneValues(params)}
 }
 
-// NextPage sends the cursor found at NextKey, or returns nil when it is
-// absent, null or "".
+// NextPage sends the cursor found at NextKey (or RecordKey of the last
+// record), or returns nil when it is absent, null or "", when the page is
+// empty (with RecordKey), or when the page's HasMoreKey is false.
 func (p Cursor) NextPage(resp *Response, prev PageRequest) (*PageRequest, error) {
-	cursor, err := pageCursor(resp, p.ItemsKey, p.nextKey())
-	if err != nil || cursor == "" {
+	info, err := pageFacts(resp, p)
+	if err != nil {
 		return nil, err
 	}
+	if info.hasMoreErr != nil {
+		return nil, info.hasMoreErr
+	}
+	if info.hasMore == hasMoreFalse {
+		return nil, nil
+	}
+	if p.RecordKey != "" && info.records == 0 {
+		return nil, nil
+	}
+	if info.cursorErr != nil {
+		return nil, info.cursorErr
+	}
+	if info.cursor == "" {
+		return nil, nil
+	}
 	next := prev.Clone()
-	next.Params.Set(p.cursorParam(), cursor)
+	if p.InBody {
+		if next.Body == nil {
+			next.Body = make(map[string]any, 1)
+		}
+		var v any = info.cursor
+		if info.cursorNum {
+			v = jsontext.Value(info.cursor)
+		}
+		next.Body[p.cursorParam()] = v
+		return &next, nil
+	}
+	next.Params.Set(p.cursorParam(), info.cursor)
 	return &next, nil
 }
 
 // ItemsPath returns ItemsKey.
 func (p Cursor) ItemsPath() string { return p.ItemsKey }
 
-func (p Cursor) cursorPath() string { return p.nextKey() }
+func (p Cursor) cursorPath() string {
+	if p.RecordKey != "" {
+		return ""
+	}
+	return p.nextKey()
+}
+
+func (p Cursor) hasMorePath() string { return p.HasMoreKey }
+
+func (p Cursor) recordPath() string { return p.RecordKey }
+
+func (p Cursor) inBody() bool { return p.InBody }
 
 func (p Cursor) nextKey() string {
 	if p.NextKey == "" {
@@ -204,6 +289,51 @@ func (p LinkHeader) NextPage(resp *Response, prev PageRequest) (*PageRequest, er
 
 // ItemsPath returns ItemsKey.
 func (p LinkHeader) ItemsPath() string { return p.ItemsKey }
+
+// FirstPage returns the caller's query as is.
+func (p NextLink) FirstPage(params url.Values) PageRequest {
+	return PageRequest{Params: cloneValues(params)}
+}
+
+// NextPage follows the URL found at Key, or returns nil when it is absent,
+// null or "".
+func (p NextLink) NextPage(resp *Response, prev PageRequest) (*PageRequest, error) {
+	info, err := pageFacts(resp, p)
+	if err != nil {
+		return nil, err
+	}
+	if info.cursorErr != nil {
+		return nil, info.cursorErr
+	}
+	if info.cursor == "" {
+		return nil, nil
+	}
+	if info.cursorNum {
+		return nil, pageFactError(resp, info, "next-page URL at %q is a number, not a URL", p.key())
+	}
+	if _, err := url.Parse(info.cursor); err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // its text repeats the URL, which may hold a secret
+		}
+		return nil, pageFactError(resp, info, "next-page URL at %q is not a URL: %v", p.key(), err)
+	}
+	next := prev.Clone()
+	next.URL = info.cursor
+	return &next, nil
+}
+
+// ItemsPath returns ItemsKey.
+func (p NextLink) ItemsPath() string { return p.ItemsKey }
+
+func (p NextLink) cursorPath() string { return p.key() }
+
+func (p NextLink) key() string {
+	if p.Key == "" {
+		return "next"
+	}
+	return p.Key
+}
 
 // Private implementation past this point.
 

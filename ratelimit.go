@@ -2,16 +2,17 @@ package kit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
-
-	"golang.org/x/time/rate"
+	"sync/atomic"
+	"time"
 )
 
 // WithRateLimit limits the client to perSecond requests per second on
-// average, with bursts of up to burst requests (a token bucket,
-// golang.org/x/time/rate). The limit is shared by everything bound to the
-// client: endpoint calls (Call and Go), resources and their iterations, and
+// average, with bursts of up to burst requests: a token bucket, full at
+// first, refilled at perSecond tokens a second (kept to the nanosecond).
+// The limit is shared by everything bound to the client: endpoint calls (Call and Go), resources and their iterations, and
 // every attempt of a retried call, each attempt taking one token.
 //
 // A request waits for its token with the call's context: a context that
@@ -23,10 +24,33 @@ import (
 //
 // Each client made with the option gets its own limiter (passing the same
 // option to two clients does not make them share one); it is safe for
-// concurrent use by every goroutine calling through the client.
+// concurrent use by every goroutine calling through the client, and takes
+// no lock: while tokens are plentiful, concurrent calls do not wait on
+// each other. It is [WithLimiter] with a limiter of kit's own.
 func WithRateLimit(perSecond float64, burst int) Option {
 	return rateLimitOption{perSecond, burst}
 }
+
+// Limiter paces requests: Wait returns when one may be sent, or an error
+// (its context ended, the limit cannot be reached) and then nothing is
+// sent. *rate.Limiter (golang.org/x/time/rate) is one; kitredis.NewLimiter
+// is one that every process of a fleet shares. Implementations must be safe
+// for concurrent use.
+type Limiter interface {
+	Wait(ctx context.Context) error
+}
+
+// WithLimiter paces the client's requests with l: every attempt (each
+// attempt of a retried call, every page of a walk) waits for l first, with
+// the call's context, in the rate-limit layer of the send chain. A response
+// served by the cache (WithCache) waits for nothing. An error from Wait
+// fails the call, wrapped, with nothing sent; when the context has ended it
+// matches the context's error; any other error of l's is wrapped as it is.
+//
+// Unlike WithRateLimit, the limiter is the caller's: give the same one to
+// several clients and they share it. A nil l is an error from NewClient.
+// The last of WithLimiter and WithRateLimit given wins.
+func WithLimiter(l Limiter) Option { return limiterOption{l} }
 
 // Private implementation past this point.
 
@@ -42,9 +66,21 @@ func (o rateLimitOption) applyClient(c *clientConfig) error {
 	if o.burst < 1 {
 		return fmt.Errorf("kit: WithRateLimit(%v, %d): the burst must be at least 1", o.perSecond, o.burst)
 	}
-	c.limiter = rate.NewLimiter(rate.Limit(o.perSecond), o.burst)
+	c.limiter = newLimiter(o.perSecond, o.burst)
 	return nil
 }
+
+type limiterOption struct{ l Limiter }
+
+func (o limiterOption) applyClient(c *clientConfig) error {
+	if o.l == nil {
+		return errors.New("kit: WithLimiter(nil): no limiter")
+	}
+	c.limiter = o.l
+	return nil
+}
+
+func (o limiterOption) String() string { return fmt.Sprintf("kit.WithLimiter(%T)", o.l) }
 
 func (o rateLimitOption) String() string {
 	return fmt.Sprintf("kit.WithRateLimit(%v, %d)", o.perSecond, o.burst)
@@ -56,16 +92,88 @@ func (o rateLimitOption) String() string {
 func (st *clientState) rateLimitLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		if err := st.limiter.Wait(ctx); err != nil {
-			if ctxErr := ctx.Err(); ctxErr != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 				err = ctxErr
-			} else if _, ok := ctx.Deadline(); ok {
-				// rate.Limiter fails at once when the token would come
-				// after the deadline; report it as the deadline it would
-				// pass.
-				err = fmt.Errorf("%w: the next token would come after the deadline", context.DeadlineExceeded)
 			}
 			return nil, errorf(st.opOf(req.Method, req.URL), "waiting for the rate limit: %w", err)
 		}
 		return next(ctx, req)
 	}
 }
+
+// limiter is the token bucket of WithRateLimit, kept as one number (GCRA,
+// the generic cell rate algorithm): full, the time at which the bucket is
+// full again, in nanoseconds since the limiter was made (monotonic clock).
+// A token costs interval; the bucket holds tolerance worth of them (burst
+// tokens). Taking one moves full on by interval, from now if the bucket is
+// full; the token may be used once full is at most tolerance ahead of now.
+//
+// Taking a token is a load and a compare-and-swap on full: callers never
+// park on a lock, so 64 goroutines that find tokens plentiful go through
+// side by side (x/time/rate's Limiter, which kit used before, serialises
+// them on one mutex). A caller that must wait reserves its token first,
+// then sleeps; if its context ends during the sleep, it gives the token
+// back.
+type limiter struct {
+	epoch     time.Time // the zero of full, with a monotonic reading
+	interval  int64     // nanoseconds per token, at least 1
+	tolerance int64     // burst * interval, at most 292 years' worth
+	full      atomic.Int64
+}
+
+func newLimiter(perSecond float64, burst int) *limiter {
+	iv := math.Round(1e9 / perSecond)
+	interval := int64(math.MaxInt64)
+	if iv < math.MaxInt64 {
+		interval = max(int64(iv), 1)
+	}
+	tolerance := int64(math.MaxInt64)
+	if int64(burst) <= math.MaxInt64/interval {
+		tolerance = int64(burst) * interval
+	}
+	return &limiter{epoch: time.Now(), interval: interval, tolerance: tolerance}
+}
+
+// Wait takes a token, waiting for it with ctx. It fails at once, taking
+// none, when ctx has ended or the token would come after ctx's deadline
+// (with an error matching context.DeadlineExceeded), and gives the token
+// back when ctx ends during the wait (with ctx's error).
+func (l *limiter) Wait(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	now := l.now()
+	var at int64 // when the token may be used
+	for {
+		cur := l.full.Load()
+		full := max(cur, now)
+		at = full - (l.tolerance - l.interval) // tolerance >= interval: no overflow
+		next := int64(math.MaxInt64)           // centuries away: as good as never
+		if full <= math.MaxInt64-l.interval {
+			next = full + l.interval
+		}
+		if at > now {
+			if dl, ok := ctx.Deadline(); ok && at > dl.Sub(l.epoch).Nanoseconds() {
+				return fmt.Errorf("%w: the next token would come after the deadline", context.DeadlineExceeded)
+			}
+		}
+		if l.full.CompareAndSwap(cur, next) {
+			break
+		}
+	}
+	if at <= now {
+		return nil
+	}
+	t := time.NewTimer(time.Duration(at - now))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		l.full.Add(-l.interval) // unused: back in the bucket
+		return ctx.Err()
+	}
+}
+
+// now is the time since l was made, in nanoseconds.
+func (l *limiter) now() int64 { return time.Since(l.epoch).Nanoseconds() }

@@ -58,8 +58,8 @@ func (d *endpointDecl) newStreamCall(ctx context.Context, chain Sender, req *Req
 		return nil
 	}
 	sc := &streamCall{open: d.records, ctx: ctx, chain: chain, req: req.clone()}
-	if d.timeout > 0 {
-		sc.deadline = time.Now().Add(d.timeout)
+	if t := req.policy.timeout; t > 0 {
+		sc.deadline = time.Now().Add(t)
 	}
 	return sc
 }
@@ -377,7 +377,7 @@ func (rs *recordStream) resume(cause error) (bool, error) {
 		return false, nil
 	}
 	rt := rs.st.retrierFor(rs.sc.req)
-	if rt == nil {
+	if rt == nil || refusalsOnly(rs.sc.req) {
 		return false, nil
 	}
 	rs.drops++

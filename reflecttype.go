@@ -57,16 +57,18 @@ func (r reflectType) Is(k routing.Known) bool {
 		return isResultType(r.t)
 	case routing.KitStream:
 		return isStreamType(r.t)
+	case routing.KitNullable:
+		return isNullableType(r.t)
 	}
 	return false
 }
 
-// Arg is T of Result[T] or Stream[T].
+// Arg is T of Result[T], Stream[T] or Nullable[T].
 func (r reflectType) Arg() routing.Type {
 	if isStreamType(r.t) {
 		return reflectType{reflect.Zero(reflect.PointerTo(r.t)).Interface().(recordsOpener).recordType()}
 	}
-	return reflectType{r.t.Field(0).Type} // Result[T]'s value
+	return reflectType{r.t.Field(0).Type} // the value of Result[T] and of Nullable[T]
 }
 
 func (r reflectType) String() string { return r.t.String() }

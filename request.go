@@ -28,11 +28,12 @@ import (
 type callPolicy struct {
 	noAuth     bool          // NoAuth
 	maxBody    int64         // WithMaxBodySize; 0: the client's
-	retry      *RetryPolicy  // WithRetry; nil: the client's
+	retry      *retrier      // WithRetry; nil: the client's
 	noRetry    bool          // NoRetry
 	idempotent bool          // Idempotent
 	timeout    time.Duration // WithTimeout; 0: none
 	errorModel *errorModel   // WithErrorModel; nil: the client's
+	bodyCheck  *bodyCheck    // WithBodyCheck; nil: the client's
 	stream     bool          // R is io.ReadCloser or a Stream: the 2xx body is handed over unread
 }
 
@@ -77,9 +78,9 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 		Method:   d.method,
 		URL:      u,
 		Endpoint: d.name,
-		policy:   &d.callPolicy,
+		policy:   r.call.policyOf(d),
 	}
-	h := make(http.Header, 4+len(st.header)+len(d.header)+len(r.header))
+	h := make(http.Header, 4+len(st.header)+len(d.header)+len(r.header)+r.call.headerCount())
 	// kit's own header values share one backing array (capped slices, so
 	// an append to one copies it): one allocation instead of three.
 	defaults := make([]string, 3)
@@ -109,7 +110,7 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 		}
 		switch d.bodyEnc {
 		case encForm:
-			body, err := encodeForm(r.body)
+			body, err := encodeNestedForm(r.body, d.formStyle)
 			if err != nil {
 				return nil, errorf(d.name, "encoding the form body: %w", err)
 			}
@@ -150,6 +151,12 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 	}
 	for k, vs := range r.header {
 		h[k] = vs
+	}
+	if r.call != nil {
+		r.call.setHeaders(h)
+	}
+	if d.idemHeader != "" || st.idemHeader != "" || r.call != nil && r.call.key != "" {
+		req.keyed = st.setIdempotencyKey(d, r.call, h)
 	}
 	if _, ok := h["User-Agent"]; !ok {
 		h["User-Agent"] = defaults[1:2:2]

@@ -67,10 +67,10 @@ func WithMaxPages(n int) PagingOption {
 // map[string]any, url.Values, or a struct routed with the query rules of
 // endpoint parameters. Records are found like those of a walk (the
 // paginator's items key, else the default rules).
-func (r *Resource[T]) List(ctx context.Context, query any) ([]T, error) {
+func (r *Resource[T]) List(ctx context.Context, query any, opts ...CallOption) ([]T, error) {
 	rc := r.core()
 	chain := rc.syncChain()
-	req, err := rc.listRequest(query, chain)
+	req, err := rc.listRequest(query, chain, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -83,57 +83,57 @@ func (r *Resource[T]) List(ctx context.Context, query any) ([]T, error) {
 
 // Get returns the record with the given id: GET path/{id}. id is formatted
 // and escaped like a path parameter.
-func (r *Resource[T]) Get(ctx context.Context, id any) (T, error) {
-	return crud[T](ctx, r.core(), r.core().syncChain(), opGet, id, nil)
+func (r *Resource[T]) Get(ctx context.Context, id any, opts ...CallOption) (T, error) {
+	return crud[T](ctx, r.core(), r.core().syncChain(), opGet, id, nil, opts)
 }
 
 // Create sends obj as the JSON body of POST path and returns the created
 // record. obj must be a data model: with T = any, a map is refused with
 // [ErrNotModel] and nothing is sent.
-func (r *Resource[T]) Create(ctx context.Context, obj T) (T, error) {
-	return crud[T](ctx, r.core(), r.core().syncChain(), opCreate, nil, any(obj))
+func (r *Resource[T]) Create(ctx context.Context, obj T, opts ...CallOption) (T, error) {
+	return crud[T](ctx, r.core(), r.core().syncChain(), opCreate, nil, any(obj), opts)
 }
 
 // Update replaces the record with the given id: PUT path/{id} with obj as
 // the JSON body.
-func (r *Resource[T]) Update(ctx context.Context, id any, obj T) (T, error) {
-	return crud[T](ctx, r.core(), r.core().syncChain(), opUpdate, id, any(obj))
+func (r *Resource[T]) Update(ctx context.Context, id any, obj T, opts ...CallOption) (T, error) {
+	return crud[T](ctx, r.core(), r.core().syncChain(), opUpdate, id, any(obj), opts)
 }
 
 // Patch sends patch, any data model (typically a struct of the fields to
 // change with omitempty), as the JSON body of PATCH path/{id} and returns
 // the updated record.
-func (r *Resource[T]) Patch(ctx context.Context, id any, patch any) (T, error) {
-	return crud[T](ctx, r.core(), r.core().syncChain(), opPatch, id, patch)
+func (r *Resource[T]) Patch(ctx context.Context, id any, patch any, opts ...CallOption) (T, error) {
+	return crud[T](ctx, r.core(), r.core().syncChain(), opPatch, id, patch, opts)
 }
 
 // Delete deletes the record with the given id: DELETE path/{id}. It returns
 // the response (its status, headers and body, if any).
-func (r *Resource[T]) Delete(ctx context.Context, id any) (*Response, error) {
-	return crud[*Response](ctx, r.core(), r.core().syncChain(), opDelete, id, nil)
+func (r *Resource[T]) Delete(ctx context.Context, id any, opts ...CallOption) (*Response, error) {
+	return crud[*Response](ctx, r.core(), r.core().syncChain(), opDelete, id, nil, opts)
 }
 
 // All returns every record of the collection, lazily: a page is requested
 // only when the records before it are used up, and breaking out of the loop
 // stops fetching. An error is yielded once, as (zero, err), and ends the
 // loop.
-func (r *Resource[T]) All(ctx context.Context) iter.Seq2[T, error] {
-	return r.Iterate(ctx, nil)
+func (r *Resource[T]) All(ctx context.Context, opts ...CallOption) iter.Seq2[T, error] {
+	return r.Iterate(ctx, nil, opts...)
 }
 
 // Iterate is All with query parameters sent on every page request. query
 // is nil, a map[string]any, url.Values or a struct; it is never modified.
-func (r *Resource[T]) Iterate(ctx context.Context, query any) iter.Seq2[T, error] {
-	return records(r.Pages(ctx, query))
+func (r *Resource[T]) Iterate(ctx context.Context, query any, opts ...CallOption) iter.Seq2[T, error] {
+	return records(r.Pages(ctx, query, opts...))
 }
 
 // Pages walks the same pages as Iterate, yielding each page (records and
 // response) for callers that need totals or other page metadata. Every page
 // fetched is yielded, an empty last one included.
-func (r *Resource[T]) Pages(ctx context.Context, query any) iter.Seq2[*Page[T], error] {
+func (r *Resource[T]) Pages(ctx context.Context, query any, opts ...CallOption) iter.Seq2[*Page[T], error] {
 	rc := r.core()
 	return walkPages[T](ctx, false, func() (*walk, error) {
-		return rc.newWalk(query, rc.syncChain())
+		return rc.newWalk(query, rc.syncChain(), opts)
 	})
 }
 
@@ -173,9 +173,12 @@ type pagingConfig struct {
 
 // complete fills the defaults in and checks the options; the error says
 // what is wrong.
-func (pg *pagingConfig) complete() error {
+func (pg *pagingConfig) complete(method string) error {
 	if pg.paginator == nil {
 		pg.paginator = PageNumber{}
+	}
+	if b, ok := pg.paginator.(interface{ inBody() bool }); ok && b.inBody() && method != http.MethodPost {
+		return fmt.Errorf("paginator %T sends its cursor in the body (InBody), and a %s walk has no body: declare the endpoint with kit.PagedPost", pg.paginator, method)
 	}
 	if pg.maxPages < 0 {
 		return fmt.Errorf("WithMaxPages(%d): must not be negative", pg.maxPages)
@@ -260,7 +263,7 @@ func newResourceCore(b Binding, path string, opts []ResourceOption, kind string)
 	if rc.st == nil {
 		return fail("%w", ErrNilBinding)
 	}
-	if err := rc.pagingConfig.complete(); err != nil {
+	if err := rc.pagingConfig.complete(http.MethodGet); err != nil {
 		return fail("%w", err)
 	}
 	if path != "" {
@@ -331,7 +334,7 @@ func (rc *resourceCore) asyncChain() Sender {
 
 // newWalk checks a walk of the collection (Iterate, All and Pages) and
 // starts it, with query sent on every page.
-func (rc *resourceCore) newWalk(query any, chain Sender) (*walk, error) {
+func (rc *resourceCore) newWalk(query any, chain Sender, opts []CallOption) (*walk, error) {
 	if err := rc.checkAs("Iterate", opList, chain); err != nil {
 		return nil, err
 	}
@@ -340,13 +343,19 @@ func (rc *resourceCore) newWalk(query any, chain Sender) (*walk, error) {
 	if err != nil {
 		return nil, errorf(d.name, "%w", err)
 	}
-	return newWalk(rc.st, d, &rc.pagingConfig, chain, rc.st.prefix+d.tmpl.Parts[0].Literal, nil, q), nil
+	cs, err := d.walkSettings(opts)
+	if err != nil {
+		return nil, err
+	}
+	w := newWalk(rc.st, d, &rc.pagingConfig, chain, rc.st.prefix+d.tmpl.Parts[0].Literal, nil, q)
+	w.call = cs
+	return w, nil
 }
 
 // crud runs one CRUD operation and decodes its result into R.
-func crud[R any](ctx context.Context, rc *resourceCore, chain Sender, op int, id any, body any) (R, error) {
+func crud[R any](ctx context.Context, rc *resourceCore, chain Sender, op int, id any, body any, opts []CallOption) (R, error) {
 	var zero R
-	req, err := rc.crudRequest(op, id, body, chain)
+	req, err := rc.crudRequest(op, id, body, chain, opts)
 	if err != nil {
 		return zero, err
 	}
@@ -354,12 +363,12 @@ func crud[R any](ctx context.Context, rc *resourceCore, chain Sender, op int, id
 	if err != nil {
 		return zero, err
 	}
-	return decodeResult[R](resultKindOf(reflect.TypeFor[R]()), 0, rc.st, resp, nil)
+	return decodeResult[R](resultKindOf(reflect.TypeFor[R]()), 0, rc.st, resp, nil, nil)
 }
 
 // crudRequest checks and builds the request of a CRUD operation; nothing is
 // sent when it fails.
-func (rc *resourceCore) crudRequest(op int, id any, body any, chain Sender) (*Request, error) {
+func (rc *resourceCore) crudRequest(op int, id any, body any, chain Sender, opts []CallOption) (*Request, error) {
 	if err := rc.check(op, chain); err != nil {
 		return nil, err
 	}
@@ -381,6 +390,10 @@ func (rc *resourceCore) crudRequest(op int, id any, body any, chain Sender) (*Re
 			return nil, errorf(d.name, "%w: %T cannot be a request body", ErrNotModel, body)
 		}
 		r.body = v
+	}
+	var err error
+	if r.call, err = d.settings(opts); err != nil {
+		return nil, err
 	}
 	return rc.st.build(d, &r, "")
 }
@@ -416,7 +429,7 @@ func resultKindOf(t reflect.Type) routing.ResultKind {
 }
 
 // listRequest checks a List call and builds the request of its page.
-func (rc *resourceCore) listRequest(query any, chain Sender) (*Request, error) {
+func (rc *resourceCore) listRequest(query any, chain Sender, opts []CallOption) (*Request, error) {
 	if err := rc.check(opList, chain); err != nil {
 		return nil, err
 	}
@@ -425,7 +438,11 @@ func (rc *resourceCore) listRequest(query any, chain Sender) (*Request, error) {
 	if err != nil {
 		return nil, errorf(d.name, "%w", err)
 	}
-	return rc.st.build(d, &routed{query: q}, "")
+	cs, err := d.settings(opts)
+	if err != nil {
+		return nil, err
+	}
+	return rc.st.build(d, &routed{query: q, call: cs}, "")
 }
 
 // getPage sends the request of a page and decodes its records.

@@ -21,6 +21,7 @@ type Response struct {
 	stream     *streamBody // the unread body of a streamed response; nil otherwise
 	page       *pageInfo   // what the single pass over a page found
 	secrets    *secrets    // the client's, for redacting URLs in errors
+	cached     bool        // served from the client's cache (WithCache)
 }
 
 // JSON decodes the body into v, which must be a pointer. An empty body or

@@ -3,6 +3,8 @@ package kit
 import (
 	"reflect"
 	"strings"
+
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // Result is a result with the response it came from: R = Result[T] decodes
@@ -19,6 +21,11 @@ import (
 //
 // The Response of a streamed result (T = io.ReadCloser) has no body bytes:
 // the body is Value.
+//
+// A Result returned with an error is safe to read: its Response is never
+// nil. After an *HTTPError it holds that response's status and headers
+// (Request-Id, Retry-After); after an error with no response, a zero status
+// and empty headers. Value is then the zero T.
 type Result[T any] struct {
 	Value     T // decoded and validated as R = T would be
 	*Response   // status, headers, Request
@@ -38,9 +45,26 @@ func (r *Result[T]) valuePtr() any              { return &r.Value }
 
 var resultCarrierType = reflect.TypeFor[resultCarrier]()
 
+// resultWrappedIf is resultWrapped when R is a Result[T], for an error
+// returned before the declaration is at hand.
+func resultWrappedIf[R any]() routing.ResultKind {
+	var r R
+	if _, ok := any(&r).(resultCarrier); ok {
+		return routing.ResultWrapped
+	}
+	return routing.ResultTyped
+}
+
 // isResultType reports whether t is an instance of Result (not a type that
 // embeds one).
 func isResultType(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct && t.PkgPath() == responseType.Elem().PkgPath() &&
 		strings.HasPrefix(t.Name(), "Result[") && reflect.PointerTo(t).Implements(resultCarrierType)
+}
+
+// zeroFor is the T returned with err when nothing was decoded: the zero T,
+// or a Result whose Response is safe to read (see failedResult).
+func zeroFor[T any](err error) T {
+	v, _ := failedResult[T](resultWrappedIf[T](), err, nil)
+	return v
 }

@@ -33,9 +33,16 @@ import (
 //
 //   - its method is idempotent (GET, HEAD, PUT, DELETE, OPTIONS, TRACE), or
 //     it is any other method (POST, PATCH) of an endpoint declared with
-//     Idempotent(); and
-//   - it failed with a connection error (refused, reset, closed early,
-//     including a 2xx body cut short), or its response has one of Statuses.
+//     Idempotent() or of a call that carries an idempotency key (see
+//     WithIdempotencyKey and IdempotencyKey); and
+//   - RetryIf (by default Retryable) says the failed attempt's error is
+//     worth another: Retryable says yes to a connection error (refused,
+//     reset, closed early, including a 2xx body cut short) and to a
+//     response with one of Statuses.
+//
+// One failure is retried whatever the method: a 429 Too Many Requests is a
+// refusal made before the request was processed (RFC 6585), so a POST that
+// got one is sent again (after its Retry-After) when RetryIf agrees.
 //
 // It is not retried when the call's context is cancelled or past its
 // deadline (the caller's own, or the endpoint's [WithTimeout]), on a body
@@ -99,8 +106,53 @@ type RetryPolicy struct {
 
 	// Statuses are the response statuses that are retried, each in
 	// 400..599. nil means 429, 502, 503 and 504 (DefaultRetryStatuses);
-	// an empty non-nil slice retries connection errors only.
+	// an empty non-nil slice retries connection errors only. They are
+	// Retryable's rule: a RetryIf of one's own decides without them.
 	Statuses []int
+
+	// RetryIf decides whether a failed attempt is retried, from its
+	// error: an *HTTPError (status, headers, body, error model; a body
+	// that WithBodyCheck refused is one too, with its 2xx status) or a
+	// connection error. It sees only the failures that the method rule
+	// leaves open (see above), and never a cancelled call, nor an error
+	// that no attempt can cure (credentials that cannot be added, a body
+	// that cannot be opened). A server's hints decide this way: a
+	// "Stripe-Should-Retry: false" or "x-should-retry" header, an error
+	// code in the body. Call Retryable for the default rule. nil means
+	// Retryable. It must be safe for concurrent use.
+	RetryIf func(err error) bool
+}
+
+// Retryable is the default rule of RetryPolicy.RetryIf: it reports whether
+// err is worth another attempt. It is true for a connection error (refused,
+// reset, closed early, a 2xx body cut short; not a TLS or certificate
+// error, not an error about the URL, not ErrBodyTooLarge, not a cancelled
+// or expired context) and for an *HTTPError whose status is one of the
+// Statuses of the RetryPolicy in force for the call that returned it (kit's
+// HTTPErrors carry it; DefaultRetryStatuses when none was in force). It is
+// false for nil, decoding and validation errors, and the errors of
+// requests that were never sent.
+func Retryable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var final finalError
+	if errors.As(err, &final) {
+		return false
+	}
+	var he *HTTPError
+	if errors.As(err, &he) {
+		if he.retry != nil {
+			return he.retry.retryStatus(he.StatusCode)
+		}
+		return slices.Contains(DefaultRetryStatuses(), he.StatusCode)
+	}
+	var de *DecodeError
+	var ve *ValidationError
+	if errors.As(err, &de) || errors.As(err, &ve) {
+		return false
+	}
+	return retryableError(context.Background(), err)
 }
 
 // Defaults of the zero fields of a RetryPolicy.
@@ -122,23 +174,27 @@ func DefaultRetryStatuses() []int {
 // WithRetry turns retrying on with policy p (see [RetryPolicy]). As an [Option]
 // it is the policy of every request of the client: endpoints, resource CRUD
 // operations and every page of an iteration. As an [EndpointOption] it is that
-// endpoint's policy and wins over the client's. A negative field, or a
-// status outside 400..599, makes [NewClient] (or the endpoint declaration)
-// fail.
+// endpoint's policy and wins over the client's. As a [CallOption] it is the
+// policy of that one call and wins over both. A negative field, or a
+// status outside 400..599, makes [NewClient] (or the endpoint declaration,
+// or the call) fail.
 //
 // [Resource] operations follow the method rule of RetryPolicy: Get, List,
 // Update, Delete and the pages of an iteration are retried; Create (POST)
-// and Patch (PATCH) never are, since kit cannot know that the API
-// deduplicates them. Declare your own endpoint with Idempotent() for a POST
-// that is safe to resend.
-func WithRetry(p RetryPolicy) ClientEndpointOption {
+// and Patch (PATCH) are retried only after a 429, or when they carry an
+// idempotency key ([WithIdempotencyKey], [IdempotencyKey]), since kit cannot
+// know otherwise that the API deduplicates them. Declare your own endpoint
+// with Idempotent() for a POST that is safe to resend.
+func WithRetry(p RetryPolicy) ClientEndpointCallOption {
 	p.Statuses = slices.Clone(p.Statuses)
-	return retryOption{&p}
+	return retryOption{&p, newRetrier(&p)}
 }
 
 // NoRetry declares an endpoint that is never retried, whatever the client's
 // policy. Of [WithRetry] and NoRetry given to one endpoint, the last wins.
-func NoRetry() EndpointOption { return noRetryOption{} }
+// As a [CallOption] it sends that one call once, whatever the endpoint's and
+// the client's policies.
+func NoRetry() EndpointCallOption { return noRetryOption{} }
 
 // Idempotent declares that sending the endpoint's request twice has the
 // effect of sending it once (for example, it carries an idempotency key), so
@@ -148,13 +204,18 @@ func Idempotent() EndpointOption { return idempotentOption{} }
 
 // Private implementation past this point.
 
-type retryOption struct{ p *RetryPolicy }
+// retryOption holds the policy as given (for String and its checks) and
+// the retrier made from it once, which every call under it shares.
+type retryOption struct {
+	p    *RetryPolicy
+	plan *retrier
+}
 
 func (o retryOption) applyClient(c *clientConfig) error {
 	if err := checkRetryPolicy(o.p); err != nil {
 		return fmt.Errorf("kit: %s: %w", o.call(), err)
 	}
-	c.retry = o.p
+	c.retry = o.plan
 	return nil
 }
 
@@ -163,7 +224,7 @@ func (o retryOption) applyEndpoint(c *endpointConfig) {
 		c.problem = o.call() + ": " + err.Error()
 		return
 	}
-	c.retry, c.noRetry = o.p, false
+	c.retry, c.noRetry = o.plan, false
 }
 
 func (o retryOption) String() string { return "kit." + o.call() }
@@ -192,6 +253,9 @@ func (o retryOption) call() string {
 	}
 	if p.Statuses != nil {
 		field("Statuses", fmt.Sprintf("%#v", p.Statuses))
+	}
+	if p.RetryIf != nil {
+		field("RetryIf", "func(error) bool {...}")
 	}
 	b.WriteString("})")
 	return b.String()
@@ -228,7 +292,10 @@ func checkRetryPolicy(p *RetryPolicy) error {
 	return nil
 }
 
-// retrier is a RetryPolicy with its defaults filled in, for one call.
+// retrier is a RetryPolicy with its defaults filled in. WithRetry makes it
+// once; it is never changed after, and every call under the policy shares
+// it (what is a call's own, its start and attempt count, the retry layer
+// keeps on its stack).
 type retrier struct {
 	maxAttempts   int
 	maxElapsed    time.Duration
@@ -236,7 +303,27 @@ type retrier struct {
 	maxDelay      time.Duration
 	maxRetryAfter time.Duration
 	statuses      []int
-	start         time.Time
+	retryIf       func(error) bool // RetryIf, or Retryable
+}
+
+// newRetrier fills in the defaults of p.
+func newRetrier(p *RetryPolicy) *retrier {
+	r := &retrier{
+		maxAttempts:   cmp.Or(p.MaxAttempts, DefaultRetryMaxAttempts),
+		maxElapsed:    cmp.Or(p.MaxElapsed, DefaultRetryMaxElapsed),
+		baseDelay:     cmp.Or(p.BaseDelay, DefaultRetryBaseDelay),
+		maxDelay:      cmp.Or(p.MaxDelay, DefaultRetryMaxDelay),
+		maxRetryAfter: cmp.Or(p.MaxRetryAfter, DefaultRetryMaxRetryAfter),
+		statuses:      p.Statuses,
+		retryIf:       p.RetryIf,
+	}
+	if r.statuses == nil {
+		r.statuses = DefaultRetryStatuses()
+	}
+	if r.retryIf == nil {
+		r.retryIf = Retryable
+	}
+	return r
 }
 
 // retryLayer is the chain's retry layer: it sends each attempt of a call
@@ -248,10 +335,13 @@ func (st *clientState) retryLayer(next Sender) Sender {
 		if rt == nil {
 			return next(ctx, req)
 		}
-		call := &callState{}
+		start := time.Now()
+		refusals := refusalsOnly(req) // a write without a key: only a 429 is retried
+		var call *callState           // the first attempt's
 		for attempt := 1; ; attempt++ {
-			a := req.clone()
-			a.attempt, a.call = attempt, call
+			a := req.attemptCopy(call)
+			call = a.call
+			a.attempt = attempt
 			resp, err := next(ctx, a)
 			if err == nil {
 				return resp, nil
@@ -264,14 +354,17 @@ func (st *clientState) retryLayer(next Sender) Sender {
 			case errors.As(err, &final):
 				return nil, attemptsError(op, attempt, false, "", err)
 			case errors.As(err, &he):
-				if !rt.retryStatus(he.StatusCode) {
+				if refusals && he.StatusCode != http.StatusTooManyRequests {
 					return nil, attemptsError(op, attempt, false, "", err)
 				}
 				header = he.Header
-			case !retryableError(ctx, err):
+			case refusals, ctx.Err() != nil:
 				return nil, attemptsError(op, attempt, false, "", err)
 			}
-			wait, reason, ok := rt.next(ctx, attempt, header)
+			if !rt.retryIf(err) {
+				return nil, attemptsError(op, attempt, false, "", err)
+			}
+			wait, reason, ok := rt.next(ctx, start, attempt, header)
 			if !ok {
 				return nil, attemptsError(op, attempt, true, reason, err)
 			}
@@ -282,34 +375,36 @@ func (st *clientState) retryLayer(next Sender) Sender {
 	}
 }
 
+// policyFor returns the retry plan in force for a request with policy pol:
+// the call's or the endpoint's, else the client's unless NoRetry; nil when
+// none is.
+func (st *clientState) policyFor(pol *callPolicy) *retrier {
+	if pol == nil {
+		return st.retry
+	}
+	if pol.retry != nil || pol.noRetry {
+		return pol.retry
+	}
+	return st.retry
+}
+
 // retrierFor returns the retry plan of req, or nil when req is not retried:
-// no policy applies, the endpoint said NoRetry, or the method is not
-// idempotent and the endpoint did not say Idempotent.
+// no policy applies, the endpoint or the call said NoRetry, or MaxAttempts
+// is 1. (A write that is neither declared Idempotent nor keyed is retried
+// only after a 429: see refusalsOnly.)
 func (st *clientState) retrierFor(req *Request) *retrier {
-	pol := req.policy
-	p := pol.retry
-	if p == nil && !pol.noRetry {
-		p = st.retry
-	}
-	if p == nil || (!pol.idempotent && !idempotentMethod(req.Method)) {
+	p := st.policyFor(req.policy)
+	if p == nil || p.maxAttempts <= 1 {
 		return nil
 	}
-	r := &retrier{
-		maxAttempts:   cmp.Or(p.MaxAttempts, DefaultRetryMaxAttempts),
-		maxElapsed:    cmp.Or(p.MaxElapsed, DefaultRetryMaxElapsed),
-		baseDelay:     cmp.Or(p.BaseDelay, DefaultRetryBaseDelay),
-		maxDelay:      cmp.Or(p.MaxDelay, DefaultRetryMaxDelay),
-		maxRetryAfter: cmp.Or(p.MaxRetryAfter, DefaultRetryMaxRetryAfter),
-		statuses:      p.Statuses,
-		start:         time.Now(),
-	}
-	if r.statuses == nil {
-		r.statuses = DefaultRetryStatuses()
-	}
-	if r.maxAttempts <= 1 {
-		return nil
-	}
-	return r
+	return p
+}
+
+// refusalsOnly reports whether the method rule leaves only a 429 (a
+// refusal before processing) to retry for req: a write that is neither
+// declared Idempotent nor carries an idempotency key.
+func refusalsOnly(req *Request) bool {
+	return !req.policy.idempotent && !req.keyed && !idempotentMethod(req.Method)
 }
 
 func idempotentMethod(m string) bool {
@@ -340,10 +435,11 @@ func (r *retrier) backoff(n int) time.Duration {
 	return time.Duration(rand.Int64N(int64(min(bound, math.MaxInt64-1)) + 1))
 }
 
-// next decides whether attempt n (1-based), which failed, is followed by
-// another: it returns the wait and true, or a reason to stop. header is the
-// failed response's header (nil after a connection error).
-func (r *retrier) next(ctx context.Context, n int, header http.Header) (time.Duration, string, bool) {
+// next decides whether attempt n (1-based) of a call that started at
+// start, which failed, is followed by another: it returns the wait and
+// true, or a reason to stop. header is the failed response's header (nil
+// after a connection error).
+func (r *retrier) next(ctx context.Context, start time.Time, n int, header http.Header) (time.Duration, string, bool) {
 	if n >= r.maxAttempts {
 		return 0, "", false
 	}
@@ -355,7 +451,7 @@ func (r *retrier) next(ctx context.Context, n int, header http.Header) (time.Dur
 		wait = ra
 	}
 	end := time.Now().Add(wait)
-	if end.Sub(r.start) > r.maxElapsed {
+	if end.Sub(start) > r.maxElapsed {
 		return 0, fmt.Sprintf("the next retry would pass MaxElapsed %v", r.maxElapsed), false
 	}
 	if dl, ok := ctx.Deadline(); ok && end.After(dl) {

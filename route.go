@@ -72,6 +72,9 @@ func newTypeClass(t reflect.Type) *typeClass {
 	switch c.Kind {
 	case routing.Scalar:
 		c.format = scalarFormatter(t)
+		if isNullableType(t) {
+			c.format = nullableFormatter(t)
+		}
 	case routing.Model:
 		c.format = textFormatter(t) // a String method fills a placeholder
 	case routing.Bytes:
@@ -231,6 +234,7 @@ type paramField struct {
 	name      string
 	route     routing.Route
 	omitEmpty bool
+	omitJSON  omitRule // the json tag's omitempty and omitzero
 	class     *typeClass
 	sub       *paramPlan // routing.QueryStruct: the struct's own plan
 }
@@ -283,7 +287,7 @@ func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
 		if !routed {
 			continue
 		}
-		f := paramField{index: sf.Index, goName: sf.Name, name: routing.WireName(tag, sf.Name), omitEmpty: tag.OmitEmpty, class: classify(sf.Type)}
+		f := paramField{index: sf.Index, goName: sf.Name, name: routing.WireName(tag, sf.Name), omitEmpty: tag.OmitEmpty, omitJSON: jsonOmitRule(sf.Tag), class: classify(sf.Type)}
 		rf := routing.Field{
 			GoName: sf.Name, T: ft, Class: f.class.Class,
 			Name: f.name, Named: tag.Name != "", Mark: mark, Placeholder: slices.Contains(placeholders, f.name),
@@ -360,6 +364,7 @@ type routed struct {
 	body   reflect.Value // invalid when there is no body
 	file   *File         // a raw File body; nil when there is none
 	target *url.URL      // a `kit:",url"` value: the whole URL; nil when unset
+	call   *callSettings // the call's options; nil when it has none
 }
 
 // setTarget routes a `kit:",url"` value: a string or a *url.URL. An empty
@@ -410,7 +415,7 @@ func (pl *paramPlan) apply(v reflect.Value, r *routed) error {
 		if err != nil {
 			continue // behind a nil embedded pointer
 		}
-		if f.omitEmpty && fv.IsZero() {
+		if (f.omitEmpty && fv.IsZero()) || (f.omitJSON != 0 && f.omitJSON.omits(fv)) {
 			continue
 		}
 		switch f.route {
@@ -554,6 +559,15 @@ func addMapQuery(r *routed, v reflect.Value, c *typeClass, fillPath bool) error 
 			continue
 		}
 		val := iter.Value()
+		if isDeepQueryValue(val, c.mapValue) {
+			if r.query == nil {
+				r.query = make(url.Values)
+			}
+			if err := writeDeepQuery(r.query, k, val); err != nil {
+				return fmt.Errorf("map entry %q: %w", k, err)
+			}
+			continue
+		}
 		if fillPath && slices.Index(r.names, k) >= 0 {
 			s, ok, err := formatForPath(val, c.mapValue)
 			if err != nil {

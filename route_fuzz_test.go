@@ -57,7 +57,7 @@ func FuzzParamRouting(f *testing.F) {
 		if hasCursor {
 			p.Cursor = &cursor
 		}
-		or, err := d.request(st, &p)
+		or, err := d.request(st, &p, nil)
 		wantErr := id == "" || id == "." || id == ".." || math.IsNaN(ratio) || math.IsInf(ratio, 0)
 		if err != nil {
 			if !wantErr {

@@ -13,8 +13,10 @@ import (
 //
 //	call interceptors   WithInterceptors                 interceptor.go
 //	timeout             WithTimeout                      timeout.go
+//	cache               WithCache                        cache.go
 //	retry               WithRetry                        retry.go
-//	rate limit          WithRateLimit                    ratelimit.go
+//	rate limit          WithLimiter, WithRateLimit       ratelimit.go
+//	server rate limit   WithServerRateLimit              ratelimit_server.go
 //	auth                WithAuth, refresh on a 401       auth.go
 //	logging             WithLogger                       logging.go
 //	attempt interceptors WithAttemptInterceptors         interceptor.go
@@ -63,10 +65,16 @@ func (st *clientState) chain(transport Sender) (Sender, error) {
 	if st.auth != nil {
 		s = st.authLayer(s)
 	}
+	if st.serverRate > 0 {
+		s = st.serverRateLayer(s)
+	}
 	if st.limiter != nil {
 		s = st.rateLimitLayer(s)
 	}
 	s = st.retryLayer(s)
+	if st.cache != nil {
+		s = st.cacheLayer(s)
+	}
 	s = timeoutLayer(s)
 	return st.wrapChecked(s, st.callInterceptors, "WithInterceptors")
 }

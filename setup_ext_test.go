@@ -183,11 +183,11 @@ func (tw twin) client(t testing.TB, base string, opts ...kit.Option) kit.Binding
 }
 
 // twinCall makes one call of ep: ep.Call, or ep.Go then Await.
-func twinCall[P, R any](ctx context.Context, tw twin, ep *kit.Endpoint[P, R], b kit.Binding, p P) (R, error) {
+func twinCall[P, R any](ctx context.Context, tw twin, ep *kit.Endpoint[P, R], b kit.Binding, p P, opts ...kit.CallOption) (R, error) {
 	if tw.async {
-		return ep.Go(ctx, b, p).Await(ctx)
+		return ep.Go(ctx, b, p, opts...).Await(ctx)
 	}
-	return ep.Call(ctx, b, p)
+	return ep.Call(ctx, b, p, opts...)
 }
 
 // twinAll walks the collection at path with Resource.All or

@@ -15,7 +15,13 @@ import (
 // error matching context.DeadlineExceeded, and is not retried. d must be
 // positive (the declaration fails otherwise). Default: no timeout of the
 // endpoint's own.
-func WithTimeout(d time.Duration) EndpointOption { return timeoutOption{d} }
+//
+// As a CallOption it bounds that one call the same way, in place of the
+// endpoint's WithTimeout: a walk's pages each get d, as each page is a call
+// of its own, and a Stream's reading and reconnections are covered.
+func WithTimeout(d time.Duration) EndpointCallOption {
+	return timeoutOption{d}
+}
 
 // Private implementation past this point.
 

@@ -115,7 +115,13 @@ func (st *clientState) receive(ctx context.Context, req *Request, hreq *http.Req
 		}
 		return nil, errorf(st.opOf(hreq.Method, hreq.URL), "reading the %d response body: %w", hresp.StatusCode, err)
 	}
-	return &Response{StatusCode: hresp.StatusCode, Header: hresp.Header, Request: hreq, body: body, secrets: &st.secrets}, nil
+	resp := &Response{StatusCode: hresp.StatusCode, Header: hresp.Header, Request: hreq, body: body, secrets: &st.secrets}
+	if req.policy.bodyCheck != nil || st.bodyCheck != nil {
+		if err := st.checkBody(req.policy, resp); err != nil {
+			return nil, err
+		}
+	}
+	return resp, nil
 }
 
 // httpError is the *HTTPError of a non-2xx response to req. final is the
@@ -136,8 +142,9 @@ func (st *clientState) httpError(pol *callPolicy, req, final *http.Request, stat
 		StatusCode: status,
 		Header:     header,
 		Body:       body,
-		Model:      m.model(body),
+		Model:      m.model(status, header, body),
 		finalURL:   final.URL,
+		retry:      st.policyFor(pol),
 	}
 }
 

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-playground/validator/v10"
 )
@@ -33,9 +35,16 @@ var selfValidatorType = reflect.TypeFor[selfValidator]()
 var defaultValidator Validator = &tagValidator{}
 
 type tagValidator struct {
-	once sync.Once
-	v    *validator.Validate
+	v    atomic.Pointer[validator.Validate]
 	need sync.Map // reflect.Type (struct) -> needs (validation work to do)
+
+	// go-playground/validator sees a Nullable[T] field through a custom
+	// type function registered per instantiation. Registering is not safe
+	// while the validator is in use, so a validator is never changed once
+	// published: a model with a Nullable type not yet registered publishes
+	// a new one, with every type so far (a rare event: once per type).
+	mu        sync.Mutex
+	nullables []reflect.Type
 }
 
 type needs struct{ tags, method bool }
@@ -59,7 +68,6 @@ func (tv *tagValidator) Validate(v any) error {
 	}
 	verr := &ValidationError{Model: t.String()}
 	if n.tags {
-		tv.once.Do(func() { tv.v = validator.New(validator.WithRequiredStructEnabled()) })
 		err := tv.checkTags(v)
 		var fes validator.ValidationErrors
 		switch {
@@ -100,24 +108,63 @@ func (tv *tagValidator) checkTags(v any) (err error) {
 			err = fmt.Errorf("bad validate tag: %v", r)
 		}
 	}()
-	return tv.v.Struct(v)
+	return tv.validator().Struct(v)
 }
 
 func (tv *tagValidator) needsOf(t reflect.Type) needs {
 	if n, ok := tv.need.Load(t); ok {
 		return n.(needs)
 	}
+	var nullables []reflect.Type
 	n := needs{
-		tags:   hasValidateTags(t, map[reflect.Type]bool{}),
+		tags:   hasValidateTags(t, map[reflect.Type]bool{}, &nullables),
 		method: t.Implements(selfValidatorType) || reflect.PointerTo(t).Implements(selfValidatorType),
+	}
+	if n.tags && len(nullables) > 0 {
+		tv.register(nullables)
 	}
 	tv.need.Store(t, n)
 	return n
 }
 
+// validator returns the published validator, making the first.
+func (tv *tagValidator) validator() *validator.Validate {
+	if v := tv.v.Load(); v != nil {
+		return v
+	}
+	tv.register(nil)
+	return tv.v.Load()
+}
+
+// register publishes a validator that knows the Nullable types ts, unless
+// the published one does.
+func (tv *tagValidator) register(ts []reflect.Type) {
+	tv.mu.Lock()
+	defer tv.mu.Unlock()
+	added := false
+	for _, t := range ts {
+		if !slices.Contains(tv.nullables, t) {
+			tv.nullables = append(tv.nullables, t)
+			added = true
+		}
+	}
+	if !added && tv.v.Load() != nil {
+		return
+	}
+	v := validator.New(validator.WithRequiredStructEnabled())
+	if len(tv.nullables) > 0 {
+		zeros := make([]any, len(tv.nullables))
+		for i, t := range tv.nullables {
+			zeros[i] = reflect.Zero(t).Interface()
+		}
+		v.RegisterCustomTypeFunc(nullableValidated, zeros...)
+	}
+	tv.v.Store(v)
+}
+
 // hasValidateTags reports whether t, or a struct reachable from its fields,
-// has a `validate` tag.
-func hasValidateTags(t reflect.Type, seen map[reflect.Type]bool) bool {
+// has a `validate` tag, and adds the Nullable types met to nullables.
+func hasValidateTags(t reflect.Type, seen map[reflect.Type]bool, nullables *[]reflect.Type) bool {
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
 		t = t.Elem()
 	}
@@ -125,16 +172,21 @@ func hasValidateTags(t reflect.Type, seen map[reflect.Type]bool) bool {
 		return false
 	}
 	seen[t] = true
+	if isNullableType(t) {
+		*nullables = append(*nullables, t)
+		return hasValidateTags(nullableInner(t), seen, nullables)
+	}
+	found := false
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if _, ok := f.Tag.Lookup("validate"); ok {
-			return true
+			found = true
 		}
-		if hasValidateTags(f.Type, seen) {
-			return true
+		if hasValidateTags(f.Type, seen, nullables) {
+			found = true
 		}
 	}
-	return false
+	return found
 }
 
 // trimModelName turns "User.Address.City" into "Address.City". name is the

@@ -1,12 +1,18 @@
 package kit
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"hash/maphash"
 	"iter"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Private implementation past this point.
@@ -48,10 +54,13 @@ type walk struct {
 	st     *clientState
 	d      *endpointDecl // the GET of every page: its name and call policy
 	pg     *pagingConfig
-	chain  Sender      // the sync or async chain the pages go through
-	base   string      // the collection's URL, without query
-	header http.Header // header parameters sent with every page
-	query  url.Values  // the caller's query (a private copy)
+	chain  Sender        // the sync or async chain the pages go through
+	base   string        // the collection's URL, without query
+	header http.Header   // header parameters sent with every page
+	query  url.Values    // the caller's query (a private copy)
+	call   *callSettings // the call's options, for every page; nil: none
+	post   bool          // the pages are POST requests with a JSON body (PagedPost)
+	body   []byte        // a POST walk's body model as a JSON object; nil: {}
 
 	req        *PageRequest // the next request the paginator asked for; nil: over
 	seen       seenURLs
@@ -82,32 +91,159 @@ func (w *walk) first() error {
 	return nil
 }
 
-// nextURL returns the URL of the request the paginator asked for, and
-// records it: "" when the walk is over (no request, or WithMaxPages
-// reached); an error for a URL the walk has already requested.
-func (w *walk) nextURL() (string, error) {
-	if w.req == nil || (w.pg.maxPages > 0 && w.pages >= w.pg.maxPages) {
-		return "", nil
-	}
-	u, err := w.pageURL(*w.req, w.prevReqURL)
-	if err != nil {
-		return "", err
-	}
-	if !w.seen.add(u) {
-		return "", errorf(w.op(), "%w: paginator %T asked for %s, which the walk has already requested", ErrPageLoop, w.pg.paginator, w.st.secrets.redactString(u))
-	}
-	return u, nil
+// pageTarget is what one page request sends: its URL and, in a POST
+// walk, its JSON body.
+type pageTarget struct {
+	url  string
+	body []byte // nil in a GET walk
 }
 
-// build makes the request of a page at u.
-func (w *walk) build(u string) (*Request, error) {
-	return w.st.build(w.d, &routed{header: w.header}, u)
+// same reports whether t and o are the same request.
+func (t pageTarget) same(o pageTarget) bool {
+	return t.url == o.url && string(t.body) == string(o.body)
+}
+
+// nextTarget returns the target of the request the paginator asked for,
+// and records it: a zero target (url "") when the walk is over (no
+// request, or WithMaxPages reached); an error for a request the walk has
+// already sent (the same URL, and in a POST walk the same body).
+func (w *walk) nextTarget() (pageTarget, error) {
+	if w.req == nil || (w.pg.maxPages > 0 && w.pages >= w.pg.maxPages) {
+		return pageTarget{}, nil
+	}
+	t, err := w.target(*w.req, w.prevReqURL)
+	if err != nil {
+		return pageTarget{}, err
+	}
+	key := t.url
+	if w.post {
+		key += "\x00" + string(t.body)
+	}
+	if !w.seen.add(key) {
+		what := w.st.secrets.redactString(t.url)
+		if w.post {
+			what = "POST " + what + " with the same body"
+		}
+		return pageTarget{}, errorf(w.op(), "%w: paginator %T asked for %s, which the walk has already requested", ErrPageLoop, w.pg.paginator, what)
+	}
+	return t, nil
+}
+
+// target turns a PageRequest into its URL and body; prev is the URL of the
+// page before (nil for the first).
+func (w *walk) target(pr PageRequest, prev *url.URL) (pageTarget, error) {
+	u, err := w.pageURL(pr, prev)
+	if err != nil {
+		return pageTarget{}, err
+	}
+	body, err := w.pageBody(pr)
+	if err != nil {
+		return pageTarget{}, err
+	}
+	return pageTarget{url: u, body: body}, nil
+}
+
+// pageBody is the JSON body of a POST walk's page: the body model's
+// fields, with the page's Body fields replacing those of the same name
+// and added after them. A GET walk has none, and refuses a Body.
+func (w *walk) pageBody(pr PageRequest) ([]byte, error) {
+	if !w.post {
+		if len(pr.Body) > 0 {
+			return nil, errorf(w.op(), "paginator %T sets PageRequest.Body, but the walk sends GET requests, which have no body (a body cursor needs kit.PagedPost)", w.pg.paginator)
+		}
+		return nil, nil
+	}
+	if len(pr.Body) == 0 {
+		if w.body == nil {
+			return emptyObject, nil
+		}
+		return w.body, nil
+	}
+	body, err := mergeBody(w.body, pr.Body)
+	if err != nil {
+		return nil, errorf(w.op(), "page body: %w", err)
+	}
+	return body, nil
+}
+
+var (
+	emptyObject   = []byte("{}")
+	jsonMediaType = []string{"application/json"}
+)
+
+// mergeBody writes the JSON object base (nil: {}) with the members of set
+// replacing those of the same name, in sorted order after the others.
+func mergeBody(base []byte, set map[string]any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := jsontext.NewEncoder(&buf)
+	if err := enc.WriteToken(jsontext.BeginObject); err != nil {
+		return nil, err
+	}
+	if base != nil {
+		dec := jsontext.NewDecoder(bytes.NewReader(base))
+		if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+			return nil, errors.New("the body model is not a JSON object, so a page cannot set fields of it")
+		}
+		for dec.PeekKind() != '}' {
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			name := tok.String() // before ReadValue voids tok
+			val, err := dec.ReadValue()
+			if err != nil {
+				return nil, err
+			}
+			if _, replaced := set[name]; replaced {
+				continue
+			}
+			if err := enc.WriteToken(jsontext.String(name)); err != nil {
+				return nil, err
+			}
+			if err := enc.WriteValue(val); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		v, err := marshalJSON(set[k])
+		if err != nil {
+			return nil, fmt.Errorf("field %q: %w", k, err)
+		}
+		if err := enc.WriteToken(jsontext.String(k)); err != nil {
+			return nil, err
+		}
+		if err := enc.WriteValue(v); err != nil {
+			return nil, err
+		}
+	}
+	if err := enc.WriteToken(jsontext.EndObject); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// build makes the request of a page at t.
+func (w *walk) build(t pageTarget) (*Request, error) {
+	req, err := w.st.build(w.d, &routed{header: w.header, call: w.call}, t.url)
+	if err != nil || !w.post {
+		return req, err
+	}
+	req.GetBody = bytesBody(t.body)
+	req.ContentLength = int64(len(t.body))
+	if _, ok := req.Header["Content-Type"]; !ok {
+		req.Header["Content-Type"] = jsonMediaType
+	}
+	return req, nil
 }
 
 // guard records a fetched page, refusing one whose records are exactly
 // those of the page before.
 func (w *walk) guard(resp *Response) error {
 	w.pages++
+	if resp.page != nil {
+		resp.page.index = w.pages
+	}
 	if resp.page != nil && len(resp.page.span) > 2 && w.prevSpan != nil && string(resp.page.span) == string(w.prevSpan) {
 		return errorf(w.op(), "%w: page %d has exactly the records of the page before", ErrPageLoop, w.pages)
 	}
@@ -178,7 +314,7 @@ func (w *walk) pageURL(pr PageRequest, prev *url.URL) (string, error) {
 // op is what a walk attempts, for its errors: walking the pages of the
 // collection's (redacted) URL.
 func (w *walk) op() string {
-	return "GET " + w.st.secrets.redactString(w.collectionURL(nil)) + ": walking pages"
+	return w.d.method + " " + w.st.secrets.redactString(w.collectionURL(nil)) + ": walking pages"
 }
 
 // window is how many page requests an async walk keeps in flight ahead of
@@ -250,7 +386,7 @@ type pageRun[T any] struct {
 // own (async), or to be sent when the caller needs the page (sync).
 type pageFetch[T any] struct {
 	pr     PageRequest // what the paginator asked for or named ahead
-	url    string      // the URL requested, for comparing with NextPage's
+	target pageTarget  // what is requested, for comparing with NextPage's
 	req    *Request
 	cancel context.CancelFunc // async only
 	done   chan struct{}      // async only: closed once page, err are set and the goroutine is done with kit's work
@@ -262,15 +398,15 @@ func (r *pageRun[T]) loop(yield func(*Page[T], error) bool) {
 	w := r.w
 	for {
 		if len(r.q) == 0 {
-			u, err := w.nextURL()
+			t, err := w.nextTarget()
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			if u == "" {
+			if t.url == "" {
 				return
 			}
-			if err := r.enqueue(*w.req, u); err != nil {
+			if err := r.enqueue(*w.req, t); err != nil {
 				yield(nil, err)
 				return
 			}
@@ -329,28 +465,28 @@ func (r *pageRun[T]) next(resp *Response) (over bool, after error) {
 		r.discard(1)
 		return true, err
 	}
-	u, err := w.nextURL()
-	if err != nil || u == "" {
+	t, err := w.nextTarget()
+	if err != nil || t.url == "" {
 		r.discard(1)
 		return true, err
 	}
-	if len(r.q) < 2 || r.q[1].url != u {
+	if len(r.q) < 2 || !r.q[1].target.same(t) {
 		r.discard(1)
-		if err := r.enqueue(*w.req, u); err != nil {
+		if err := r.enqueue(*w.req, t); err != nil {
 			return true, err
 		}
 	}
 	return false, r.ahead(r.window+1, 1)
 }
 
-// enqueue builds the request of pr at u and starts it at the end of the
+// enqueue builds the request of pr at t and starts it at the end of the
 // queue.
-func (r *pageRun[T]) enqueue(pr PageRequest, u string) error {
-	req, err := r.w.build(u)
+func (r *pageRun[T]) enqueue(pr PageRequest, t pageTarget) error {
+	req, err := r.w.build(t)
 	if err != nil {
 		return err
 	}
-	r.q = append(r.q, r.start(&pageFetch[T]{pr: pr, url: u, req: req}))
+	r.q = append(r.q, r.start(&pageFetch[T]{pr: pr, target: t, req: req}))
 	return nil
 }
 
@@ -387,17 +523,17 @@ func (r *pageRun[T]) ahead(limit, received int) error {
 		if next.URL != "" {
 			// Resolved against the URL last asked for, parsed again: its
 			// Request belongs to the goroutine sending it now.
-			prev, _ = url.Parse(last.url)
+			prev, _ = url.Parse(last.target.url)
 		}
-		u, err := w.pageURL(next, prev)
-		if err != nil || u == last.url {
+		t, err := w.target(next, prev)
+		if err != nil || t.same(last.target) {
 			return nil
 		}
-		req, err := w.build(u)
+		req, err := w.build(t)
 		if err != nil {
 			return nil
 		}
-		r.q = append(r.q, r.start(&pageFetch[T]{pr: next, url: u, req: req}))
+		r.q = append(r.q, r.start(&pageFetch[T]{pr: next, target: t, req: req}))
 	}
 	return nil
 }

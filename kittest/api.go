@@ -62,6 +62,10 @@ import (
 //	GET    /nested/users                {"payload":{"records"},"page"}; page, page_size
 //	GET    /clamped/users               like /paged, but past the end repeats the last page
 //	GET    /stuck/users                 like /cursor, but next_cursor is always "stuck"
+//	GET    /stripe/users                {"object","data","has_more","url"}; starting_after (a user id), limit
+//	GET    /next/users                  {"data","links":{"next"},"meta"}: the next page's URL in the body; page, page_size
+//	POST   /search/users                {"filter","page_size","start_cursor"} -> {"results","next_cursor","has_more"}
+//	POST   /charges                     form body with nested keys (metadata[k], expand[N], items[N][price]); 201
 //	POST   /login                       {"access_token","token_type","expires_in"}
 //	POST   /oauth/token                 OAuth 2.0 client credentials grant (form-encoded)
 //	GET    /me                          the demo user (token required)
@@ -82,6 +86,11 @@ import (
 //	GET    /records?count=N             N generated records (default 1000) as one JSON array
 //	GET    /records.ndjson?count=N      the same records as NDJSON
 //	ANY    /echo, /echo/{rest...}       describes the request it received
+//	GET    /limited/users               /users under a GitHub-style rate limit (see below)
+//	GET    /limited/users/{id}          /users/{id} (ETag, 304) under the same limit
+//	POST   /payments                    Stripe-like: form body, Idempotency-Key, {"error":{…}} errors, Request-Id
+//	GET    /payments/{id}               the payment
+//	POST   /conversations.info          Slack-like: always 200, {"ok":true,"channel"} or {"ok":false,"error"}
 //
 // All user listings share the filters active=true|false, team_id=N and
 // q=<case-insensitive substring of the name>, and are ordered by id. The
@@ -122,6 +131,14 @@ import (
 // header and no body, counted in Stats.NotModified. A malformed
 // If-None-Match is ignored.
 //
+// The /limited routes behave like GitHub's REST API under its rate limit
+// (WithRateQuota, default 60 requests a minute): every response carries
+// X-RateLimit-Limit, -Remaining, -Used, -Reset (a Unix time in seconds) and
+// -Resource, and Cache-Control: private, max-age=N (?max_age=N, default
+// 60). A request past the quota is a 403 with the same headers, counted in
+// Stats.RateLimited; a 304 Not Modified is counted in Stats.NotModified and
+// not against the quota.
+//
 // POST /oauth/token is an OAuth 2.0 token endpoint for the client
 // credentials grant (RFC 6749 section 4.4): an
 // application/x-www-form-urlencoded body with grant_type=client_credentials
@@ -146,6 +163,22 @@ import (
 // generated as they are sent; DownloadContent gives the same bytes. POST
 // /exports starts an export of {"bytes": N} and answers 202 Accepted with
 // a Location "exports/<id>" to follow; GET on it reports the export done.
+//
+// # Real API shapes
+//
+// /stripe/users is Stripe's list: starting_after is the id of the last user
+// of the page before, and has_more is false on the last page, even a full
+// one (a client that ignores it sends one request too many). /next/users
+// names the next page's URL at links.next, a path-relative reference like
+// "users?page=2&page_size=20" that keeps the request's other parameters,
+// and null on the last page. POST /search/users is Notion's search: the
+// JSON body {"filter":{"active","team_id","q"},"page_size","start_cursor"}
+// must come with every page, and the answer has "results", "next_cursor"
+// and "has_more". POST /charges takes a Stripe-like form body with nested
+// keys (amount, currency, metadata[KEY], expand[N], items[N][price],
+// items[N][quantity]; indexes from 0 without gaps) and answers 201 with the
+// charge it read, or a 400 naming the first key it does not expect: a key
+// nested otherwise (metadata=x, expand[]=x), or sent twice.
 //
 // # Streams
 //
@@ -197,6 +230,50 @@ import (
 // header, and is counted in Stats.Unauthorized. The body is read (a 413
 // if over 1 MiB) only once the headers and timestamp are acceptable.
 // Requests that match no route are not checked.
+//
+// # Real API conventions
+//
+// POST /payments takes an application/x-www-form-urlencoded body (as
+// Stripe's API does, and nothing else: another Content-Type is a 415) with
+// amount (a positive integer, in the currency's smallest unit), currency
+// (three letters), and optional source (a test token, default "tok_visa")
+// and description. It answers 200 with a Payment. Every answer of these
+// routes carries a Request-Id header ("req_<n>"), and their errors have
+// Stripe's shape, {"error":{"type","code","message","param"}}, the
+// StripeError model at the key "error" (for
+// kit.WithErrorModelAt[kittest.StripeError]("error")):
+//
+//   - a missing or malformed parameter: 400 invalid_request_error
+//     (parameter_missing, parameter_invalid), nothing saved;
+//   - source=tok_chargeDeclined: 402 card_error card_declined with
+//     "Stripe-Should-Retry: false";
+//   - an unknown payment: 404 invalid_request_error resource_missing.
+//
+// A request with an Idempotency-Key header (at most 255 characters) is
+// carried out once: its answer (a 200 or a 402) is saved under the key, and
+// a request with the same key and the same body gets that answer again,
+// with "Idempotent-Replayed: true" and "Original-Request: <its Request-Id>"
+// headers, and no new payment; the same key with another body is a 400
+// idempotency_error. Stats.Payments counts payments made and
+// Stats.IdempotentReplays the replays.
+//
+// Two query parameters script the failures that make idempotency keys
+// necessary; both count the attempts made with one Idempotency-Key (every
+// request without a key is a first attempt):
+//
+//   - lock_timeouts=N: the first N attempts answer 409 invalid_request_error
+//     lock_timeout, with "Stripe-Should-Retry: true", before doing anything;
+//   - lose_response=N: the first N attempts that get past that are carried
+//     out (or replayed), and then their connection is cut before any
+//     answer, as when a network fails after the server did the work.
+//
+// POST /conversations.info answers as Slack's Web API does: always HTTP
+// 200, with {"ok":true,"channel":{…}} (a SlackChannel at the key "channel")
+// or {"ok":false,"error":"<code>"} (see SlackStatus): channel_not_found for
+// an unknown channel, invalid_arguments without one. It takes a JSON body
+// {"channel":"C1"} or a form body channel=C1. The channels C1..C5 are the
+// five teams, named "platform", "payments", "growth", "mobile" and
+// "data-ml", with the teams' member counts.
 type API struct {
 	cfg apiConfig
 	mux *http.ServeMux
@@ -208,12 +285,16 @@ type API struct {
 	tokens  map[string]*apiToken
 	uploads []Upload
 	exports []apiExport
+	conv    apiConventions // payments and idempotency keys: api_conventions.go
 	stats   Stats
+
+	quotaStart time.Time // the /limited routes' current window
+	quotaUsed  int       // requests counted in it
 }
 
 // APIOption configures an API made by NewAPI. The options are WithUsers,
 // WithCredentials, WithTokenTTL, WithTokenUses, WithRequireAuth,
-// WithSigningKey and WithLatency.
+// WithSigningKey, WithLatency and WithRateQuota.
 type APIOption interface {
 	apply(*apiConfig)
 }
@@ -227,6 +308,8 @@ type apiConfig struct {
 	requireAuth bool
 	signingKey  []byte        // empty: no request signing
 	latency     time.Duration // WithLatency
+	quota       int           // WithRateQuota; 0: 60
+	quotaWindow time.Duration // WithRateQuota; 0: a minute
 }
 
 type apiOptionFunc func(*apiConfig)
@@ -294,12 +377,22 @@ type Stats struct {
 	// signature was (failed logins are not counted).
 	Unauthorized int
 	// NotModified counts 304 Not Modified responses: conditional GETs of
-	// /users/{id} and /teams/{id} whose If-None-Match matched the ETag.
+	// /users/{id}, /limited/users/{id} and /teams/{id} whose If-None-Match
+	// matched the ETag.
 	NotModified int
+	// RateLimited counts requests to the /limited routes refused with a
+	// 403 because the quota (WithRateQuota) was used up.
+	RateLimited int
 	// ByPath counts requests by "METHOD /path", where the path is the one
 	// the API saw (after any http.StripPrefix), without the query, e.g.
 	// "GET /users/7". It is never nil.
 	ByPath map[string]int
+	// Payments counts the payments POST /payments made (a replay of an
+	// idempotency key's answer makes none).
+	Payments int
+	// IdempotentReplays counts the answers of POST /payments replayed for
+	// an Idempotency-Key seen before.
+	IdempotentReplays int
 }
 
 // NewAPI returns an API seeded with deterministic demo data, configured by
@@ -410,7 +503,9 @@ func (a *API) reset() {
 	a.users, a.posts = users, posts
 	a.tokens = make(map[string]*apiToken)
 	a.uploads, a.exports = nil, nil
+	a.conv.reset()
 	a.stats = Stats{ByPath: make(map[string]int)}
+	a.quotaStart, a.quotaUsed = time.Time{}, 0
 }
 
 // apiAuthPolicy says when a route requires an access token.
@@ -454,6 +549,10 @@ func (a *API) routes() {
 	a.handle("GET /nested/users", apiAuthOptional, a.nestedUsers)
 	a.handle("GET /clamped/users", apiAuthOptional, a.clampedUsers)
 	a.handle("GET /stuck/users", apiAuthOptional, a.stuckUsers)
+	a.handle("GET /stripe/users", apiAuthOptional, a.stripeUsers)
+	a.handle("GET /next/users", apiAuthOptional, a.nextUsers)
+	a.handle("POST /search/users", apiAuthOptional, a.searchUsers)
+	a.handle("POST /charges", apiAuthOptional, a.createCharge)
 
 	a.handle("GET /slow", apiAuthOptional, a.slow)
 	a.handle("GET /text", apiAuthOptional, a.text)
@@ -471,6 +570,9 @@ func (a *API) routes() {
 	a.handle("GET /records.ndjson", apiAuthOptional, a.records(true))
 	a.handle("/echo", apiAuthOptional, a.echo)
 	a.handle("/echo/{rest...}", apiAuthOptional, a.echo)
+	a.handle("GET /limited/users", apiAuthOptional, a.limited(a.listUsers))
+	a.handle("GET /limited/users/{id}", apiAuthOptional, a.limited(a.getUser))
+	a.conventionRoutes()
 }
 
 func (a *API) handle(pattern string, policy apiAuthPolicy, h http.HandlerFunc) {

@@ -1,7 +1,11 @@
 // Package kittest helps test code built on kit: an in-memory REST API with
-// users, teams and posts served in every pagination style (NewAPI), a
-// loopback test server with a client wired to it (NewServer), and an engine
-// that records requests without touching the network (RecordingEngine).
+// users, teams and posts served in every pagination style, and routes in
+// the shapes of real APIs (a Stripe-like write that honours Idempotency-Key,
+// a Slack-like method that answers its errors at 200) (NewAPI), a loopback
+// test server with a client wired to it (NewServer), a server that counts
+// the connections it accepts, to check that a client reuses them
+// (NewCountingServer), and an engine that records requests without
+// touching the network (RecordingEngine).
 //
 //	func TestMyClient(t *testing.T) {
 //		api := kittest.NewAPI()

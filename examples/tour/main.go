@@ -272,6 +272,18 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := chainTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
+	if err := conventionsTour(ctx, t, api, srv.URL, hc); err != nil {
+		return err
+	}
+	if err := cacheTour(ctx, t, hc); err != nil {
+		return err
+	}
+	if err := parallelTour(ctx, t); err != nil {
+		return err
+	}
+	if err := shapesTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
 	if err := openapiTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}

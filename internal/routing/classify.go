@@ -69,6 +69,7 @@ const (
 	ReadCloser                   // io.ReadCloser
 	KitResult                    // kit.Result[T]
 	KitStream                    // kit.Stream[T]
+	KitNullable                  // kit.Nullable[T]
 )
 
 // Methods names a method set the rules ask about.
@@ -97,7 +98,8 @@ type Type interface {
 	PointerImplements(m Methods) bool
 	// HasMethods reports whether an InterfaceShape type has methods.
 	HasMethods() bool
-	// Arg is the type argument T of kit.Result[T] or kit.Stream[T].
+	// Arg is the type argument T of kit.Result[T], kit.Stream[T] or
+	// kit.Nullable[T].
 	Arg() Type
 	// String is the type as messages print it.
 	String() string
@@ -119,6 +121,14 @@ func classify(t Type, depth int) Class {
 	}
 	if implements(t, Reader) && !implements(t, TextMarshaler) {
 		return Class{Kind: Invalid, Why: whyReader}
+	}
+	if t.Is(KitNullable) {
+		// Absent is left out, null an empty value, a value its text: T
+		// must have one text form.
+		if classify(t.Arg(), depth+1).Kind == Scalar {
+			return Class{Kind: Scalar, Text: true}
+		}
+		return Class{Kind: Invalid, Why: whyNullable}
 	}
 	if IsModel(t) {
 		// A struct is a data model even when it has a String method (for
@@ -168,6 +178,11 @@ func classify(t Type, depth int) Class {
 		switch classify(t.Elem(), depth+1).Kind {
 		case Scalar, Slice, Interface:
 			return Class{Kind: Map}
+		case Map: // a map-valued entry is sent as k[key]=v (deepObject)
+			if !t.Elem().Key().Is(String) {
+				return Class{Kind: Invalid, Why: whyDeepKeys}
+			}
+			return Class{Kind: Map}
 		}
 		return Class{Kind: Invalid}
 	case NoTextShape:
@@ -193,7 +208,7 @@ func IsModel(t Type) bool {
 	if t.Shape() == PointerShape {
 		t = t.Elem()
 	}
-	return t.Shape() == StructShape && !t.Is(Time) && !t.Is(KitFile) &&
+	return t.Shape() == StructShape && !t.Is(Time) && !t.Is(KitFile) && !t.Is(KitNullable) &&
 		!t.PointerImplements(TextMarshaler) && !t.PointerImplements(Reader)
 }
 

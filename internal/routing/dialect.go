@@ -71,6 +71,8 @@ const (
 	whyReader    = "an io.Reader has no text form and is not a request body; send a body as a kit.File (kit.FileFromBytes, kit.OpenFile, or a File with an Open function)"
 	whyNoText    = "has no text form and is not a request body"
 	whyFileSlice = "a []kit.File is sent only as file parts of a Multipart() body model"
+	whyNullable  = "a Nullable parameter holds a value with one text form (a string, a number, a bool, a time)"
+	whyDeepKeys  = "a map-valued entry is sent as k[key]=v, and its keys must be strings"
 )
 
 // TypeProblem says what is wrong with sending a value of type typ for the

@@ -109,6 +109,10 @@ func TestClassify(t *testing.T) {
 		{"map[string]any", mapOf(tString, tAny), Map, false, ""},
 		{"map[model]string", mapOf(tModel, tString), Invalid, false, ""},
 		{"map[string]model", mapOf(tString, tModel), Invalid, false, ""},
+		{"map[string]map[string]int", mapOf(tString, mapOf(tString, tInt)), Map, false, ""},
+		{"map[string]map[int]int", mapOf(tString, mapOf(tInt, tInt)), Invalid, false, whyDeepKeys},
+		{"kit.Nullable[string]", &fake{shape: StructShape, is: []Known{KitNullable}, own: []Methods{Stringer}, arg: tString}, Scalar, true, ""},
+		{"kit.Nullable[[]int]", &fake{shape: StructShape, is: []Known{KitNullable}, own: []Methods{Stringer}, arg: slice(tInt)}, Invalid, false, whyNullable},
 		{"chan", tChan, Invalid, false, "no text form"},
 		{"*model is not text", ptr(ptr(tModel)), Invalid, false, ""},
 	} {

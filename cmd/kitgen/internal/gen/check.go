@@ -191,8 +191,8 @@ func (g *generator) result(m *Method) {
 				m.Result, m.R = resultPages, elem
 			}
 			switch {
-			case m.Verb != "" && m.Verb != "GET":
-				g.errorf(pos, "%s: result %s: a paginated method is a GET (kit.Paged), not %s", m.Name, g.typeString(t), m.Verb)
+			case m.Verb != "" && m.Verb != "GET" && m.Verb != "POST":
+				g.errorf(pos, "%s: result %s: a paginated method is a GET (kit.Paged) or a POST (kit.PagedPost), not %s", m.Name, g.typeString(t), m.Verb)
 			case isPointerTo(m.R, kitPath, "Response"):
 				g.errorf(pos, "%s: record type *kit.Response: records are decoded from JSON; use a data model, or any for raw JSON (iter.Seq2[*kit.Page[T], error] gives each page's *kit.Response)", m.Name)
 			default:
@@ -228,7 +228,9 @@ func isContext(t types.Type) bool {
 }
 
 // params checks the parameter list: a context first, then named,
-// non-variadic parameters. It reports whether routing can go on.
+// non-variadic parameters, and optionally a last `opts ...kit.CallOption`
+// that the generated method passes on to the call. It reports whether
+// routing can go on.
 func (g *generator) params(m *Method) bool {
 	ps := m.Sig.Params()
 	// The positions of the parameters, from the syntax.
@@ -254,8 +256,11 @@ func (g *generator) params(m *Method) bool {
 	for i := 1; i < ps.Len(); i++ {
 		v := ps.At(i)
 		switch {
+		case m.Sig.Variadic() && i == ps.Len()-1 && isCallOptions(v.Type()):
+			m.Opts = v.Name()
+			continue
 		case m.Sig.Variadic() && i == ps.Len()-1:
-			g.errorf(poss[i], "%s: parameter %s is variadic; take a slice: kitgen routes each parameter to one place", m.Name, v.Name())
+			g.errorf(poss[i], "%s: parameter %s is variadic; take a slice: kitgen routes each parameter to one place (a last opts ...kit.CallOption is passed on to the call)", m.Name, v.Name())
 			ok = false
 		case v.Name() == "":
 			g.errorf(poss[i], "%s: parameter %d (%s) has no name; kitgen routes parameters by name", m.Name, i+1, g.typeString(v.Type()))
@@ -271,7 +276,18 @@ func (g *generator) params(m *Method) bool {
 	if m.Ctx == "" || m.Ctx == "_" {
 		m.Ctx = free("ctx", taken)
 	}
+	taken[m.Ctx] = true
+	if m.Opts == "_" || m.Sig.Variadic() && m.Opts == "" && isCallOptions(ps.At(ps.Len()-1).Type()) {
+		m.Opts = free("opts", taken)
+	}
 	return ok
+}
+
+// isCallOptions reports whether t, the type of a variadic parameter, is
+// []kit.CallOption.
+func isCallOptions(t types.Type) bool {
+	s, ok := types.Unalias(t).(*types.Slice)
+	return ok && isNamed(s.Elem(), kitPath, "CallOption")
 }
 
 // free returns base, or base with a number, that is not in taken.

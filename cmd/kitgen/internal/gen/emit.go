@@ -309,7 +309,11 @@ func (e *emitter) method(impl string, m *Method) {
 	var decl string
 	switch m.Result {
 	case resultIter, resultPages:
-		decl = fmt.Sprintf("%s.Paged[%s, %s](%s", kit, pType, r, strconv.Quote(m.Path))
+		paged := "Paged"
+		if m.Verb == "POST" {
+			paged = "PagedPost"
+		}
+		decl = fmt.Sprintf("%s.%s[%s, %s](%s", kit, paged, pType, r, strconv.Quote(m.Path))
 	default:
 		decl = fmt.Sprintf("%s.%s[%s, %s](%s", kit, verbFunc(m.Verb), pType, r, strconv.Quote(m.Path))
 	}
@@ -320,7 +324,7 @@ func (e *emitter) method(impl string, m *Method) {
 	e.printf("var %s = %s%s)\n\n", ep, decl, e.options(first, m.Options))
 
 	// The method: the receiver and locals are named unlike the parameters.
-	taken := map[string]bool{m.Ctx: true}
+	taken := map[string]bool{m.Ctx: true, m.Opts: m.Opts != ""}
 	for _, p := range m.Params {
 		taken[p.Name] = true
 	}
@@ -330,6 +334,9 @@ func (e *emitter) method(impl string, m *Method) {
 	params = append(params, m.Ctx+" "+e.im.typeString(m.Sig.Params().At(0).Type()))
 	for _, p := range m.Params {
 		params = append(params, p.Name+" "+e.im.typeString(p.Type))
+	}
+	if m.Opts != "" {
+		params = append(params, m.Opts+" ..."+kit+".CallOption")
 	}
 	e.printf("func (%s %s) %s(%s) %s {\n", recv, impl, m.Name, strings.Join(params, ", "), e.results(m))
 
@@ -375,6 +382,9 @@ func (e *emitter) method(impl string, m *Method) {
 		call = "GoPages"
 	}
 	args := fmt.Sprintf("%s(%s, %s.b, %s)", call, m.Ctx, recv, pv)
+	if m.Opts != "" {
+		args = fmt.Sprintf("%s(%s, %s.b, %s, %s...)", call, m.Ctx, recv, pv, m.Opts)
+	}
 	if m.Result == resultError {
 		errName := free("err", taken)
 		e.printf("\t_, %s := %s.%s\n\treturn %s\n}\n\n", errName, ep, args, errName)

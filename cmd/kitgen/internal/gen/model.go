@@ -93,6 +93,7 @@ type Method struct {
 	NoAuth  bool
 	Options []*Option
 	Ctx     string // the name of the context parameter in the generated method
+	Opts    string // the name of a last `...kit.CallOption` parameter; "": none
 	Params  []*Param
 	Headers []constHeader
 	Result  resultKind

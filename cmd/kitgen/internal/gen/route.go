@@ -132,11 +132,13 @@ func (g goType) Is(k routing.Known) bool {
 		return isNamed(g.t, kitPath, "Result")
 	case routing.KitStream:
 		return isNamed(g.t, kitPath, "Stream")
+	case routing.KitNullable:
+		return isNamed(g.t, kitPath, "Nullable")
 	}
 	return false
 }
 
-// Arg is T of kit.Result[T] or kit.Stream[T].
+// Arg is T of kit.Result[T], kit.Stream[T] or kit.Nullable[T].
 func (g goType) Arg() routing.Type {
 	if n, ok := g.t.(*types.Named); ok && n.TypeArgs().Len() == 1 {
 		return g.c.typ(n.TypeArgs().At(0))
@@ -658,9 +660,64 @@ func (g *generator) formProblem(t types.Type, multipart bool) error {
 		if _, _, _, sent := routing.FormMember(f.Exported(), f.Anonymous(), g.cls.typ(derefNamed(f.Type())).Shape(), f.Name(), vf.tag.Get("json")); !sent {
 			continue
 		}
-		if _, err := routing.Directives.FormField(name, f.Name(), g.typeString(f.Type()), g.cls.classify(f.Type()), multipart); err != nil {
+		c := g.cls.classify(f.Type())
+		if !multipart && (c.Kind == routing.Model || c.Kind == routing.ModelSlice || c.Kind == routing.Map) {
+			// kit.FormBody writes nested values in brackets (kit's buildFormNode).
+			if why := g.nestedFormProblem(f.Type(), map[types.Type]bool{}); why != "" {
+				return fmt.Errorf("field %s of %s: %s", f.Name(), name, why)
+			}
+			continue
+		}
+		if _, err := routing.Directives.FormField(name, f.Name(), g.typeString(f.Type()), c, multipart); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// nestedFormProblem is kit's buildFormNode for a nested value of a form
+// body: why no form can write a value of type t, or "".
+func (g *generator) nestedFormProblem(t types.Type, seen map[types.Type]bool) string {
+	t = types.Unalias(t)
+	if seen[t] {
+		return ""
+	}
+	seen[t] = true
+	if isNamed(t, kitPath, "Nullable") {
+		return g.nestedFormProblem(t.(*types.Named).TypeArgs().At(0), seen)
+	}
+	switch c := g.cls.classify(t); c.Kind {
+	case routing.File, routing.FileSlice:
+		return fmt.Sprintf("type %s holds a kit.File: a form has text fields only; use //kit:option kit.Multipart() to upload files", g.typeString(t))
+	case routing.Scalar, routing.Bytes, routing.Interface:
+		return ""
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Pointer:
+		return g.nestedFormProblem(u.Elem(), seen)
+	case *types.Slice:
+		return g.nestedFormProblem(u.Elem(), seen)
+	case *types.Array:
+		return g.nestedFormProblem(u.Elem(), seen)
+	case *types.Map:
+		if k, ok := u.Key().Underlying().(*types.Basic); !ok || k.Info()&types.IsString == 0 {
+			return fmt.Sprintf("type %s: a map's keys are written as form keys, and its key type %s is not a string kind", g.typeString(t), g.typeString(u.Key()))
+		}
+		return g.nestedFormProblem(u.Elem(), seen)
+	case *types.Struct:
+		for _, vf := range visibleFields(u) {
+			f := vf.v
+			if _, _, _, sent := routing.FormMember(f.Exported(), f.Anonymous(), g.cls.typ(derefNamed(f.Type())).Shape(), f.Name(), vf.tag.Get("json")); !sent {
+				continue
+			}
+			if why := g.nestedFormProblem(f.Type(), seen); why != "" {
+				return fmt.Sprintf("field %s of %s: %s", f.Name(), g.typeString(t), why)
+			}
+		}
+		return ""
+	}
+	if c := g.cls.classify(t); c.Why != "" {
+		return routing.TypeProblem(g.typeString(t), c.Why)
+	}
+	return fmt.Sprintf("type %s cannot be sent in a form", g.typeString(t))
 }

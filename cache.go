@@ -1,0 +1,543 @@
+package kit
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// CacheStore holds the responses of a client made WithCache: encoded
+// entries under opaque keys. NewMemoryCache is one, in this process; the
+// kitredis module has one that a fleet of processes shares.
+//
+// Get returns the entry stored under key and true, or false when there is
+// none. Set stores entry under key; the store may drop it after ttl (0:
+// when it likes), and kit works out freshness itself, so ttl is only how
+// long the entry can be of use. Delete removes what is stored under key
+// (none is not an error). Every method must be safe for concurrent use and
+// should end when ctx ends. An error from any of them is logged (see
+// WithCache) and never fails a call.
+type CacheStore interface {
+	Get(ctx context.Context, key string) ([]byte, bool, error)
+	Set(ctx context.Context, key string, entry []byte, ttl time.Duration) error
+	Delete(ctx context.Context, key string) error
+}
+
+// WithCache makes the client a private HTTP cache (RFC 9111) for its GET
+// requests, keeping responses in s:
+//
+//   - A stored response that is fresh (Cache-Control max-age, else Expires,
+//     else for a response with neither a tenth of its age since
+//     Last-Modified, at most 24 hours, the heuristic RFC 9111 allows) is
+//     served without a request.
+//   - A stale one with a validator (ETag, Last-Modified) is revalidated
+//     with If-None-Match / If-Modified-Since; a 304 serves the stored body
+//     with its headers updated from the 304, as a 200.
+//   - A response with Cache-Control no-store (or to a request with it) is
+//     never stored; no-cache (response or request) always revalidates; a
+//     request's max-age and min-fresh are honoured; Vary is honoured (one
+//     variant is kept per URL), and Vary: * is never stored.
+//   - Only 2xx responses are stored (200, 203 and 204; another 2xx but 206
+//     only with an explicit lifetime); an error status, 5xx included, never.
+//     A response that is neither fresh nor has a validator is not stored.
+//   - A successful POST, PUT, PATCH or DELETE to a URL removes what is
+//     stored for that URL (and for its Location and Content-Location on the
+//     same origin), for the same credentials.
+//   - Requests with a Range header or a conditional header of the caller's
+//     own (an If-None-Match set with WithHeader or a header parameter), and
+//     streamed results (io.ReadCloser, Stream), bypass the cache.
+//
+// Keys are a SHA-256 hash of the method, the URL and the identity of the
+// credentials the request would carry (a hash of them, never the secret):
+// the client's Auth's, and any Authorization, Cookie or secret-looking
+// header the request has itself. Clients with the same credentials share
+// entries; two users of one store never see each other's. With TokenAuth the identity is the current token,
+// so a renewed token starts from a cold cache; endpoints declared NoAuth
+// share entries across every client of the store.
+//
+// The cache is a layer of the send chain just inside the endpoint's timeout,
+// outside retries: a response served from it takes no rate-limit token, is
+// never retried and is not logged (no request was sent); a revalidation is
+// a request like any other. Response.FromCache tells a served response. A
+// store error is logged through WithLogger (message "kit cache", Warn, with
+// the store's error text) and the request goes to the network: a broken
+// cache never fails a call. An entry that does not decode (written by
+// another version of kit, or corrupted) is a miss and is deleted.
+//
+// A nil s is an error from NewClient. Default: no cache.
+func WithCache(s CacheStore) Option { return cacheOption{s} }
+
+// FromCache reports whether the response was served from the client's cache
+// (see WithCache): fresh, or revalidated by a 304.
+func (r *Response) FromCache() bool { return r != nil && r.cached }
+
+// Private implementation past this point.
+
+type cacheOption struct{ s CacheStore }
+
+func (o cacheOption) applyClient(c *clientConfig) error {
+	if o.s == nil {
+		return errors.New("kit: WithCache(nil)")
+	}
+	c.cache = o.s
+	return nil
+}
+
+func (o cacheOption) String() string { return fmt.Sprintf("kit.WithCache(%T)", o.s) }
+
+// staleKeep is how long an entry with a validator is kept past its
+// freshness, to be revalidated.
+const staleKeep = 24 * time.Hour
+
+// maxStoreTTL bounds how long a store is asked to keep an entry.
+const maxStoreTTL = 365 * 24 * time.Hour
+
+// cacheLayer is the chain's cache layer.
+func (st *clientState) cacheLayer(next Sender) Sender {
+	return func(ctx context.Context, req *Request) (*Response, error) {
+		if req.policy.stream {
+			return next(ctx, req)
+		}
+		switch req.Method {
+		case http.MethodGet:
+			return st.cachedGet(ctx, next, req)
+		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+			resp, err := next(ctx, req)
+			st.invalidate(ctx, req, resp, err)
+			return resp, err
+		}
+		return next(ctx, req)
+	}
+}
+
+// bypassHeaders are request headers that take a GET past the cache.
+var bypassHeaders = []string{"Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"}
+
+func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request) (*Response, error) {
+	for _, h := range bypassHeaders {
+		if _, ok := req.Header[h]; ok {
+			return next(ctx, req)
+		}
+	}
+	reqCC := parseCacheControl(req.Header)
+	if reqCC.noStore {
+		return next(ctx, req)
+	}
+	if len(req.Header["Cache-Control"]) == 0 && slices.Contains(req.Header["Pragma"], "no-cache") {
+		reqCC.noCache = true // RFC 9111 §5.4
+	}
+	id, err := st.cacheIdentity(ctx, req)
+	if err != nil {
+		return next(ctx, req) // the auth layer reports it
+	}
+	key := st.cacheKey(http.MethodGet, req.URL, id)
+
+	stored := st.lookup(ctx, req, key)
+	now := time.Now()
+	if stored != nil && !stored.noCache && !reqCC.noCache {
+		age := stored.age(now)
+		usable := stored.lifetime - reqCC.minFresh
+		if reqCC.hasMaxAge {
+			usable = min(usable, reqCC.maxAge+1) // age ≤ max-age
+		}
+		if age < usable {
+			return st.cachedResponse(req, stored, age), nil
+		}
+	}
+	send := req
+	if stored != nil {
+		etag, lm := stored.header.Get("Etag"), stored.header.Get("Last-Modified")
+		if etag != "" || lm != "" {
+			send = req.clone()
+			if etag != "" {
+				send.Header.Set("If-None-Match", etag)
+			}
+			if lm != "" {
+				send.Header.Set("If-Modified-Since", lm)
+			}
+		} else {
+			stored = nil
+		}
+	}
+	reqTime := time.Now()
+	resp, err := next(ctx, send)
+	respTime := time.Now()
+	var he *HTTPError
+	if stored != nil && errors.As(err, &he) && he.StatusCode == http.StatusNotModified {
+		// RFC 9111 §4.3.4: the stored response, its headers updated.
+		for k, vs := range he.Header {
+			switch k {
+			case "Content-Length", "Content-Encoding", "Transfer-Encoding", "Content-Range", "Connection":
+				continue
+			}
+			stored.header[k] = vs
+		}
+		stored.header.Del("Age")
+		cc := parseCacheControl(stored.header)
+		stored.lifetime, stored.initialAge = freshness(stored.status, stored.header, cc, reqTime, respTime)
+		stored.respTime, stored.noCache = respTime, cc.noCache
+		if cc.noStore {
+			st.deleteEntry(ctx, req, key)
+		} else {
+			st.store(ctx, req, key, stored, cc)
+		}
+		return st.cachedResponse(req, stored, stored.age(time.Now())), nil
+	}
+	if err != nil {
+		return resp, err
+	}
+	if e, cc, ok := storable(req, reqCC, resp, reqTime, respTime); ok {
+		st.store(ctx, req, key, e, cc)
+	} else if stored != nil {
+		st.deleteEntry(ctx, req, key) // replaced by a response that may not be kept
+	}
+	return resp, nil
+}
+
+// lookup returns the entry stored under key for req, nil when there is none
+// (or it does not decode, or was chosen by other Vary values). The entry is
+// the caller's to change.
+func (st *clientState) lookup(ctx context.Context, req *Request, key string) *cacheEntry {
+	if mc, ok := st.cache.(*memoryCache); ok {
+		// In this process: decoded once, copied per hit.
+		shared, ok, err := mc.decodedEntry(key)
+		if err != nil {
+			st.logCache(ctx, req, "decoding", err)
+		}
+		if !ok || !shared.varyMatches(req.Header) {
+			return nil
+		}
+		e := *shared
+		// A map of its own; the value slices are shared, capped so that
+		// an Add copies them (Set replaces them).
+		e.header = make(http.Header, len(shared.header)+1)
+		for k, vs := range shared.header {
+			e.header[k] = vs[:len(vs):len(vs)]
+		}
+		return &e
+	}
+	data, ok, err := st.cache.Get(ctx, key)
+	switch {
+	case err != nil:
+		st.logCache(ctx, req, "reading", err)
+		return nil
+	case !ok:
+		return nil
+	}
+	e, err := decodeEntry(data)
+	if err != nil {
+		st.logCache(ctx, req, "decoding", err)
+		st.deleteEntry(ctx, req, key)
+		return nil
+	}
+	if !e.varyMatches(req.Header) {
+		return nil
+	}
+	return e
+}
+
+// storable returns the entry of a response to req that may be stored.
+func storable(req *Request, reqCC cacheControl, resp *Response, reqTime, respTime time.Time) (*cacheEntry, cacheControl, bool) {
+	cc := parseCacheControl(resp.Header)
+	if cc.noStore || reqCC.noStore || resp.stream != nil {
+		return nil, cc, false
+	}
+	explicit := hasExplicitFreshness(resp.Header, cc)
+	switch {
+	case heuristicStatus(resp.StatusCode):
+	case is2xx(resp.StatusCode) && resp.StatusCode != http.StatusPartialContent && explicit:
+	default:
+		return nil, cc, false
+	}
+	var vary []string
+	for _, line := range resp.Header["Vary"] {
+		for name := range strings.SplitSeq(line, ",") {
+			name = strings.TrimSpace(name)
+			if name == "*" {
+				return nil, cc, false
+			}
+			if name != "" {
+				vary = append(vary, http.CanonicalHeaderKey(name), strings.Join(req.Header.Values(name), ", "))
+			}
+		}
+	}
+	lifetime, initialAge := freshness(resp.StatusCode, resp.Header, cc, reqTime, respTime)
+	hasValidator := resp.Header.Get("Etag") != "" || resp.Header.Get("Last-Modified") != ""
+	if !hasValidator && (cc.noCache || lifetime <= initialAge) {
+		return nil, cc, false // it could never be used
+	}
+	return &cacheEntry{
+		status:     resp.StatusCode,
+		respTime:   respTime,
+		initialAge: initialAge,
+		lifetime:   lifetime,
+		noCache:    cc.noCache,
+		vary:       vary,
+		header:     resp.Header,
+		body:       resp.body,
+	}, cc, true
+}
+
+// store writes e under key, for as long as it can be of use.
+func (st *clientState) store(ctx context.Context, req *Request, key string, e *cacheEntry, cc cacheControl) {
+	ttl := max(e.lifetime-e.initialAge, 0)
+	if e.header.Get("Etag") != "" || e.header.Get("Last-Modified") != "" {
+		ttl += staleKeep
+	}
+	ttl = min(ttl, maxStoreTTL)
+	if err := st.cache.Set(ctx, key, e.encode(), ttl); err != nil {
+		st.logCache(ctx, req, "writing", err)
+	}
+}
+
+func (st *clientState) deleteEntry(ctx context.Context, req *Request, key string) {
+	if err := st.cache.Delete(ctx, key); err != nil {
+		st.logCache(ctx, req, "deleting", err)
+	}
+}
+
+// cachedResponse is e served to req at current age age.
+func (st *clientState) cachedResponse(req *Request, e *cacheEntry, age time.Duration) *Response {
+	e.header["Age"] = []string{strconv.FormatInt(int64(age/time.Second), 10)}
+	return &Response{
+		StatusCode: e.status,
+		Header:     e.header,
+		Request:    &http.Request{Method: req.Method, URL: req.URL, Header: req.Header, Host: req.URL.Host},
+		body:       e.body,
+		secrets:    &st.secrets,
+		cached:     true,
+	}
+}
+
+// invalidate removes what is stored for the URL of a successful write
+// (RFC 9111 §4.4), and for its Location and Content-Location on the same
+// origin.
+func (st *clientState) invalidate(ctx context.Context, req *Request, resp *Response, err error) {
+	var header http.Header
+	var he *HTTPError
+	switch {
+	case err == nil:
+		header = resp.Header
+	case errors.As(err, &he) && he.StatusCode >= 300 && he.StatusCode < 400:
+		header = he.Header
+	default:
+		return
+	}
+	id, ierr := st.cacheIdentity(ctx, req)
+	if ierr != nil {
+		return
+	}
+	st.deleteEntry(ctx, req, st.cacheKey(http.MethodGet, req.URL, id))
+	for _, h := range [...]string{"Location", "Content-Location"} {
+		v := header.Get(h)
+		if v == "" {
+			continue
+		}
+		u, perr := req.URL.Parse(v)
+		if perr != nil || !sameOrigin(u, req.URL) || u.String() == req.URL.String() {
+			continue
+		}
+		st.deleteEntry(ctx, req, st.cacheKey(http.MethodGet, u, id))
+	}
+}
+
+// cacheKey is the key of a response to method on u for credentials id:
+// "kit:" and the hex SHA-256 of them, so that no URL (nor anything in its
+// query) shows in a store outside the process. NewMemoryCache, in the
+// process, gets them unhashed: the hash would only cost time.
+func (st *clientState) cacheKey(method string, u *url.URL, id string) string {
+	if _, ok := st.cache.(*memoryCache); ok {
+		return memoryKey(method, u, id)
+	}
+	return cacheKey(method, u, id)
+}
+
+// memoryKey is the unhashed key: method, URL and identity, one allocation.
+func memoryKey(method string, u *url.URL, id string) string {
+	path := u.EscapedPath()
+	var b strings.Builder
+	b.Grow(len(method) + len(u.Scheme) + len(u.Host) + len(path) + len(u.RawQuery) + len(id) + 8)
+	b.WriteString(method)
+	b.WriteByte(' ')
+	b.WriteString(u.Scheme)
+	b.WriteString("://")
+	b.WriteString(u.Host)
+	b.WriteString(path)
+	if u.RawQuery != "" || u.ForceQuery {
+		b.WriteByte('?')
+		b.WriteString(u.RawQuery)
+	}
+	b.WriteByte(0)
+	b.WriteString(id)
+	return b.String()
+}
+
+func cacheKey(method string, u *url.URL, id string) string {
+	var stack [512]byte
+	b := append(stack[:0], method...)
+	b = append(b, 0)
+	b = append(b, u.Scheme...)
+	b = append(b, "://"...)
+	b = append(b, u.Host...)
+	b = append(b, u.EscapedPath()...)
+	if u.RawQuery != "" || u.ForceQuery {
+		b = append(b, '?')
+		b = append(b, u.RawQuery...)
+	}
+	b = append(b, 0)
+	b = append(b, id...)
+	sum := sha256.Sum256(b)
+	var out [4 + 2*sha256.Size]byte
+	copy(out[:], "kit:")
+	hex.Encode(out[4:], sum[:])
+	return string(out[:])
+}
+
+// cacheIdentity is a hash of the credentials req would carry ("" for none):
+// those of the client's Auth (computed once for the built-in fixed
+// credentials, from the current token for a TokenAuth, and for any other
+// Auth from what it adds to a scratch request), and any credential the
+// request carries already (an Authorization or Cookie header, or one with a
+// secret-looking name, set with WithHeader or a header parameter).
+func (st *clientState) cacheIdentity(ctx context.Context, req *Request) (string, error) {
+	id, err := st.authIdentityOf(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	if own := headerIdentity(req.Header); own != "" {
+		id = identityHash(id + "\x00" + own)
+	}
+	return id, nil
+}
+
+// headerIdentity is the text of the credential headers of h, sorted; ""
+// when there are none.
+func headerIdentity(h http.Header) string {
+	var names []string
+	for k := range h {
+		switch k {
+		case "Accept", "User-Agent", "Content-Type", "Cache-Control", "Accept-Language", "Accept-Encoding", "Pragma":
+			continue
+		}
+		if k == "Authorization" || k == "Proxy-Authorization" || k == "Cookie" || (*secrets)(nil).isSecret(k) {
+			names = append(names, k)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, k := range names {
+		b.WriteString(k)
+		for _, v := range h[k] {
+			b.WriteByte(0)
+			b.WriteString(v)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// authIdentityOf is the identity of the credentials the client's Auth
+// would add to req.
+func (st *clientState) authIdentityOf(ctx context.Context, req *Request) (string, error) {
+	if st.auth == nil || req.policy.noAuth || !st.sameOrigin(req.URL) {
+		return "", nil
+	}
+	if st.authIdentity != "" {
+		return st.authIdentity, nil
+	}
+	if ts, ok := st.auth.(*TokenSourceAuth); ok {
+		tok, _, err := ts.current(ctx)
+		if err != nil {
+			return "", err
+		}
+		return st.tokenIdentity(tok), nil
+	}
+	hr, err := http.NewRequestWithContext(ctx, req.Method, "", nil)
+	if err != nil {
+		return "", err
+	}
+	u := *req.URL
+	u.RawQuery = ""
+	hr.URL, hr.Header, hr.Host = &u, make(http.Header), u.Host
+	if err := st.auth.Authenticate(hr); err != nil {
+		return "", err
+	}
+	keys := make([]string, 0, len(hr.Header))
+	for k := range hr.Header {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k)
+		for _, v := range hr.Header[k] {
+			b.WriteByte(0)
+			b.WriteString(v)
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(hr.URL.RawQuery)
+	return identityHash(b.String()), nil
+}
+
+// tokenIdentity is the identity of tok, remembered for the last token seen.
+func (st *clientState) tokenIdentity(tok Token) string {
+	if last := st.lastTokenID.Load(); last != nil && last.value == tok.Value && last.typ == tok.typ() {
+		return last.id
+	}
+	id := identityHash(tok.typ() + " " + tok.Value)
+	st.lastTokenID.Store(&tokenID{value: tok.Value, typ: tok.typ(), id: id})
+	return id
+}
+
+type tokenID struct{ value, typ, id string }
+
+// identityHash hashes a credential for a cache key.
+func identityHash(secret string) string {
+	sum := sha256.Sum256([]byte("kit cache identity\x00" + secret))
+	return hex.EncodeToString(sum[:16])
+}
+
+// fixedIdentity is the identity of the built-in auths whose credentials
+// never change; "" for the others.
+func fixedIdentity(a Auth) string {
+	switch a := a.(type) {
+	case *bearerAuth:
+		return identityHash("Authorization\x00" + a.value)
+	case *basicAuth:
+		return identityHash("Authorization\x00" + a.value)
+	case *apiKeyAuth:
+		return identityHash(a.header + "\x00" + a.value)
+	case *apiKeyQueryAuth:
+		return identityHash("?" + a.param + "=" + a.value)
+	}
+	return ""
+}
+
+// logCache logs a store error; the call goes on.
+func (st *clientState) logCache(ctx context.Context, req *Request, doing string, err error) {
+	if st.logger == nil || !st.logger.Enabled(ctx, slog.LevelWarn) {
+		return
+	}
+	st.logger.LogAttrs(ctx, slog.LevelWarn, "kit cache",
+		slog.String("method", req.Method),
+		slog.String("url", st.redact(req.URL)),
+		slog.String("error", doing+" the cache: "+err.Error()),
+	)
+}
+
+// lastTokenIDs is the type of clientState.lastTokenID.
+type lastTokenIDs = atomic.Pointer[tokenID]

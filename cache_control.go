@@ -1,0 +1,144 @@
+package kit
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Private implementation past this point.
+//
+// cache_control.go reads what RFC 9111 asks a private cache to read: the
+// Cache-Control directives of requests and responses, and the freshness of
+// a stored response (§4.2).
+
+// cacheControl is the parsed Cache-Control of a request or a response.
+// Directives kit does not act on are skipped.
+type cacheControl struct {
+	noStore        bool
+	noCache        bool // unqualified or qualified: always revalidate
+	mustRevalidate bool
+	public         bool
+	maxAge         time.Duration
+	hasMaxAge      bool
+	minFresh       time.Duration
+}
+
+// maxDelta bounds delta-seconds: RFC 9111 §1.2.2 says a larger value is
+// taken as 2^31 seconds.
+const maxDelta = int64(1 << 31)
+
+// parseCacheControl reads the directives of every Cache-Control line of h.
+// A malformed directive is skipped; a malformed max-age is taken as 0 (stale,
+// as RFC 9111 §4.2.1 asks of an invalid freshness value).
+func parseCacheControl(h http.Header) cacheControl {
+	var cc cacheControl
+	for _, line := range h["Cache-Control"] {
+		for line != "" {
+			var d string
+			d, line = nextDirective(line)
+			name, val, _ := strings.Cut(d, "=")
+			name = strings.TrimSpace(name)
+			val = strings.Trim(strings.TrimSpace(val), `"`)
+			switch strings.ToLower(name) {
+			case "no-store":
+				cc.noStore = true
+			case "no-cache":
+				cc.noCache = true
+			case "must-revalidate", "proxy-revalidate":
+				cc.mustRevalidate = true
+			case "public":
+				cc.public = true
+			case "max-age":
+				cc.maxAge, cc.hasMaxAge = deltaSeconds(val), true
+			case "min-fresh":
+				cc.minFresh = deltaSeconds(val)
+			}
+		}
+	}
+	return cc
+}
+
+// nextDirective splits off the first comma-separated directive of s,
+// leaving commas inside a quoted string alone.
+func nextDirective(s string) (string, string) {
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			quoted = !quoted
+		case '\\':
+			if quoted {
+				i++
+			}
+		case ',':
+			if !quoted {
+				return s[:i], s[i+1:]
+			}
+		}
+	}
+	return s, ""
+}
+
+// deltaSeconds reads delta-seconds: 0 for anything that is not a
+// non-negative integer, and at most 2^31 seconds.
+func deltaSeconds(s string) time.Duration {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		// All digits but too large: the largest value.
+		if s != "" && strings.Trim(s, "0123456789") == "" {
+			return time.Duration(maxDelta) * time.Second
+		}
+		return 0
+	}
+	if n < 0 {
+		return 0
+	}
+	return time.Duration(min(n, maxDelta)) * time.Second
+}
+
+// heuristicStatus are the statuses RFC 9110 §15.1 defines as heuristically
+// cacheable, among those kit stores (2xx).
+func heuristicStatus(code int) bool {
+	return code == http.StatusOK || code == http.StatusNonAuthoritativeInfo || code == http.StatusNoContent
+}
+
+// maxHeuristic caps a freshness lifetime worked out from Last-Modified.
+const maxHeuristic = 24 * time.Hour
+
+// freshness is what RFC 9111 §4.2 works out for a response received at
+// respTime to a request sent at reqTime: its freshness lifetime and its
+// corrected initial age.
+func freshness(status int, h http.Header, cc cacheControl, reqTime, respTime time.Time) (lifetime, initialAge time.Duration) {
+	date, dateErr := http.ParseTime(h.Get("Date"))
+	if dateErr != nil {
+		date = respTime
+	}
+	switch {
+	case cc.hasMaxAge:
+		lifetime = cc.maxAge
+	case h.Get("Expires") != "":
+		if exp, err := http.ParseTime(h.Get("Expires")); err == nil {
+			lifetime = max(exp.Sub(date), 0)
+		} // an invalid Expires is in the past: stale
+	case heuristicStatus(status) || cc.public:
+		// §4.2.2: no explicit expiration, so a heuristic is allowed: a
+		// tenth of the time since the last modification.
+		if lm, err := http.ParseTime(h.Get("Last-Modified")); err == nil && lm.Before(date) {
+			lifetime = min(date.Sub(lm)/10, maxHeuristic)
+		}
+	}
+	lifetime = min(lifetime, time.Duration(maxDelta)*time.Second) // an Expires centuries away
+	// §4.2.3: the corrected initial age.
+	apparent := max(respTime.Sub(date), 0)
+	ageValue := deltaSeconds(strings.TrimSpace(h.Get("Age")))
+	corrected := ageValue + max(respTime.Sub(reqTime), 0)
+	return lifetime, max(apparent, corrected)
+}
+
+// hasExplicitFreshness reports whether a response says how long it is
+// fresh (max-age or Expires).
+func hasExplicitFreshness(h http.Header, cc cacheControl) bool {
+	return cc.hasMaxAge || h.Get("Expires") != ""
+}
