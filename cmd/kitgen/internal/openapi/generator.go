@@ -143,6 +143,8 @@ func responseKinds(op *Operation) (hasJSON, hasStream bool) {
 var itemsKeys = []string{"data", "items", "results", "records", "entries", "values", "value", "list", "objects"}
 var cursorParams = []string{"starting_after", "after", "cursor", "page_token", "pageToken", "next_token", "continuation_token", "start_cursor", "marker", "page"}
 var nextKeys = []string{"next_cursor", "nextCursor", "next_page_token", "nextPageToken", "last_id", "next_token", "cursor", "marker", "next_page", "next"}
+var hasMoreKeys = []string{"has_more", "hasMore", "has_next", "hasNext", "has_next_page", "more"}
+var nextLinkKeys = []string{"next", "next_page_uri", "next_page_url", "nextLink", "@odata.nextLink", "next_url", "nextPage", "next_page"}
 var sizeParams = []string{"per_page", "page_size", "pageSize", "limit", "size"}
 
 // paginate returns an iter.Seq2 result and adds the paginator option when
@@ -178,18 +180,11 @@ func (g *generator) paginate(m *method, op *Operation, ok *Response, s *Schema, 
 			elem = strings.TrimPrefix(g.types.goType(arrays[0].Schema, ""), "[]")
 		}
 		if itemsKey != "" {
-			// A cursor in the body: the paginator needs the key.
-			for _, c := range cursorParams {
-				if query[c] == nil || query[c].Schema.Type != "string" {
-					continue // a page number is not a cursor
-				}
-				for _, k := range nextKeys {
-					for _, p := range props {
-						if p.Name == k && p.Schema.Type != "array" && p.Schema.Type != "object" {
-							return g.paged(m, "Cursor", fmt.Sprintf("kit.Cursor{CursorParam: %q, NextKey: %q, ItemsKey: %q}", c, k, itemsKey), elem)
-						}
-					}
-				}
+			if p := g.cursorPaginator(op, query, props, itemsKey); p != "" {
+				return g.paged(m, "Cursor", p, elem)
+			}
+			if k := nextLinkKey(props); k != "" {
+				return g.paged(m, "NextLink", fmt.Sprintf("kit.NextLink{Key: %q, ItemsKey: %q}", k, itemsKey), elem)
 			}
 		}
 	}
@@ -378,4 +373,94 @@ func (g *generator) errorModel() *Schema {
 		return nil
 	}
 	return best
+}
+
+// cursorPaginator returns a kit.Cursor literal when the operation walks a
+// cursor: a string cursor parameter (in the query, or in a POST's JSON
+// body) and a field of the page that holds the next cursor, or, for
+// Stripe's shape (starting_after), the last record's id with a has-more
+// flag. "" when it does not.
+func (g *generator) cursorPaginator(op *Operation, query map[string]*Parameter, props []*Property, itemsKey string) string {
+	prop := func(name string) *Property {
+		for _, p := range props {
+			if p.Name == name {
+				return p
+			}
+		}
+		return nil
+	}
+	hasMore := ""
+	for _, k := range hasMoreKeys {
+		if p := prop(k); p != nil && p.Schema.Type == "boolean" {
+			hasMore = k
+			break
+		}
+	}
+	inBody := ""
+	var bodyProps []*Property
+	if op.Method == "POST" && op.Body != nil {
+		for _, mt := range op.Body.Content {
+			if jsonType(mt.Type) && mt.Schema != nil && isObject(mt.Schema) {
+				bodyProps, _ = flatten(mt.Schema, map[*Schema]bool{})
+			}
+		}
+	}
+	for _, c := range cursorParams {
+		isCursor := query[c] != nil && query[c].Schema.Type == "string"
+		if !isCursor && len(bodyProps) > 0 {
+			for _, bp := range bodyProps {
+				if bp.Name == c && bp.Schema.Type == "string" {
+					isCursor, inBody = true, ", InBody: true"
+				}
+			}
+		}
+		if !isCursor {
+			continue // a page number is not a cursor
+		}
+		extra := inBody
+		if hasMore != "" {
+			extra = fmt.Sprintf(", HasMoreKey: %q", hasMore) + extra
+		}
+		for _, k := range nextKeys {
+			if p := prop(k); p != nil && p.Schema.Type != "array" && p.Schema.Type != "object" && p.Schema.Type != "boolean" {
+				return fmt.Sprintf("kit.Cursor{CursorParam: %q, NextKey: %q, ItemsKey: %q%s}", c, k, itemsKey, extra)
+			}
+		}
+		// Stripe: the cursor is the last record's id, and has_more says
+		// whether there is a page after.
+		if (c == "starting_after" || c == "after") && hasMore != "" {
+			if items := prop(itemsKey); items != nil && items.Schema.Items != nil {
+				recProps, _ := flatten(items.Schema.Items, map[*Schema]bool{})
+				for _, rp := range recProps {
+					if rp.Name == "id" {
+						return fmt.Sprintf("kit.Cursor{CursorParam: %q, RecordKey: \"id\", ItemsKey: %q%s}", c, itemsKey, extra)
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// nextLinkKey returns the field of a page that holds the next page's URL,
+// or "".
+func nextLinkKey(props []*Property) string {
+	for _, k := range nextLinkKeys {
+		for _, p := range props {
+			if p.Name == k && p.Schema.Type == "string" {
+				return k
+			}
+		}
+	}
+	for _, p := range props {
+		if p.Name == "links" || p.Name == "_links" {
+			sub, _ := flatten(p.Schema, map[*Schema]bool{})
+			for _, q := range sub {
+				if q.Name == "next" && q.Schema.Type == "string" {
+					return p.Name + ".next"
+				}
+			}
+		}
+	}
+	return ""
 }

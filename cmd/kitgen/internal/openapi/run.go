@@ -181,11 +181,15 @@ func (g *generator) report(doc *Doc) *Report {
 // Print writes the report: a summary line, then one line per skipped
 // operation, file:line:col first.
 func (r *Report) Print(w io.Writer, spec string) {
-	var kinds []string
-	for k, n := range r.Paginated {
-		kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
+	var names []string
+	for k := range r.Paginated {
+		names = append(names, k)
 	}
-	sort.Strings(kinds)
+	sort.Strings(names)
+	var kinds []string
+	for _, k := range names {
+		kinds = append(kinds, fmt.Sprintf("%d %s", r.Paginated[k], k))
+	}
 	pag := "none"
 	if len(kinds) > 0 {
 		pag = strings.Join(kinds, ", ")

@@ -242,6 +242,9 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 			if !req {
 				tag += ",omitempty"
 			}
+		case !req && p.Schema.Nullable && (!t.fileFields || t.scalar(typ)):
+			// Three states: absent (left out), null, or a value.
+			typ, tag = "kit.Nullable["+typ+"]", tag+",omitzero"
 		case !req:
 			typ, tag = "*"+typ, tag+",omitempty"
 		case p.Schema.Nullable || t.building[p.Schema]:
