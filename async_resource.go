@@ -55,6 +55,14 @@ func NewAsyncResource[T any](b Binding, path string, opts ...ResourceOption) *As
 // counts against the server's own rate limit. Breaking out of the loop
 // cancels every request in flight and returns once they have stopped.
 //
+// Under [WithRateLimit], a pipelined walk reserves the tokens of its pages
+// in page order, as it names them: the page the caller needs first gets
+// the first token, so the first records come as soon as a sync walk's
+// would, and a deadline that a sync walk meets is met. A page cancelled
+// before it was sent gives its token back. A [Limiter] given to
+// [WithLimiter] (one a fleet shares) has no reservations: it is waited for
+// as the pages reach it.
+//
 // It is both a [ResourceOption] and an [EndpointOption], like [WithPaginator].
 func WithPrefetch(n int) PagingOption {
 	return prefetchOption{n}

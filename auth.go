@@ -256,6 +256,9 @@ func (st *clientState) authLayer(next Sender) Sender {
 	}
 	ref, canRefresh := st.auth.(Refresher)
 	return func(ctx context.Context, req *Request) (*Response, error) {
+		if req.URL == nil {
+			return nil, finalError{errorf(st.opOf(req.Method, nil), "%w", errNilURL)}
+		}
 		if req.policy.noAuth || !st.sameOrigin(req.URL) {
 			return next(withoutAuthRecord(ctx), req)
 		}

@@ -26,7 +26,12 @@ import (
 // kit: a retry and the resend after a 401 open the file again, so the same
 // bytes are sent each time. It may be called from another goroutine than the
 // caller's, and, for an interceptor that reads the body (to sign it), more
-// than once per attempt.
+// than once per attempt. The files of a Multipart body are opened one at a
+// time, each when its part's turn comes, and closed once read: an upload of
+// thousands of files holds one open. As net/http requires of a request
+// body, the reader's Close may be called from another goroutine while a
+// Read is under way (when a request is cancelled); the readers of
+// [FileFromBytes] and [OpenFile] (an [*os.File]) allow it.
 type File struct {
 	Name        string                        // the file name sent with a multipart part; default: the part's name
 	ContentType string                        // default application/octet-stream
@@ -452,77 +457,111 @@ func encodeMultipart(v reflect.Value) (*multipartBody, error) {
 	return body, nil
 }
 
-// getBody is the request's GetBody: a new reader of the whole body, with
-// every File opened anew (and closed as soon as it is read, or by Close).
+// getBody is the request's GetBody: a new reader of the whole body. Each
+// File is opened when its part's turn comes and closed once read to the
+// end (or by Close), so at most one File of a body is open at a time,
+// whatever the number of parts.
 func (b *multipartBody) getBody() (io.ReadCloser, error) {
-	r := &multipartReader{segs: b.segments, files: make([]io.ReadCloser, len(b.segments))}
-	for i, s := range b.segments {
-		if s.file == nil {
-			continue
-		}
-		rc, err := s.file.open()
-		if err != nil {
-			r.Close()
-			return nil, err
-		}
-		r.files[i] = rc
-	}
-	return r, nil
+	return &multipartReader{segs: b.segments}, nil
 }
 
-// multipartReader reads the segments of a multipart body in turn.
+// errReadAfterClose is what a multipart body's Read returns once it is
+// closed.
+var errReadAfterClose = errors.New("read after Close")
+
+// multipartReader reads the segments of a multipart body in turn. Close may
+// be called concurrently with Read, as net/http requires of a request
+// body (its transport closes the body from another goroutine when a
+// request is cancelled): the state is guarded by mu, which is never held
+// while a File is opened or read, so Close never waits for a slow File. A
+// File being read when Close is called is closed then, concurrently with
+// its Read, as net/http would close a raw body.
 type multipartReader struct {
-	segs  []multipartSegment
-	files []io.ReadCloser // opened Files, by segment; nil once closed
-	i     int             // the segment being read
-	off   int             // the offset in a data segment
+	mu     sync.Mutex
+	segs   []multipartSegment
+	cur    io.ReadCloser // the open File of segment i; nil when none is open
+	i      int           // the segment being read
+	off    int           // the offset in a data segment
+	closed bool
+	failed error // an Open that failed: every later Read returns it
 }
 
 func (r *multipartReader) Read(p []byte) (int, error) {
-	for r.i < len(r.segs) {
+	r.mu.Lock()
+	for {
+		switch {
+		case r.closed:
+			r.mu.Unlock()
+			return 0, errReadAfterClose
+		case r.failed != nil:
+			r.mu.Unlock()
+			return 0, r.failed
+		case r.i >= len(r.segs):
+			r.mu.Unlock()
+			return 0, io.EOF
+		}
 		s := r.segs[r.i]
 		if s.file == nil {
 			if r.off < len(s.data) {
 				n := copy(p, s.data[r.off:])
 				r.off += n
+				r.mu.Unlock()
 				return n, nil
 			}
 			r.i, r.off = r.i+1, 0
 			continue
 		}
-		f := r.files[r.i]
-		if f == nil {
-			return 0, errors.New("read after Close")
+		if r.cur == nil {
+			r.mu.Unlock()
+			rc, err := s.file.open()
+			r.mu.Lock()
+			if err != nil {
+				r.failed = err
+				continue
+			}
+			if r.closed {
+				r.mu.Unlock()
+				rc.Close()
+				return 0, errReadAfterClose
+			}
+			r.cur = rc
 		}
-		n, err := f.Read(p)
+		cur := r.cur
+		r.mu.Unlock()
+		n, err := cur.Read(p)
+		r.mu.Lock()
+		if r.closed {
+			// Close closed cur, maybe during its Read.
+			r.mu.Unlock()
+			return 0, errReadAfterClose
+		}
 		if err == io.EOF {
-			f.Close()
-			r.files[r.i] = nil
+			r.cur = nil
 			r.i++
+			r.mu.Unlock()
+			cur.Close()
 			if n > 0 {
 				return n, nil
 			}
+			r.mu.Lock()
 			continue
 		}
+		r.mu.Unlock()
 		if err != nil {
 			err = fmt.Errorf("reading file %q: %w", s.file.Name, err)
 		}
 		return n, err
 	}
-	return 0, io.EOF
 }
 
-// Close closes the Files not yet read to the end.
+// Close closes the File being read, if any; every later Read fails.
 func (r *multipartReader) Close() error {
-	var first error
-	for i, f := range r.files {
-		if f != nil {
-			if err := f.Close(); err != nil && first == nil {
-				first = err
-			}
-			r.files[i] = nil
-		}
+	r.mu.Lock()
+	cur := r.cur
+	r.cur, r.closed = nil, true
+	r.mu.Unlock()
+	if cur != nil {
+		return cur.Close()
 	}
-	r.i = len(r.segs)
-	return first
+	return nil
 }

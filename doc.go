@@ -65,7 +65,11 @@
 // below the base path, "/jobs/7" at the host's root; a Location to
 // follow), with the call's query parameters added. Credentials
 // (the client's [Auth], and its Authorization and Cookie headers) are sent
-// only when the final URL is on the base URL's origin. [WithHeader] is also an
+// only when the final URL is on the base URL's origin: checked where the
+// request finally goes, after interceptors and on every redirect. A
+// `kit:",url"` value on another origin than the endpoint's (a Location a
+// server sent) gets no credential header at all, not even the endpoint's
+// [WithHeader] or the call's header parameter. [WithHeader] is also an
 // [EndpointOption]: a constant header of one endpoint, replacing the client's
 // for that key.
 //
@@ -255,7 +259,9 @@
 // A 401 on a call that uses auth refreshes a [Refresher] once and sends the
 // request again, once. Endpoints declared with NoAuth never carry
 // credentials, and credentials never leave the base URL's origin: not on a
-// redirect, not on a next-page link. Package kitoauth2 (its own module)
+// redirect, not on a next-page link, not when an interceptor moves a
+// request. A walk stays on the origin it started on: a paged endpoint on
+// another origin cannot lead the client back to the base API. Package kitoauth2 (its own module)
 // adapts a golang.org/x/oauth2 TokenSource.
 //
 // # Retries, rate limits, timeouts and logging
@@ -402,7 +408,7 @@
 //	ErrTooManyRedirects  the default engine followed 10 redirects
 //	ErrNilBinding        a call was made through a nil client or resource
 //	ErrPageLoop          a walk asked for a page it had already requested
-//	ErrCrossOrigin       a next-page link pointed to another origin
+//	ErrCrossOrigin       a next-page link pointed to another origin than the walk's
 //	ErrNotModified       a 304 Not Modified answered a conditional request
 //
 // A panic in user code that kit runs on a goroutine of its own (an async

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strings"
 
@@ -166,6 +167,9 @@ type endpointDecl struct {
 	tmpl   *pathtmpl.Template
 	plan   *paramPlan
 	noArgs bool // P has nothing to route
+	// origin is the scheme and host of an absolute path's URL; nil for a
+	// path below the base URL.
+	origin *url.URL
 	result routing.ResultKind
 	inner  routing.ResultKind // R = Result[T]: how T is made
 	rType  reflect.Type
@@ -214,6 +218,11 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 		return nil, declErr("%v", err)
 	}
 	d.tmpl = tmpl
+	if tmpl.Origin != "" {
+		if o, err := url.Parse(tmpl.Origin); err == nil {
+			d.origin = &url.URL{Scheme: o.Scheme, Host: o.Host}
+		}
+	}
 	if pType == noParamsType || (pType != nil && pType.Kind() == reflect.Struct && pType.NumField() == 0) {
 		d.noArgs = true
 		if len(tmpl.Placeholders) > 0 {
@@ -225,6 +234,20 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 			return nil, declErr("%v", err)
 		}
 		d.plan = plan
+		if paged {
+			for _, f := range plan.fields {
+				switch f.route {
+				case routing.URL:
+					// A walk starts from the collection its path names,
+					// on an origin fixed at declaration: a URL given at
+					// run time would be ignored, or would move the walk
+					// (and the base URL's query) where a server said.
+					return nil, declErr("field %s is a `kit:\",url\"` field, which a paged endpoint does not take: its walk starts at its path (declare the collection's URL as the path, or follow a link with an Endpoint)", f.goName)
+				case routing.RawFile:
+					return nil, declErr("field %s is a kit.File, which would be the request body; a paged endpoint sends GET requests without a body (or, with kit.PagedPost, a JSON object)", f.goName)
+				}
+			}
+		}
 	}
 	if paged && rType == responseType {
 		return nil, declErr("record type *kit.Response: records are decoded from JSON; use a data model, or any for raw JSON (Pages gives each page's *kit.Response)")

@@ -43,13 +43,24 @@ var (
 
 	// ErrPageLoop ends a walk whose paginator asks for a request the walk
 	// has already made, or whose server answers a page with exactly the
-	// records of the page before (servers that clamp a page number past the
-	// end). No record is yielded twice.
+	// records of an earlier page (servers that clamp a page number past the
+	// end, or that cycle through the same pages under new URLs or cursors).
+	// No record is yielded twice: the repeated page is not yielded. A walk
+	// remembers a 64-bit hash of each URL and of each non-empty page's raw
+	// records for its last 65,536 pages (about 100 bytes a page, whatever
+	// the page size), so a cycle shorter than that is always caught. A
+	// collection in which two pages are byte for byte the same (records
+	// without ids that happen to repeat) cannot be told from a server that
+	// cycles: its walk ends with [ErrPageLoop] at the repeat, after every
+	// record before it. Empty pages never count as a repeat.
 	ErrPageLoop = errors.New("kit: pagination does not advance")
 
 	// ErrCrossOrigin is returned for a next-page URL on another origin than
-	// the client's base URL: it is not requested, so credentials never
-	// follow it.
+	// the walk's: the client's base URL for a resource or a paged endpoint
+	// on it, the endpoint's own origin for a paged endpoint declared with an
+	// absolute URL. It is not requested: credentials never follow it, and a
+	// server on another origin cannot make the client fetch (with its
+	// credentials) a path of the base API that it chose.
 	ErrCrossOrigin = errors.New("kit: URL is on another origin than the base URL")
 
 	// ErrNotModified is matched by the *HTTPError of a 304 Not Modified

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -60,8 +61,14 @@ func TestErrorGrammar(t *testing.T) {
 		w.WriteHeader(http.StatusUnauthorized)
 	})
 	mux.HandleFunc("GET /cycle", func(w http.ResponseWriter, r *http.Request) {
-		next := map[string]string{"": "a", "a": "b", "b": "a"}[r.URL.Query().Get("cursor")]
-		fmt.Fprintf(w, `{"data":[{"name":%q}],"next_cursor":%q}`, "n"+next, next)
+		cur := r.URL.Query().Get("cursor")
+		next := map[string]string{"": "a", "a": "b", "b": "a"}[cur]
+		fmt.Fprintf(w, `{"data":[{"name":%q}],"next_cursor":%q}`, "n"+cur+next, next)
+	})
+	mux.HandleFunc("GET /echo", func(w http.ResponseWriter, r *http.Request) {
+		// New cursors forever, the records of pages 1 and 2 again and again.
+		n, _ := strconv.Atoi(r.URL.Query().Get("cursor"))
+		fmt.Fprintf(w, `{"data":[{"name":"n%d"}],"next_cursor":"%d"}`, n%2, n+1)
 	})
 	mux.HandleFunc("GET /away", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Link", `<https://elsewhere.example/away?page=2>; rel="next"`)
@@ -177,6 +184,7 @@ func TestErrorGrammar(t *testing.T) {
 		{"bad resource path", errOf(kit.NewResource[user](c, "/users/{id}").Get(ctx, 1))},
 		{"query of a bad type", firstErr(kit.NewResource[user](c, "/users").Iterate(ctx, struct{ C chan int }{}))},
 		{"cycling cursor", firstErr(kit.NewResource[user](c, "/cycle", kit.WithPaginator(kit.Cursor{})).All(ctx))},
+		{"pages repeating by content", firstErr(kit.NewResource[user](c, "/echo", kit.WithPaginator(kit.Cursor{})).All(ctx))},
 		{"next link to another origin", firstAny(kit.NewResource[any](c, "/away", kit.WithPaginator(kit.LinkHeader{})).All(ctx))},
 		{"304 not modified", errOf(get("/etag").Call(ctx, c, kit.NoParams{}))},
 		{"body field on a GET", errOf(kit.NewEndpoint[struct{ Opts user }, user]("GET", "/users"))},

@@ -39,6 +39,8 @@ type Request struct {
 	ContentLength int64
 
 	policy  *callPolicy // the endpoint's per-call settings; never nil
+	built   *url.URL    // scheme and host of the URL kit built, before any interceptor; nil: unknown
+	token   *rateTicket // a rate-limit token reserved for the first attempt (a pipelined page); nil: none
 	attempt int         // 1 for the first attempt, set by the retry layer
 	call    *callState  // shared by the attempts of a retried call; else nil
 	keyed   bool        // carries an idempotency key: a write safe to retry
@@ -81,6 +83,17 @@ type Sender func(ctx context.Context, req *Request) (*Response, error)
 // replace the response or error that next returns, or answer without calling
 // next at all (a cache hit, with [NewResponse]). Interceptors are composed once,
 // when the client is made, and must be safe for concurrent use.
+//
+// Credentials go only to the base URL's origin, whoever set them, and this
+// is checked where the request finally goes, after every interceptor: a
+// request that an interceptor moves to another origin (a mirror, a
+// failover) is sent without the Authorization, Proxy-Authorization and
+// Cookie headers and the [APIKey] header, even ones the interceptor set,
+// and without what the client's [Auth] added (its header or query
+// parameter), as on a redirect to another origin. Headers that an endpoint
+// declared on another origin sets for it (its [WithHeader], a call's header
+// parameter) still go to that origin. An interceptor that sets URL to nil
+// gets an error; nothing is sent.
 //
 // The chain runs, from outside in: call interceptors ([WithInterceptors]), the
 // endpoint's timeout ([WithTimeout]), retries ([WithRetry]), the rate limit

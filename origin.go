@@ -214,20 +214,76 @@ func (st *clientState) guardHTTPClient(hc *http.Client) *http.Client {
 //     URL and the Referer.
 func (st *clientState) stripCredentials(req *http.Request, via []*http.Request) {
 	if len(via) > 0 && !sameOrigin(req.URL, via[0].URL) {
-		for _, k := range credentialHeaders {
-			delete(req.Header, k)
-		}
+		st.stripCredentialHeaders(req.Header)
 		// The Referer net/http adds is the URL redirected from, query and
 		// all: it would carry a key given as a query parameter.
 		delete(req.Header, "Referer")
-		if st.apiKeyHeader != "" {
-			delete(req.Header, st.apiKeyHeader)
-		}
 	}
 	rec := authRecordFrom(req.Context())
 	if rec == nil || sameOrigin(req.URL, rec.origin) {
 		return
 	}
+	stripAuth(req, rec)
+}
+
+// stripCredentialHeaders deletes the credential headers from h, whoever
+// set them: Authorization, Proxy-Authorization, Cookie and the header of
+// the client's APIKey auth.
+func (st *clientState) stripCredentialHeaders(h http.Header) {
+	for _, k := range credentialHeaders {
+		delete(h, k)
+	}
+	if st.apiKeyHeader != "" {
+		delete(h, st.apiKeyHeader)
+	}
+}
+
+// confineCredentials applies the origin rule where a request finally goes,
+// after every interceptor has run: hreq, the request the transport is about
+// to send for req, carries credentials only to the base URL's origin.
+// Credentials are decided by URL before the interceptors run (the client's
+// credential headers are left off a URL kit built on another origin, and
+// the auth layer authenticates only the base origin), and an interceptor
+// may move the request after that (a mirror, a failover). So, when hreq is
+// not on the base URL's origin:
+//   - if it is not on the origin of the URL kit built either (an
+//     interceptor moved it), every credential header is taken off,
+//     whoever set it, as on a redirect to another origin;
+//   - whatever the client's Auth added (an attempt interceptor runs after
+//     the auth layer) is taken off, headers and query parameters.
+//
+// Headers set for an endpoint declared on another origin (its WithHeader,
+// a call's header parameter) stay on that origin; a `kit:",url"` value
+// counts as a move (req.built is the endpoint's origin, not the value's),
+// since it is often a URL a server sent. hreq's URL and Header are copied
+// before anything is taken off: they are shared with req.
+func (st *clientState) confineCredentials(hreq *http.Request, req *Request) {
+	if st.sameOrigin(hreq.URL) {
+		return
+	}
+	moved := req.built == nil || !sameOrigin(hreq.URL, req.built)
+	rec := authRecordFrom(hreq.Context())
+	if !moved && rec == nil {
+		return
+	}
+	hreq.Header = hreq.Header.Clone()
+	if hreq.Header == nil {
+		hreq.Header = make(http.Header)
+	}
+	u := *hreq.URL
+	hreq.URL = &u
+	if moved {
+		st.stripCredentialHeaders(hreq.Header)
+	}
+	if rec != nil {
+		stripAuth(hreq, rec)
+	}
+}
+
+// stripAuth takes off req what the client's Auth added (rec): headers it
+// added are deleted, headers it changed get their earlier values back,
+// query parameters it added are removed from the URL and the Referer.
+func stripAuth(req *http.Request, rec *authRecord) {
 	for _, h := range rec.header {
 		if _, ok := req.Header[h.key]; !ok {
 			continue
@@ -408,5 +464,8 @@ func (st *clientState) redact(u *url.URL) string { return st.secrets.redact(u) }
 // opOf is what a request to u with method attempts, for error text:
 // "GET https://h/users?api_key=REDACTED".
 func (st *clientState) opOf(method string, u *url.URL) string {
+	if u == nil {
+		return method + " <no URL>"
+	}
 	return method + " " + st.secrets.redact(u)
 }

@@ -26,6 +26,12 @@ import (
 // parameters routed from P are sent on every page, next to the paginator's
 // own, and so are its header parameters.
 //
+// A paged endpoint declared with an absolute URL on another origin than
+// the client's base URL is walked on that origin: its pages get neither the
+// base URL's query (an API key given as ?key=...) nor the client's
+// credentials, and a next-page link to any other origin, the base URL's
+// included, ends the walk with an error matching [ErrCrossOrigin].
+//
 // Declare paged endpoints once, as package-level variables:
 //
 //	var repos = kit.Paged[struct{ User string }, Repo]("/users/{user}/repos",
@@ -51,10 +57,12 @@ func Paged[P, T any](path string, opts ...EndpointOption) *PagedEndpoint[P, T] {
 
 // NewPaged declares a paged endpoint, returning a [*DeclarationError] on a
 // bad declaration: the mistakes [NewEndpoint] reports, a P field that would
-// be a JSON body (a paged endpoint sends GET requests without one), T =
-// *Response, or a bad pagination option (a negative [WithMaxPages] or
-// [WithPrefetch]). Every [EndpointOption] applies to each page's request
-// ([NoAuth], [WithMaxBodySize], ...), and [WithPaginator], WithMaxPages and
+// be a body (a data model or a [File]: a paged endpoint sends GET requests
+// without one), a `kit:",url"` field (a walk starts at the endpoint's path,
+// on the origin it names), T = *Response, or a bad pagination option (a
+// negative [WithMaxPages] or [WithPrefetch]). Every [EndpointOption] applies
+// to each page's request ([NoAuth], [WithMaxBodySize], ...), and
+// [WithPaginator], WithMaxPages and
 // WithPrefetch to the walks.
 func NewPaged[P, T any](path string, opts ...EndpointOption) (*PagedEndpoint[P, T], error) {
 	d, err := declare("GET", path, reflect.TypeFor[P](), reflect.TypeFor[T](), opts, true)
@@ -191,6 +199,9 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool, opts []CallOpt
 	post := d.method == http.MethodPost
 	if r.file != nil || (r.body.IsValid() && !post) {
 		return nil, errorf(d.name, "a paged GET endpoint sends no body, but a parameter holds one")
+	}
+	if r.target != nil {
+		return nil, errorf(d.name, "a paged endpoint takes no `kit:\",url\"` value: its walk starts at its path")
 	}
 	var body []byte
 	if r.body.IsValid() {

@@ -2,6 +2,7 @@ package kit_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"net/http"
@@ -154,4 +155,51 @@ func ExampleLookahead() {
 	fmt.Println("pages start at", ids)
 	// Output:
 	// pages start at [1 11 21 31 41]
+}
+
+// A paged endpoint on another origin is walked on that origin: its pages
+// get neither the base URL's query nor the client's credentials, and a
+// next link to any other origin, the base API's included, ends the walk
+// with an error matching ErrCrossOrigin, so that server cannot make the
+// client fetch a path of the base API with its credentials.
+func ExamplePaged_otherOrigin() {
+	api, c := demoAPI()
+	defer api.Close()
+	var partner *httptest.Server
+	partner = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Println("partner got", r.URL.RequestURI(), "with credentials:", r.Header.Get("Authorization") != "")
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("page") == "" {
+			w.Header().Set("Link", "<"+partner.URL+"/feed?page=2>; rel=\"next\"")
+			fmt.Fprint(w, `[{"id":1}]`)
+			return
+		}
+		// A link to a path of the client's own API.
+		w.Header().Set("Link", "<"+api.URL+"/admin/export>; rel=\"next\"")
+		fmt.Fprint(w, `[{"id":2}]`)
+	}))
+	defer partner.Close()
+	c2, err := kit.NewClient(c.BaseURL().String()+"?api_key=secret", kit.WithAuth(kit.Bearer("token")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c2.Close()
+
+	type Item struct {
+		ID int `json:"id"`
+	}
+	feed := kit.Paged[kit.NoParams, Item](partner.URL+"/feed", kit.WithPaginator(kit.LinkHeader{}))
+	for it, err := range feed.Iterate(context.Background(), c2, kit.NoParams{}) {
+		if err != nil {
+			fmt.Println("walk ended, ErrCrossOrigin:", errors.Is(err, kit.ErrCrossOrigin))
+			break
+		}
+		fmt.Println("record", it.ID)
+	}
+	// Output:
+	// partner got /feed with credentials: false
+	// record 1
+	// partner got /feed?page=2 with credentials: false
+	// record 2
+	// walk ended, ErrCrossOrigin: true
 }

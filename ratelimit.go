@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -91,7 +92,11 @@ func (o rateLimitOption) String() string {
 // is sent when the wait fails.
 func (st *clientState) rateLimitLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
-		if err := st.limiter.Wait(ctx); err != nil {
+		wait := st.limiter.Wait
+		if t := req.token.take(); t != nil {
+			wait = t.wait
+		}
+		if err := wait(ctx); err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 				err = ctxErr
 			}
@@ -177,3 +182,100 @@ func (l *limiter) Wait(ctx context.Context) error {
 
 // now is the time since l was made, in nanoseconds.
 func (l *limiter) now() int64 { return time.Since(l.epoch).Nanoseconds() }
+
+// reserve takes the next token now, whatever it costs to wait for it, and
+// returns when it may be used (as now's). A pipelined walk reserves its
+// pages' tokens in page order this way; see rateTicket.
+func (l *limiter) reserve() int64 {
+	now := l.now()
+	for {
+		cur := l.full.Load()
+		full := max(cur, now)
+		next := int64(math.MaxInt64)
+		if full <= math.MaxInt64-l.interval {
+			next = full + l.interval
+		}
+		if l.full.CompareAndSwap(cur, next) {
+			return full - (l.tolerance - l.interval)
+		}
+	}
+}
+
+// giveBack returns a reserved token that will not be used.
+func (l *limiter) giveBack() { l.full.Add(-l.interval) }
+
+// A rateTicket is a token of the client's limiter reserved ahead for one
+// request. A pipelined walk reserves the tokens of its pages when it names
+// them, in page order, so the page the caller needs first gets the first
+// token however the goroutines sending them are scheduled. The first
+// attempt of the request waits for its reservation instead of taking a
+// token then; a retry takes a token as any attempt does.
+type rateTicket struct {
+	l    *limiter
+	at   int64 // when the token may be used, on l's clock
+	mu   sync.Mutex
+	used bool
+}
+
+// reserveTicket reserves the next token of l when it is WithRateLimit's
+// limiter; nil otherwise: a Limiter given to WithLimiter (one a fleet
+// shares) has no reservations, and its tokens go in the order the pages
+// reach it.
+func reserveTicket(l Limiter) *rateTicket {
+	lim, ok := l.(*limiter)
+	if !ok || lim == nil {
+		return nil
+	}
+	return &rateTicket{l: lim, at: lim.reserve()}
+}
+
+// take returns t the first time it is called, nil after (and on a nil
+// ticket).
+func (t *rateTicket) take() *rateTicket {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.used {
+		return nil
+	}
+	t.used = true
+	return t
+}
+
+// release gives the token back when no attempt took it (the page was
+// cancelled before the rate-limit layer, or an interceptor or the cache
+// answered it).
+func (t *rateTicket) release() {
+	if t.take() != nil {
+		t.l.giveBack()
+	}
+}
+
+// wait waits until the reserved token may be used, as limiter.Wait waits
+// for one: it fails at once when ctx has ended, or when its deadline would
+// pass first, and gives the token back when it fails.
+func (t *rateTicket) wait(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		t.l.giveBack()
+		return err
+	}
+	now := t.l.now()
+	if t.at <= now {
+		return nil
+	}
+	if dl, ok := ctx.Deadline(); ok && t.at > dl.Sub(t.l.epoch).Nanoseconds() {
+		t.l.giveBack()
+		return fmt.Errorf("%w: the next token would come after the deadline", context.DeadlineExceeded)
+	}
+	timer := time.NewTimer(time.Duration(t.at - now))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		t.l.giveBack()
+		return ctx.Err()
+	}
+}

@@ -79,6 +79,17 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 		URL:      u,
 		Endpoint: d.name,
 		policy:   r.call.policyOf(d),
+		built:    &url.URL{Scheme: u.Scheme, Host: u.Host},
+	}
+	if r.target != nil {
+		// A URL given at run time is often one a server sent (a Location
+		// to follow): the headers of the call were declared for the
+		// endpoint's origin, and a URL value elsewhere does not take them
+		// along (see confineCredentials).
+		req.built = d.origin
+		if req.built == nil {
+			req.built = st.base
+		}
 	}
 	h := make(http.Header, 4+len(st.header)+len(d.header)+len(r.header)+r.call.headerCount())
 	// kit's own header values share one backing array (capped slices, so

@@ -76,7 +76,22 @@ func (st *clientState) chain(transport Sender) (Sender, error) {
 		s = st.cacheLayer(s)
 	}
 	s = timeoutLayer(s)
+	s = st.urlGuardLayer(s)
 	return st.wrapChecked(s, st.callInterceptors, "WithInterceptors")
+}
+
+// urlGuardLayer is the first layer under the call interceptors: a request
+// that one of them left without a URL ends with an error, before any layer
+// looks at the URL (the cache's key, the server's rate limit, the auth's
+// origin check). The transport checks again, after the attempt
+// interceptors.
+func (st *clientState) urlGuardLayer(next Sender) Sender {
+	return func(ctx context.Context, req *Request) (*Response, error) {
+		if req.URL == nil {
+			return nil, errorf(st.opOf(req.Method, nil), "%w", errNilURL)
+		}
+		return next(ctx, req)
+	}
 }
 
 // send runs req through chain (the client's sync or async chain). What
@@ -174,7 +189,10 @@ func (st *clientState) checkAnswer(req *Request, resp *Response, err error, opti
 	}
 	if resp.Request == nil {
 		c := *resp
-		c.Request = &http.Request{Method: req.Method, URL: req.URL, Header: req.Header, Host: req.URL.Host}
+		c.Request = &http.Request{Method: req.Method, URL: req.URL, Header: req.Header}
+		if req.URL != nil {
+			c.Request.Host = req.URL.Host
+		}
 		c.secrets = &st.secrets
 		resp = &c
 	}

@@ -405,7 +405,9 @@ func TestNextLinkGuards(t *testing.T) {
 		{"/null", nil, []int{1}, nil},
 		{"/empty", nil, []int{1}, nil},
 		{"/absolute", nil, []int{1, 2, 3}, nil},
-		{"/loop", nil, []int{1, 2, 1}, kit.ErrPageLoop}, // /loop, then page=1, page=0, page=1
+		// /loop, then page=1, then page=0, whose records are those of the
+		// first page: caught by content before id 1 comes again (issue 22).
+		{"/loop", nil, []int{1, 2}, kit.ErrPageLoop},
 		{"/endless", []kit.EndpointOption{kit.WithMaxPages(4)}, []int{1, 2, 3, 4}, nil},
 	}
 	for _, tt := range tests {

@@ -58,13 +58,19 @@ func (st *clientState) asyncTransport(ctx context.Context, req *Request) (*Respo
 // httpRequest makes the *http.Request of one attempt. It shares req's URL
 // and Header: nothing below the transport changes them.
 func (st *clientState) httpRequest(ctx context.Context, req *Request) (*http.Request, error) {
+	if req.URL == nil {
+		return nil, finalError{errorf(st.opOf(req.Method, nil), "%w", errNilURL)}
+	}
 	hreq, err := http.NewRequestWithContext(ctx, req.Method, "", nil)
 	if err != nil {
-		return nil, errorf(st.opOf(req.Method, req.URL), "building the request: %w", err)
+		return nil, finalError{errorf(st.opOf(req.Method, req.URL), "building the request: %w", err)}
 	}
 	hreq.URL = req.URL
 	hreq.Host = ""
 	hreq.Header = req.Header
+	// Where the request finally goes: credentials only to the base URL's
+	// origin, whatever the interceptors did to the URL.
+	st.confineCredentials(hreq, req)
 	if req.GetBody != nil {
 		body, err := req.GetBody()
 		if err != nil {
@@ -76,6 +82,10 @@ func (st *clientState) httpRequest(ctx context.Context, req *Request) (*http.Req
 	}
 	return hreq, nil
 }
+
+// errNilURL is the error of a request that an interceptor left without a
+// URL: it is not sent.
+var errNilURL = errors.New("an interceptor set the request's URL to nil")
 
 // receive turns what the engine returned into the chain's answer: the
 // response with its body read within the limit, or an error.

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -61,11 +62,15 @@ type walk struct {
 	call   *callSettings // the call's options, for every page; nil: none
 	post   bool          // the pages are POST requests with a JSON body (PagedPost)
 	body   []byte        // a POST walk's body model as a JSON object; nil: {}
+	origin *url.URL      // the origin of base: every page of the walk is on it
+	// baseQuery is the base URL's query, sent on every page of a walk on
+	// the base URL's origin; nil for a walk of another origin.
+	baseQuery url.Values
 
 	req        *PageRequest // the next request the paginator asked for; nil: over
-	seen       seenURLs
-	prevReqURL *url.URL // URL of the request that produced the last page; next links resolve against it
-	prevSpan   []byte
+	seen       seenHashes   // the requests sent (URL, and a POST walk's body)
+	records    seenHashes   // the records of the pages received (non-empty ones)
+	prevReqURL *url.URL     // URL of the request that produced the last page; next links resolve against it
 	pages      int
 }
 
@@ -81,7 +86,13 @@ func newWalk(st *clientState, d *endpointDecl, pg *pagingConfig, chain Sender, b
 		}
 		header = h
 	}
-	return &walk{st: st, d: d, pg: pg, chain: chain, base: base, header: header, query: query}
+	w := &walk{st: st, d: d, pg: pg, chain: chain, base: base, header: header, query: query}
+	w.origin, _ = url.Parse(base)
+	if w.origin == nil || st.sameOrigin(w.origin) {
+		w.origin = st.base
+		w.baseQuery = st.baseQuery
+	}
+	return w
 }
 
 // first asks the paginator for the first request.
@@ -119,7 +130,7 @@ func (w *walk) nextTarget() (pageTarget, error) {
 	if w.post {
 		key += "\x00" + string(t.body)
 	}
-	if !w.seen.add(key) {
+	if _, seen := w.seen.add(key, 0); seen {
 		what := w.st.secrets.redactString(t.url)
 		if w.post {
 			what = "POST " + what + " with the same body"
@@ -237,18 +248,20 @@ func (w *walk) build(t pageTarget) (*Request, error) {
 	return req, nil
 }
 
-// guard records a fetched page, refusing one whose records are exactly
-// those of the page before.
+// guard records a fetched page, refusing one whose records (the raw JSON
+// of its records array, when it has at least one) are exactly those of an
+// earlier page of the walk: a server that loops, by URL or by content
+// (page 3 = page 1 under a new URL), is caught at the first repeat, before
+// a record is yielded twice.
 func (w *walk) guard(resp *Response) error {
 	w.pages++
 	if resp.page != nil {
 		resp.page.index = w.pages
 	}
-	if resp.page != nil && len(resp.page.span) > 2 && w.prevSpan != nil && string(resp.page.span) == string(w.prevSpan) {
-		return errorf(w.op(), "%w: page %d has exactly the records of the page before", ErrPageLoop, w.pages)
-	}
-	if resp.page != nil {
-		w.prevSpan = resp.page.span
+	if resp.page != nil && len(bytes.TrimSpace(resp.page.span)) > 2 {
+		if first, seen := w.records.add(string(resp.page.span), w.pages); seen {
+			return errorf(w.op(), "%w: page %d has exactly the records of page %d", ErrPageLoop, w.pages, first)
+		}
 	}
 	if resp.Request != nil {
 		w.prevReqURL = resp.Request.URL
@@ -266,9 +279,10 @@ func (w *walk) advance(resp *Response) error {
 	return nil
 }
 
-// collectionURL is the URL of the collection with a query.
+// collectionURL is the URL of the collection with a query: the base
+// URL's query only on the base URL's origin.
 func (w *walk) collectionURL(q url.Values) string {
-	q = mergeQuery(w.st.baseQuery, w.d.tmpl.Static, q)
+	q = mergeQuery(w.baseQuery, w.d.tmpl.Static, q)
 	if len(q) == 0 {
 		return w.base
 	}
@@ -277,7 +291,10 @@ func (w *walk) collectionURL(q url.Values) string {
 
 // pageURL turns a PageRequest into the URL to fetch. A URL in the request
 // is resolved against prev (the URL of the page before), completed with the
-// caller's query parameters it lacks, and refused on another origin.
+// caller's query parameters it lacks, and refused on another origin than
+// the walk's: a walk of another origin's paged endpoint never follows a
+// link to the base URL's origin, where it would carry the client's
+// credentials to a path that server chose (a confused deputy).
 func (w *walk) pageURL(pr PageRequest, prev *url.URL) (string, error) {
 	if pr.URL == "" {
 		return w.collectionURL(pr.Params), nil
@@ -291,8 +308,11 @@ func (w *walk) pageURL(pr PageRequest, prev *url.URL) (string, error) {
 		base, _ = url.Parse(w.collectionURL(nil))
 	}
 	u := base.ResolveReference(ref)
-	if !sameOrigin(u, w.st.base) {
-		return "", errorf(w.op(), "next page %s: %w %s", w.st.redact(u), ErrCrossOrigin, w.st.origin())
+	if !sameOrigin(u, w.origin) {
+		if w.origin == w.st.base {
+			return "", errorf(w.op(), "next page %s: %w %s", w.st.redact(u), ErrCrossOrigin, w.st.origin())
+		}
+		return "", errorf(w.op(), "next page %s: %w: the walk is on %s", w.st.redact(u), ErrCrossOrigin, w.originText())
 	}
 	q := u.Query()
 	added := false
@@ -309,6 +329,11 @@ func (w *walk) pageURL(pr PageRequest, prev *url.URL) (string, error) {
 	}
 	u.Fragment, u.RawFragment = "", ""
 	return u.String(), nil
+}
+
+// originText is scheme://host of the walk's origin.
+func (w *walk) originText() string {
+	return w.origin.Scheme + "://" + strings.ToLower(w.origin.Host)
 }
 
 // op is what a walk attempts, for its errors: walking the pages of the
@@ -546,9 +571,14 @@ func (r *pageRun[T]) start(f *pageFetch[T]) *pageFetch[T] {
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
 	f.cancel, f.done = cancel, make(chan struct{})
+	if r.window > 0 {
+		// Pages are started in page order: so are their tokens.
+		f.req.token = reserveTicket(r.w.st.limiter)
+	}
 	what := r.w.st.opOf(f.req.Method, f.req.URL)
 	task, err := r.w.st.beginAsync(ctx)
 	if err != nil {
+		f.req.token.release()
 		f.err = errorf(what, "%w", err)
 		close(f.done)
 		return f
@@ -557,6 +587,7 @@ func (r *pageRun[T]) start(f *pageFetch[T]) *pageFetch[T] {
 		returned := false
 		defer close(f.done) // last: the task has ended
 		defer task.end()
+		defer f.req.token.release()
 		defer func() {
 			if !returned {
 				// A panic in a validator, an interceptor or an auth.
@@ -655,37 +686,42 @@ func records[T any](pages iter.Seq2[*Page[T], error]) iter.Seq2[T, error] {
 	}
 }
 
-// seenURLs remembers the URLs a walk has requested, so that a paginator
-// that cycles (A, B, A, B, ...) is caught at its first repeat. It keeps a
-// 64-bit hash per URL, for the last maxSeenURLs pages: a cycle shorter than
-// that is always caught, in about 40 bytes of memory per page remembered.
-type seenURLs struct {
-	set   map[uint64]struct{}
-	order []uint64 // ring of the hashes in set, oldest at next
+// seenHashes remembers what a walk has seen: the URLs it requested, so
+// that a paginator that cycles (A, B, A, B, ...) is caught at its first
+// repeat, and the records of the pages it received, so that a server that
+// cycles by content under new URLs is too. It keeps a 64-bit hash (and the
+// page number) per entry, for the last maxSeen pages: a cycle shorter than
+// that is always caught, in about 50 bytes of memory per page remembered,
+// whatever the size of the pages. Two different pages that hash alike (one
+// chance in 2^64 for a pair) would be taken for a repeat.
+type seenHashes struct {
+	set   map[uint64]int // hash → the page number it was added with
+	order []uint64       // ring of the hashes in set, oldest at next
 	next  int
 }
 
-// maxSeenURLs bounds the memory of one walk's seenURLs (about 2.5 MiB).
-const maxSeenURLs = 1 << 16
+// maxSeen bounds the memory of one walk's seenHashes (about 3 MiB each).
+const maxSeen = 1 << 16
 
 var seenSeed = maphash.MakeSeed()
 
-// add records u and reports whether it is new.
-func (s *seenURLs) add(u string) bool {
-	h := maphash.String(seenSeed, u)
-	if _, ok := s.set[h]; ok {
-		return false
+// add records s (with page number page) and reports whether it was seen
+// before, and with which page number.
+func (h *seenHashes) add(s string, page int) (first int, seen bool) {
+	k := maphash.String(seenSeed, s)
+	if first, ok := h.set[k]; ok {
+		return first, true
 	}
-	if s.set == nil {
-		s.set = make(map[uint64]struct{})
+	if h.set == nil {
+		h.set = make(map[uint64]int)
 	}
-	if len(s.order) < maxSeenURLs {
-		s.order = append(s.order, h)
+	if len(h.order) < maxSeen {
+		h.order = append(h.order, k)
 	} else {
-		delete(s.set, s.order[s.next])
-		s.order[s.next] = h
-		s.next = (s.next + 1) % maxSeenURLs
+		delete(h.set, h.order[h.next])
+		h.order[h.next] = k
+		h.next = (h.next + 1) % maxSeen
 	}
-	s.set[h] = struct{}{}
-	return true
+	h.set[k] = page
+	return 0, false
 }

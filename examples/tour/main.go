@@ -284,6 +284,9 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := shapesTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
+	if err := originsTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
 	if err := openapiTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}

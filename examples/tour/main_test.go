@@ -42,6 +42,8 @@ func TestTour(t *testing.T) {
 		"streamed download (R = kit.Result[io.ReadCloser]): 48 MiB",
 		"202 Accepted with Location exports/1",
 		"export 1 is done",
+		"refused (kit.ErrCrossOrigin): a walk stays on its origin",
+		"it got no Authorization and no Cookie",
 		"ErrNotModified=true",
 		"*kittest.APIError code=not_found",
 		"== 11. Paged endpoints and pipelined walks",

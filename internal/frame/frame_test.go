@@ -157,10 +157,13 @@ func TestSSEResetKeepsIDAndRetry(t *testing.T) {
 	if p.LastEventID() != "3" {
 		t.Fatalf("LastEventID = %q, want 3 (event 4 was not dispatched)", p.LastEventID())
 	}
-	p.Reset(strings.NewReader("\xEF\xBB\xBFdata: 2\n\nid: 5\ndata: 3\n\n"))
+	// A heartbeat (a comment and a blank line) dispatches nothing and
+	// keeps the ID, and so does an event without an id field: the ID
+	// buffer starts as the last event ID, as in browsers (issue 22).
+	p.Reset(strings.NewReader("\xEF\xBB\xBF: ping\n\ndata: 2\n\nid: 5\ndata: 3\n\n"))
 	e, err := p.Next()
-	if err != nil || string(e.Data) != "2" || e.ID != "" {
-		t.Fatalf("after Reset: %+v, %v; want data 2 with the ID buffer reset", e, err)
+	if err != nil || string(e.Data) != "2" || e.ID != "3" || p.LastEventID() != "3" {
+		t.Fatalf("after Reset: %+v, %v, LastEventID %q; want data 2 with the ID kept (3)", e, err, p.LastEventID())
 	}
 	if rt, ok := p.ReconnectionTime(); !ok || rt != 20*time.Millisecond {
 		t.Errorf("ReconnectionTime after Reset = %v, %v", rt, ok)

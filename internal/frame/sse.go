@@ -66,14 +66,18 @@ func NewSSE(r io.Reader, limit int) *SSE {
 const sseLineSlack = 64
 
 // Reset makes p read the events of a new connection, r, as an event source
-// does when it reconnects: the parsing state starts over (the last event ID
-// buffer too, per the standard), while the last event ID and the
-// reconnection time are kept. The buffers are reused.
+// does when it reconnects: the parsing state starts over, while the last
+// event ID and the reconnection time are kept. The last event ID buffer
+// starts as the last event ID, as in browsers' EventSource (the standard's
+// buffer belongs to the event source, not to one connection): a blank line
+// on the new connection before any id field (after a ": ping" heartbeat)
+// dispatches nothing and leaves the last event ID as it was; only an id
+// field the new connection sends changes it. The buffers are reused.
 func (p *SSE) Reset(r io.Reader) {
 	p.s.init(r, p.limit+sseLineSlack)
 	p.skipLF, p.done = false, false
 	p.data, p.typ = p.data[:0], p.typ[:0]
-	p.idBuf, p.newRT, p.start = "", 0, -1
+	p.idBuf, p.newRT, p.start = p.lastID, 0, -1
 }
 
 // LastEventID returns the last event ID: the one to send as Last-Event-ID
