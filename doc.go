@@ -20,7 +20,8 @@
 // An endpoint is a package-level value: method, path template, a parameter
 // struct P and a result type R. Fields of P are routed by name and type:
 // a field named like a {placeholder} fills the path (escaped as one
-// segment), a data model (struct, *struct or a slice of them) is the JSON
+// segment; a {name...} placeholder keeps the value's slashes, each segment
+// escaped on its own, for file paths and branch names), a data model (struct, *struct or a slice of them) is the JSON
 // body, a map gives one query parameter per entry, a `kit:"Name,header"`
 // field is a header, and anything else that is not nil is a query
 // parameter. Names come from a `kit:"name"` tag, else the field name in

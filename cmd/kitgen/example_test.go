@@ -17,3 +17,12 @@ func TestExampleUpToDate(t *testing.T) {
 		t.Fatalf("kitgen -check %s: exit %d\n%s(run go generate in examples/kitgen/github)", dir, code, msg)
 	}
 }
+
+// TestOpenAPIExampleUpToDate: examples/openapi's generated files are what
+// kitgen openapi writes from its spec.yaml today.
+func TestOpenAPIExampleUpToDate(t *testing.T) {
+	dir := filepath.Join(testmod.Root(t), "examples", "openapi")
+	if code, msg := kitgen(t, dir, "openapi", "-check", "-package", "users", "spec.yaml"); code != 0 {
+		t.Fatalf("kitgen openapi -check in %s: exit %d\n%s(run go generate in examples/openapi)", dir, code, msg)
+	}
+}

@@ -34,8 +34,18 @@
 // CI); -version prints the kit version it generates for. A package whose
 // module builds with another published version of kit is refused with both
 // versions and the command to run: kitgen routes parameters by its own
-// kit's rules. The directives and routing rules are described in the
-// README of github.com/kithttp/kit, section "Generated clients: kitgen".
+// kit's rules.
+//
+// From an OpenAPI 3.0 or 3.1 document (JSON or YAML):
+//
+//	kitgen openapi [-o dir] [-package name] [-ops globs] [-tags a,b] [-check] spec
+//
+// writes dir/openapi_gen.go (models and //kit: interfaces, always
+// regenerated), dir/client.go when it does not exist, and dir/kit_gen.go,
+// and prints what it emitted, skipped (with reasons) and paginated. An
+// operation it cannot map is skipped, never the whole document. The
+// directives and routing rules are described in the README of
+// github.com/kithttp/kit, section "Generated clients: kitgen".
 package main
 
 import (
@@ -47,6 +57,7 @@ import (
 
 	"github.com/kithttp/kit"
 	"github.com/kithttp/kit/cmd/kitgen/internal/gen"
+	"github.com/kithttp/kit/cmd/kitgen/internal/openapi"
 )
 
 func main() {
@@ -54,6 +65,9 @@ func main() {
 }
 
 func run(args []string) int {
+	if len(args) > 0 && args[0] == "openapi" {
+		return runOpenAPI(args[1:])
+	}
 	fs := flag.NewFlagSet("kitgen", flag.ContinueOnError)
 	output := fs.String("o", gen.DefaultOutput, "name of the generated `file` in each package directory")
 	tags := fs.String("tags", "", "comma-separated build `tags` to load the packages with")
@@ -84,6 +98,41 @@ func run(args []string) int {
 	}
 	cfg := gen.Config{Output: *output, Tags: tagList, Check: *check, Stderr: os.Stderr}
 	if !gen.Run(cfg, dirs) {
+		return 1
+	}
+	return 0
+}
+
+// runOpenAPI is kitgen openapi: a package of //kit: declarations from an
+// OpenAPI document, then kitgen's own pass over it.
+func runOpenAPI(args []string) int {
+	fs := flag.NewFlagSet("kitgen openapi", flag.ContinueOnError)
+	dir := fs.String("o", ".", "the package `dir`ectory to write")
+	pkg := fs.String("package", "", "the package `name` (default: from the directory)")
+	ops := fs.String("ops", "", "comma-separated `globs` of operationIds to keep (default: all)")
+	tags := fs.String("tags", "", "comma-separated OpenAPI `tags`: keep only their operations (default: all)")
+	check := fs.Bool("check", false, "write nothing; exit 1 if a generated file is not up to date")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: kitgen openapi [-o dir] [-package name] [-ops globs] [-tags a,b] [-check] spec.{json,yaml}\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Check: *check}
+	if *tags != "" {
+		cfg.Tags = strings.Split(*tags, ",")
+	}
+	rep, err := openapi.Run(cfg)
+	if rep != nil {
+		rep.Print(os.Stdout, cfg.Spec)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0

@@ -132,6 +132,15 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	t.say("R = *kit.Response gives the raw response: status %d, %d matching users", raw.StatusCode, found.Total)
+	type echoed struct {
+		RequestURI string `json:"request_uri"`
+	}
+	fileAt := kit.Get[struct{ Repo, Path string }, echoed]("/echo/{repo}/contents/{path...}")
+	e, err := fileAt.Call(ctx, c, struct{ Repo, Path string }{"kit/main", "docs/read me.md"})
+	if err != nil {
+		return err
+	}
+	t.say("{path...} keeps its slashes, {repo} does not: %s", e.RequestURI)
 
 	t.section("Errors: validation before sending, typed HTTP errors")
 	_, err = addUsers.Call(ctx, c, struct {
@@ -276,6 +285,9 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	if err := originsTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
+	if err := openapiTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
 	if err := observerTour(ctx, t, srv.URL, hc); err != nil {

@@ -87,6 +87,10 @@ func TestTour(t *testing.T) {
 		"POST search with the cursor in the body (kit.PagedPost, Cursor.InBody): 33 active users of team 3",
 		"nested form (FormBody(kit.FormIndexed)): the server read metadata map[order_id:6735], expand customer, items [{Price:price_1 Quantity:2}]",
 		"PATCH with kit.Nullable: active=false team_id=1 sent, the name left alone: \"Frances Allen\"",
+		". Generated from an OpenAPI document: kitgen openapi",
+		"c.ScanUsers(ctx, nil): 251 users, a cursor walk kitgen openapi detected from the document",
+		"an unknown user: errors.As finds the document's error model: true",
+		"{path...} keeps its slashes, {repo} does not: /echo/kit%2Fmain/contents/docs/read%20me.md",
 		". Done",
 	} {
 		if !strings.Contains(text, want) {

@@ -50,6 +50,8 @@ func FuzzPathTemplate(f *testing.F) {
 		{"/x}/{y}", "1", "", ""},
 		{"/{x}?q={y}", "1", "2", ""},
 		{"//host/{x}", "\x00\xff", "", ""},
+		{"/repos/{o}/contents/{path...}", "a/b", "docs/a b/../c", ""},
+		{"/f/{p...}", "x/./y", "", ""},
 	} {
 		f.Add(s[0], s[1], s[2], s[3])
 	}
@@ -68,7 +70,19 @@ func FuzzPathTemplate(f *testing.F) {
 		var b strings.Builder
 		b.WriteString(prefix)
 		err = tmpl.Expand(&b, names, vals)
-		bad := slices.ContainsFunc(vals, func(v string) bool { return v == "" || v == "." || v == ".." })
+		badValue := func(v string) bool { return v == "" || v == "." || v == ".." }
+		bad := false
+		for _, p := range tmpl.Parts {
+			if p.Name == "" {
+				continue
+			}
+			v := vals[slices.Index(names, p.Name)]
+			if p.Rest {
+				bad = bad || slices.ContainsFunc(strings.Split(v, "/"), badValue)
+			} else {
+				bad = bad || badValue(v)
+			}
+		}
 		if err != nil {
 			if !bad {
 				t.Fatalf("expand(%q, %q) = %v; want success", raw, vals, err)
@@ -124,10 +138,18 @@ func FuzzPathTemplate(f *testing.F) {
 			}
 			v := vals[slices.Index(names, p.Name)]
 			esc := url.PathEscape(v)
+			leaves := "/?#"
+			if p.Rest { // {name...}: slashes stay, each segment escaped
+				segs := strings.Split(v, "/")
+				for i, seg := range segs {
+					segs[i] = url.PathEscape(seg)
+				}
+				esc, leaves = strings.Join(segs, "/"), "?#"
+			}
 			if !strings.HasPrefix(rest, esc) {
 				t.Fatalf("template %q: output %q lacks {%s} = %q escaped", raw, rest, p.Name, v)
 			}
-			if strings.ContainsAny(esc, "/?#") {
+			if strings.ContainsAny(esc, leaves) {
 				t.Fatalf("template %q: {%s} = %q escapes to %q, which leaves its segment", raw, p.Name, v, esc)
 			}
 			if back, err := url.PathUnescape(esc); err != nil || back != v {

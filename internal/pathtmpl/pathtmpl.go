@@ -27,13 +27,20 @@ type Template struct {
 type Part struct {
 	Literal string // already escaped; "" for a placeholder
 	Name    string // placeholder name; "" for a literal
+	// Rest marks a placeholder written {name...}, as net/http's patterns
+	// write it: its value may hold slashes, which stay, each segment
+	// escaped on its own. Unlike a pattern, which matches, a template only
+	// builds URLs, so it may stand anywhere in the path
+	// (/branches/{branch...}/protection).
+	Rest bool
 }
 
 // Parse parses a path template. A path that does not start with "/" gets
 // one. Literal bytes that may not stand in a URL path are percent-encoded;
 // existing escapes must be well formed. Placeholders are {name}, where name
 // is not empty and has no '{', '/' or space; they may appear only in the
-// path, not in the static query.
+// path, not in the static query. A placeholder written {name...} keeps
+// its value's slashes (a file path, a branch name like feature/x).
 //
 // A template may also be an absolute http or https URL
 // ("https://uploads.example.com/files/{id}"): Origin is then its scheme and
@@ -86,10 +93,11 @@ func Parse(raw string) (*Template, error) {
 			return nil, fmt.Errorf("unterminated '{' in path")
 		}
 		name := rest[:end]
+		name, multi := strings.CutSuffix(name, "...")
 		if name == "" || strings.ContainsAny(name, "{/ ") {
-			return nil, fmt.Errorf("bad placeholder {%s}", name)
+			return nil, fmt.Errorf("bad placeholder {%s}", rest[:end])
 		}
-		t.Parts = append(t.Parts, Part{Name: name})
+		t.Parts = append(t.Parts, Part{Name: name, Rest: multi})
 		if !slices.Contains(t.Placeholders, name) {
 			t.Placeholders = append(t.Placeholders, name)
 		}
@@ -100,8 +108,10 @@ func Parse(raw string) (*Template, error) {
 
 // Expand writes the escaped path to b, each placeholder filled with the
 // value at the same position in vals as its name in names, escaped as one
-// path segment. A value that is empty, "." or ".." is an error (it would
-// change the resource addressed); so is a placeholder without a value,
+// path segment; a {name...} placeholder's value keeps its slashes, each
+// segment escaped on its own. A value that is empty, "." or ".." is an
+// error (it would change the resource addressed), and so is a {name...}
+// value with such a segment; so is a placeholder without a value,
 // reported as an empty one.
 func (t *Template) Expand(b *strings.Builder, names, vals []string) error {
 	for _, p := range t.Parts {
@@ -115,6 +125,19 @@ func (t *Template) Expand(b *strings.Builder, names, vals []string) error {
 				v = vals[i]
 				break
 			}
+		}
+		if p.Rest {
+			for i, seg := range strings.Split(v, "/") {
+				switch seg {
+				case "", ".", "..":
+					return fmt.Errorf("path parameter {%s...} is %q, whose segment %q would change the resource addressed", p.Name, v, seg)
+				}
+				if i > 0 {
+					b.WriteByte('/')
+				}
+				b.WriteString(url.PathEscape(seg))
+			}
+			continue
 		}
 		switch v {
 		case "", ".", "..":

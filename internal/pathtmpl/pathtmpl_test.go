@@ -27,6 +27,8 @@ func TestParse(t *testing.T) {
 		{"/a%20b", []Part{{Literal: "/a%20b"}}, nil, nil},
 		{"/a#b", []Part{{Literal: "/a%23b"}}, nil, nil},
 		{"/v1:batch", []Part{{Literal: "/v1:batch"}}, nil, nil},
+		{"/repos/{owner}/contents/{path...}", []Part{{Literal: "/repos/"}, {Name: "owner"}, {Literal: "/contents/"}, {Name: "path", Rest: true}}, []string{"owner", "path"}, nil},
+		{"/branches/{branch...}/protection", []Part{{Literal: "/branches/"}, {Name: "branch", Rest: true}, {Literal: "/protection"}}, []string{"branch"}, nil},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.raw)
@@ -56,6 +58,7 @@ func TestParseErrors(t *testing.T) {
 		{"/a?x=%zz", "bad query"},
 		{"/search?q={q}", "placeholder in the query"},
 		{"/search?{q}", "placeholder in the query"},
+		{"/files/{...}", "bad placeholder"},
 	}
 	for _, tt := range tests {
 		_, err := Parse(tt.raw)
@@ -94,6 +97,40 @@ func TestExpand(t *testing.T) {
 		}
 		if err != nil || b.String() != tt.want {
 			t.Errorf("expand(%q, %q) = %q, %v; want %q", tt.x, tt.y, b.String(), err, tt.want)
+		}
+	}
+}
+
+// TestExpandRest: a {name...} value keeps its slashes, each segment
+// escaped on its own, and no segment may be empty, "." or "..".
+func TestExpandRest(t *testing.T) {
+	t.Parallel()
+	tmpl, err := Parse("/repos/{owner}/contents/{path...}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"owner", "path"}
+	for _, tt := range []struct{ path, want, wantErr string }{
+		{"README.md", "/repos/o/contents/README.md", ""},
+		{"docs/a b/ü.md", "/repos/o/contents/docs/a%20b/%C3%BC.md", ""},
+		{"feature/x?y#z", "/repos/o/contents/feature/x%3Fy%23z", ""},
+		{"a/../../admin", "", `segment ".."`},
+		{"a/./b", "", `segment "."`},
+		{"a//b", "", `segment ""`},
+		{"/a", "", `segment ""`},
+		{"a/", "", `segment ""`},
+		{"", "", `segment ""`},
+	} {
+		var b strings.Builder
+		err := tmpl.Expand(&b, names, []string{"o", tt.path})
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("expand(%q) = %q, %v; want an error with %s", tt.path, b.String(), err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || b.String() != tt.want {
+			t.Errorf("expand(%q) = %q, %v; want %q", tt.path, b.String(), err, tt.want)
 		}
 	}
 }

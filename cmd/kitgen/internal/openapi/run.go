@@ -1,0 +1,277 @@
+package openapi
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kithttp/kit/cmd/kitgen/internal/gen"
+)
+
+// Config is what kitgen openapi is asked to do.
+type Config struct {
+	Spec    string   // the document
+	Dir     string   // the package directory to write; "" is the current directory
+	Package string   // the package name; "" takes the directory's
+	Ops     string   // comma-separated globs of operationIds to keep; "" keeps all
+	Tags    []string // keep only operations with one of these tags; nil keeps all
+	Check   bool     // write nothing; fail when a file is not up to date
+	Stdout  io.Writer
+}
+
+// Output is the file kitgen openapi writes; kitgen's own pass writes
+// gen.DefaultOutput beside it, and client.go is written when absent.
+const Output = "openapi_gen.go"
+
+// ErrStale is returned by a -check run that finds a file not up to date.
+var ErrStale = errors.New("generated files are not up to date")
+
+// Report is what a run emitted and skipped.
+type Report struct {
+	Operations int
+	Emitted    []string       // "GET /path Name"
+	Skipped    []Skip         // with reasons
+	Paginated  map[string]int // paginator kind → operations
+}
+
+// Run imports the document, writes the package and returns the report.
+// Nothing is left half written: on an error the files are as they were.
+func Run(cfg Config) (*Report, error) {
+	doc, err := Load(cfg.Spec)
+	if err != nil {
+		return nil, err
+	}
+	dir := cfg.Dir
+	if dir == "" {
+		dir = "."
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	pkg := cfg.Package
+	if pkg == "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		pkg = packageName(filepath.Base(abs))
+	}
+	files := []string{Output, gen.DefaultOutput, "client.go"}
+	saved := map[string][]byte{}
+	for _, f := range files {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
+			saved[f] = b
+		}
+	}
+	restore := func() {
+		for _, f := range files {
+			if b, ok := saved[f]; ok {
+				os.WriteFile(filepath.Join(dir, f), b, 0o644)
+			} else {
+				os.Remove(filepath.Join(dir, f))
+			}
+		}
+	}
+	rep, written, err := generate(doc, cfg, dir, pkg, saved["client.go"] == nil)
+	if err != nil {
+		restore()
+		return rep, err
+	}
+	if cfg.Check {
+		restore()
+		for _, f := range files {
+			if b, ok := written[f]; ok && !bytes.Equal(b, saved[f]) {
+				return rep, fmt.Errorf("%s: %w (run go generate)", filepath.Join(dir, f), ErrStale)
+			}
+		}
+	}
+	return rep, nil
+}
+
+func generate(doc *Doc, cfg Config, dir, pkg string, writeClient bool) (*Report, map[string][]byte, error) {
+	written := map[string][]byte{}
+	write := func(name string, b []byte) error {
+		written[name] = b
+		return os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	}
+	// The client.go of the first run: kitgen's pass needs the package to
+	// exist; later runs leave it to the user.
+	if writeClient {
+		if err := write("client.go", clientFile(doc, cfg, dir, pkg)); err != nil {
+			return nil, nil, err
+		}
+	}
+	drop := map[*Operation]string{}
+	for round := 0; ; round++ {
+		g := newGenerator(doc, pkg, cfg.Spec)
+		g.opsGlob, g.tags, g.drop = cfg.Ops, cfg.Tags, drop
+		g.build()
+		src, lines, err := g.file()
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := write(Output, src); err != nil {
+			return nil, nil, err
+		}
+		kitSrc, diags, err := gen.Generate(dir, gen.DefaultOutput, nil)
+		if err != nil {
+			return nil, nil, fmt.Errorf("kitgen %s: %w", dir, err)
+		}
+		if len(diags) == 0 {
+			if kitSrc != nil {
+				if err := write(gen.DefaultOutput, kitSrc); err != nil {
+					return nil, nil, err
+				}
+			}
+			return g.report(doc), written, nil
+		}
+		// Each problem kitgen finds in a method skips that operation, with
+		// kitgen's words; one it finds elsewhere is this importer's bug.
+		progress := false
+		for _, d := range diags {
+			m := methodAt(lines, d.Position.Filename, d.Position.Line)
+			if m == nil {
+				return nil, nil, fmt.Errorf("kitgen openapi: the generated %s does not check (a bug; please report it with the document): %s:%d:%d: %s",
+					Output, filepath.Base(d.Position.Filename), d.Position.Line, d.Position.Column, d.Msg)
+			}
+			if _, done := drop[m.op]; !done {
+				drop[m.op] = "kitgen: " + d.Msg
+				progress = true
+			}
+		}
+		if !progress || round > len(doc.Ops) {
+			return nil, nil, fmt.Errorf("kitgen openapi: no progress dropping operations kitgen refuses")
+		}
+	}
+}
+
+func methodAt(lines map[*method][2]int, file string, line int) *method {
+	if filepath.Base(file) != Output {
+		return nil
+	}
+	for m, r := range lines {
+		if line >= r[0] && line <= r[1] {
+			return m
+		}
+	}
+	return nil
+}
+
+func (g *generator) report(doc *Doc) *Report {
+	r := &Report{Paginated: map[string]int{}}
+	seen := map[*Operation]bool{}
+	for _, m := range g.methods {
+		r.Emitted = append(r.Emitted, m.op.Method+" "+m.op.Path+" "+m.name)
+		if m.paginator != "" {
+			r.Paginated[m.paginator]++
+		}
+		seen[m.op] = true
+	}
+	r.Skipped = append(append(r.Skipped, doc.Skipped...), g.skipped...)
+	r.Operations = len(doc.Ops) + len(doc.Skipped)
+	return r
+}
+
+// Print writes the report: a summary line, then one line per skipped
+// operation, file:line:col first.
+func (r *Report) Print(w io.Writer, spec string) {
+	var names []string
+	for k := range r.Paginated {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var kinds []string
+	for _, k := range names {
+		kinds = append(kinds, fmt.Sprintf("%d %s", r.Paginated[k], k))
+	}
+	pag := "none"
+	if len(kinds) > 0 {
+		pag = strings.Join(kinds, ", ")
+	}
+	fmt.Fprintf(w, "kitgen openapi: %s: %d operations, %d methods, %d skipped; paginated: %s\n",
+		filepath.Base(spec), r.Operations, len(r.Emitted), len(r.Skipped), pag)
+	for _, s := range r.Skipped {
+		fmt.Fprintf(w, "%s: skipped %s %s: %s\n", s.Pos, s.Method, s.Path, s.Reason)
+	}
+}
+
+// packageName makes a package name of a directory name.
+func packageName(base string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(base) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' && b.Len() > 0 {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return "api"
+	}
+	return b.String()
+}
+
+func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
+	spec := cfg.Spec
+	if absSpec, err := filepath.Abs(spec); err == nil {
+		if absDir, err := filepath.Abs(dir); err == nil {
+			if rel, err := filepath.Rel(absDir, absSpec); err == nil {
+				spec = filepath.ToSlash(rel)
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "package %s\n\n", pkg)
+	args := "-package " + pkg
+	if cfg.Ops != "" {
+		args += " -ops " + cfg.Ops
+	}
+	if len(cfg.Tags) > 0 {
+		args += " -tags " + strings.Join(cfg.Tags, ",")
+	}
+	fmt.Fprintf(&b, "// This file is yours: kitgen openapi writes it once and never again.\n\n")
+	fmt.Fprintf(&b, "//go:generate go tool kitgen openapi %s %s\n//go:generate go tool kitgen\n\n", args, spec)
+	b.WriteString("import \"github.com/kithttp/kit\"\n\n")
+	base := ""
+	if len(doc.Servers) > 0 {
+		base = doc.Servers[0]
+	}
+	fmt.Fprintf(&b, "// DefaultBaseURL is the first server the document names.\nconst DefaultBaseURL = %s\n\n", strconv.Quote(base))
+	b.WriteString("// New returns a client of DefaultBaseURL; pass kit.WithAuth for the API's")
+	var schemes []string
+	for name := range doc.Security {
+		schemes = append(schemes, name)
+	}
+	sort.Strings(schemes)
+	if len(schemes) == 0 {
+		b.WriteString("\n// credentials, if it has any.\n")
+	} else {
+		b.WriteString("\n// credentials. The document's security schemes:\n//\n")
+		for _, name := range schemes {
+			s := doc.Security[name]
+			fmt.Fprintf(&b, "//   - %s: %s\n", name, authHint(s))
+		}
+	}
+	b.WriteString("func New(opts ...kit.Option) (*Client, error) {\n\treturn NewClient(DefaultBaseURL, opts...)\n}\n")
+	return []byte(b.String())
+}
+
+func authHint(s *SecurityScheme) string {
+	switch {
+	case s.Type == "http" && s.Scheme == "bearer":
+		return "kit.WithAuth(kit.Bearer(token))"
+	case s.Type == "http" && s.Scheme == "basic":
+		return "kit.WithAuth(kit.Basic(user, password))"
+	case s.Type == "apiKey" && s.In == "header":
+		return fmt.Sprintf("kit.WithAuth(kit.APIKey(%q, key))", s.Param)
+	case s.Type == "apiKey" && s.In == "query":
+		return fmt.Sprintf("kit.WithAuth(kit.APIKeyQuery(%q, key))", s.Param)
+	case s.Type == "oauth2":
+		return "kit.WithAuth(kitoauth2.Auth(tokenSource)) (github.com/kithttp/kit/kitoauth2)"
+	}
+	return s.Type + " (no kit helper: write a kit.Auth)"
+}

@@ -1,0 +1,381 @@
+package openapi
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// typer maps schemas to Go types, declaring the named ones (objects,
+// string enums, unions) once each, in the order they are first needed.
+type typer struct {
+	names    *namer
+	declared map[*Schema]string // schema → its declared Go type
+	decls    []string           // type declarations, in order
+	building map[*Schema]bool   // structs being declared: a field of one of them is a back edge
+	imports  map[string]bool
+	structs  map[string]bool // declared struct types
+	enums    map[string]bool // declared string types
+
+	// fileFields makes binary strings kit.File (multipart bodies).
+	fileFields bool
+	// errorModel is the client's error model: its struct gets an Error
+	// method, so that errors.As finds it.
+	errorModel *Schema
+}
+
+func newTyper(names *namer) *typer {
+	return &typer{names: names, declared: map[*Schema]string{}, building: map[*Schema]bool{}, imports: map[string]bool{},
+		structs: map[string]bool{}, enums: map[string]bool{}}
+}
+
+// isObject reports whether s becomes a Go struct.
+func isObject(s *Schema) bool {
+	if s == nil || s == Any {
+		return false
+	}
+	if len(s.AllOf) > 0 {
+		return true
+	}
+	return len(s.Properties) > 0 && len(s.OneOf)+len(s.AnyOf) == 0
+}
+
+// union returns the branches of a oneOf/anyOf with two or more.
+func union(s *Schema) []*Schema {
+	if len(s.OneOf) > 1 {
+		return s.OneOf
+	}
+	if len(s.AnyOf) > 1 {
+		return s.AnyOf
+	}
+	return nil
+}
+
+// goType returns the Go type of s; hint names a declaration it needs when
+// s has no name of its own.
+func (t *typer) goType(s *Schema, hint string) string {
+	if s == nil || s == Any {
+		return "any"
+	}
+	if name, ok := t.declared[s]; ok {
+		return name
+	}
+	if len(s.AllOf) == 1 && len(s.Properties) == 0 && len(s.OneOf)+len(s.AnyOf) == 0 {
+		return t.goType(s.AllOf[0], hint) // allOf of one: that schema, with a description
+	}
+	if u := union(s); u != nil {
+		if scalars(u) {
+			return "string" // integer or string (an id or a name): its text is what is sent
+		}
+		return t.declareUnion(s, u, hint)
+	}
+	if len(s.OneOf) == 1 {
+		return t.goType(s.OneOf[0], hint)
+	}
+	if len(s.AnyOf) == 1 {
+		return t.goType(s.AnyOf[0], hint)
+	}
+	if isObject(s) {
+		return t.declareStruct(s, hint)
+	}
+	switch s.Type {
+	case "string":
+		if len(s.Enum) > 0 && allStrings(s.Enum) {
+			return t.declareEnum(s, hint)
+		}
+		switch s.Format {
+		case "binary":
+			if t.fileFields {
+				return "kit.File"
+			}
+		case "date-time":
+			t.imports["time"] = true
+			return "time.Time"
+		}
+		return "string"
+	case "integer":
+		if s.Format == "int32" {
+			return "int32"
+		}
+		return "int64"
+	case "number":
+		return "float64"
+	case "boolean":
+		return "bool"
+	case "array":
+		return "[]" + t.goType(s.Items, hint+"Item")
+	}
+	if s.AdditionalProperties != nil {
+		return "map[string]" + t.goType(s.AdditionalProperties, hint+"Value")
+	}
+	if s.Type == "object" {
+		return "map[string]any"
+	}
+	return "any"
+}
+
+// scalars reports whether every branch is a string, integer or number
+// without an enum.
+func scalars(branches []*Schema) bool {
+	for _, b := range branches {
+		switch b.Type {
+		case "string", "integer", "number":
+			if len(b.Enum) > 0 || isObject(b) || b.Format == "binary" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func allStrings(vs []any) bool {
+	for _, v := range vs {
+		if _, ok := v.(string); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *typer) declName(s *Schema, hint string) string {
+	if s.Name != "" {
+		return t.names.name(exported(s.Name, "Model"))
+	}
+	return t.names.name(exported(hint, "Model"))
+}
+
+func (t *typer) declareEnum(s *Schema, hint string) string {
+	name := t.declName(s, hint)
+	t.declared[s] = name
+	t.enums[name] = true
+	var b strings.Builder
+	comment(&b, "", name, s.Description, "is one of the values below; a server may send others.")
+	fmt.Fprintf(&b, "type %s string\n\n", name)
+	var consts []string
+	seen := map[string]bool{}
+	for _, v := range s.Enum {
+		str := v.(string)
+		c := name + exported(str, "Empty")
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		consts = append(consts, fmt.Sprintf("\t%s %s = %s\n", t.names.name(c), name, strconv.Quote(str)))
+	}
+	if len(consts) > 0 {
+		fmt.Fprintf(&b, "// Values of %s.\nconst (\n%s)\n", name, strings.Join(consts, ""))
+	}
+	t.decls = append(t.decls, b.String())
+	return name
+}
+
+func (t *typer) declareUnion(s *Schema, branches []*Schema, hint string) string {
+	name := t.declName(s, hint)
+	t.declared[s] = name
+	t.structs[name] = true
+	t.imports["encoding/json"] = true
+	var b strings.Builder
+	var kinds []string
+	type as struct{ method, typ string }
+	var methods []as
+	mnames := newNamer("MarshalJSON", "UnmarshalJSON", "Raw")
+	for i, br := range branches {
+		typ := t.goType(br, name+"Variant"+strconv.Itoa(i+1))
+		label := exported(strings.TrimPrefix(strings.TrimPrefix(typ, "[]"), "map[string]"), "Value")
+		if strings.HasPrefix(typ, "[]") {
+			label += "List"
+		} else if strings.HasPrefix(typ, "map[") {
+			label += "Map"
+		}
+		methods = append(methods, as{mnames.name("As" + label), typ})
+		kinds = append(kinds, typ)
+	}
+	what := "one of"
+	if len(s.AnyOf) > 1 {
+		what = "any of"
+	}
+	comment(&b, "", name, s.Description, fmt.Sprintf("holds %s: %s. Its JSON is kept as it came; decode it with the As methods.", what, strings.Join(kinds, ", ")))
+	if s.Discriminator != nil && s.Discriminator.Property != "" {
+		fmt.Fprintf(&b, "//\n// The %q field of the JSON says which it is.\n", s.Discriminator.Property)
+	}
+	fmt.Fprintf(&b, "type %s struct {\n\tRaw json.RawMessage\n}\n\n", name)
+	fmt.Fprintf(&b, "// MarshalJSON returns the JSON as it came, or null.\nfunc (v %s) MarshalJSON() ([]byte, error) {\n\tif v.Raw == nil {\n\t\treturn []byte(\"null\"), nil\n\t}\n\treturn v.Raw, nil\n}\n\n", name)
+	fmt.Fprintf(&b, "// UnmarshalJSON keeps a copy of the JSON.\nfunc (v *%s) UnmarshalJSON(b []byte) error {\n\tv.Raw = append(v.Raw[:0], b...)\n\treturn nil\n}\n", name)
+	for _, m := range methods {
+		fmt.Fprintf(&b, "\n// %s decodes the value as a %s.\nfunc (v %s) %s() (%s, error) {\n\tvar x %s\n\terr := json.Unmarshal(v.Raw, &x)\n\treturn x, err\n}\n", m.method, m.typ, name, m.method, m.typ, m.typ)
+	}
+	t.decls = append(t.decls, b.String())
+	return name
+}
+
+// field is one field of a struct being declared.
+type field struct {
+	name, typ, tag, doc string
+}
+
+func (t *typer) declareStruct(s *Schema, hint string) string {
+	name := t.declName(s, hint)
+	t.declared[s] = name
+	t.structs[name] = true
+	t.building[s] = true
+	defer delete(t.building, s)
+	props, required := flatten(s, map[*Schema]bool{})
+	fields := newNamer()
+	if s == t.errorModel {
+		fields.taken["Error"] = true // the method
+	}
+	var fs []field
+	for _, p := range props {
+		fname := exported(p.Name, "Field")
+		if fields.taken[fname] && fname == "Error" {
+			fname += "Field"
+		}
+		fname = fields.name(fname)
+		typ := t.goType(p.Schema, name+fname)
+		req := required[p.Name]
+		tag := p.Name
+		switch {
+		case strings.HasPrefix(typ, "[]") || strings.HasPrefix(typ, "map[") || typ == "any":
+			if !req {
+				tag += ",omitempty"
+			}
+		case !req && p.Schema.Nullable && (!t.fileFields || t.scalar(typ)):
+			// Three states: absent (left out), null, or a value.
+			typ, tag = "kit.Nullable["+typ+"]", tag+",omitzero"
+		case !req:
+			typ, tag = "*"+typ, tag+",omitempty"
+		case p.Schema.Nullable || t.building[p.Schema]:
+			typ = "*" + typ // null, or a back edge of a recursive type
+		}
+		fs = append(fs, field{fname, typ, fmt.Sprintf("`json:%s`", strconv.Quote(tag)), p.Schema.Description})
+	}
+	var b strings.Builder
+	comment(&b, "", name, s.Description, "")
+	fmt.Fprintf(&b, "type %s struct {\n", name)
+	for _, f := range fs {
+		if d := firstSentence(f.doc); d != "" {
+			fmt.Fprintf(&b, "\t// %s\n", d)
+		}
+		fmt.Fprintf(&b, "\t%s %s %s\n", f.name, f.typ, f.tag)
+	}
+	b.WriteString("}\n")
+	if s == t.errorModel {
+		t.imports["encoding/json"] = true
+		fmt.Fprintf(&b, "\n// Error returns the error as the API sent it, in JSON, so that a\n// *%s is an error errors.As finds in what a call returns.\nfunc (e *%s) Error() string {\n\tb, _ := json.Marshal(e)\n\treturn string(b)\n}\n", name, name)
+	}
+	t.decls = append(t.decls, b.String())
+	return name
+}
+
+// flatten returns the properties of s and of its allOf parts, in order
+// (a later one of the same name replaces an earlier), and which are
+// required.
+func flatten(s *Schema, seen map[*Schema]bool) ([]*Property, map[string]bool) {
+	req := map[string]bool{}
+	var props []*Property
+	if seen[s] {
+		return nil, req
+	}
+	seen[s] = true
+	add := func(ps []*Property, r map[string]bool) {
+		for _, p := range ps {
+			replaced := false
+			for i, q := range props {
+				if q.Name == p.Name {
+					props[i], replaced = p, true
+				}
+			}
+			if !replaced {
+				props = append(props, p)
+			}
+		}
+		for k := range r {
+			req[k] = true
+		}
+	}
+	for _, part := range s.AllOf {
+		add(flatten(part, seen))
+	}
+	own := map[string]bool{}
+	for _, r := range s.Required {
+		own[r] = true
+	}
+	add(s.Properties, own)
+	return props, req
+}
+
+// comment writes a doc comment for name: the schema's description (its
+// first paragraph), or what.
+func comment(b *strings.Builder, indent, name, desc, what string) {
+	text := firstSentence(desc)
+	switch {
+	case text != "" && what != "":
+		text = name + ": " + text + " " + name + " " + what
+	case text != "":
+		text = name + ": " + text
+	case what != "":
+		text = name + " " + what
+	default:
+		text = name + " is a model of the API."
+	}
+	for _, line := range wrap76(text) {
+		fmt.Fprintf(b, "%s// %s\n", indent, line)
+	}
+}
+
+// firstSentence returns the first paragraph of a description on one line,
+// with comment-breaking text removed, cut at 200 characters.
+func firstSentence(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n\n")
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.ReplaceAll(s, "*/", "* /")
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:197]) + "..."
+	}
+	return s
+}
+
+func wrap76(s string) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(w) > 76 {
+			lines = append(lines, line)
+			line = w
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// sortedImports lists the imports the types need.
+func (t *typer) sortedImports() []string {
+	var out []string
+	for k := range t.imports {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// isStruct reports whether typ is a struct type declared here.
+func (t *typer) isStruct(typ string) bool { return t.structs[typ] }
+
+// scalar reports whether typ is a Go type kit sends as text.
+func (t *typer) scalar(typ string) bool {
+	switch typ {
+	case "string", "int64", "int32", "float64", "bool", "time.Time":
+		return true
+	}
+	return t.enums[typ]
+}

@@ -1,0 +1,19 @@
+package users
+
+// This file is yours: kitgen openapi writes it once and never again.
+
+//go:generate go tool kitgen openapi -package users spec.yaml
+//go:generate go tool kitgen
+
+import "github.com/kithttp/kit"
+
+// DefaultBaseURL is the first server the document names.
+const DefaultBaseURL = "https://api.example.com"
+
+// New returns a client of DefaultBaseURL; pass kit.WithAuth for the API's
+// credentials. The document's security schemes:
+//
+//   - bearer: kit.WithAuth(kit.Bearer(token))
+func New(opts ...kit.Option) (*Client, error) {
+	return NewClient(DefaultBaseURL, opts...)
+}

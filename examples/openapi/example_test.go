@@ -1,0 +1,87 @@
+package users_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net/http/httptest"
+
+	"github.com/kithttp/kit"
+	users "github.com/kithttp/kit/examples/openapi"
+	"github.com/kithttp/kit/kittest"
+)
+
+// Example_openapi calls a client that kitgen openapi generated from
+// spec.yaml (openapi_gen.go and kit_gen.go; client.go was written once),
+// against kittest's in-memory API: a typed call, a create, walks through
+// Link headers and a cursor, a typed event stream, and the document's
+// error model.
+func Example_openapi() {
+	srv := httptest.NewServer(kittest.NewAPI())
+	defer srv.Close()
+	c, err := users.NewClient(srv.URL, kit.WithAuth(kit.Bearer("demo")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+
+	u, err := c.GetUser(ctx, 1) // GET /users/1
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("user 1:", u.Name)
+
+	team := int64(2)
+	made, err := c.CreateUser(ctx, users.NewUser{Name: "Grace Hopper", Email: "grace@example.com", TeamID: &team})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("created:", made.Name, "in team", *made.TeamID)
+
+	perPage, n := int64(50), 0
+	for _, err := range c.ListUsers(ctx, &users.ListUsersParams{PerPage: &perPage}) { // Link: rel="next"
+		if err != nil {
+			log.Fatal(err)
+		}
+		n++
+	}
+	fmt.Println("walked by Link header:", n, "users")
+
+	n = 0
+	for _, err := range c.ScanUsers(ctx, nil) { // ?cursor=<next_cursor>
+		if err != nil {
+			log.Fatal(err)
+		}
+		n++
+	}
+	fmt.Println("walked by cursor:", n, "users")
+
+	s, err := c.Chat(ctx, users.ChatRequest{Message: "hello there"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print("chat: ")
+	for chunk, err := range s.All() {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Print(chunk.Text)
+	}
+	s.Close()
+	fmt.Println()
+
+	_, err = c.GetUser(ctx, 999999)
+	var apiErr *users.Error
+	if errors.As(err, &apiErr) {
+		fmt.Println("error model:", *apiErr.ErrorField)
+	}
+	// Output:
+	// user 1: Ada Lovelace
+	// created: Grace Hopper in team 2
+	// walked by Link header: 251 users
+	// walked by cursor: 251 users
+	// chat: You said: hello there. Here is my answer, streamed one token at a time.
+	// error model: not_found
+}
