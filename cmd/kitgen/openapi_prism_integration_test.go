@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/kithttp/kit"
-	users "github.com/kithttp/kit/examples/openapi"
 	"github.com/kithttp/kit/cmd/kitgen/internal/testmod"
+	users "github.com/kithttp/kit/examples/openapi"
 	"golang.org/x/tools/txtar"
 )
 
