@@ -30,44 +30,6 @@ func NewAsyncResource[T any](b Binding, path string, opts ...ResourceOption) *As
 	return &AsyncResource[T]{rc: newResourceCore(b, path, opts, "AsyncResource")}
 }
 
-// WithPrefetch makes the async walks of an [AsyncResource] or a paged
-// endpoint (GoIterate, GoPages) fetch pages ahead of the caller, so that
-// the next pages are on their way while the caller works through the
-// current one. Default 0: a page is requested only when the records before
-// it are used up. Sync walks ([Resource], Iterate, Pages) are always that
-// lazy and ignore it. n must not be negative.
-//
-// With a paginator that can name pages ahead ([PageNumber], [Offset], or any
-// [Lookahead]), up to n page requests are in flight at once: the walk is
-// pipelined, and on a slow link about n times faster. With any other
-// paginator ([Cursor], [LinkHeader]), whose next request is known only from
-// the page before, one page is fetched ahead. A walk never has more
-// requests in flight than the client's [WithMaxInFlight] allows, and holds
-// only the pages in flight and not yet yielded, so a large n costs nothing
-// until that many requests are sent.
-//
-// Records still come in order, each exactly once, and an error is yielded
-// once, after every record before the page that failed. A pipelined walk
-// cannot know where the collection ends before it gets there: when a page
-// turns out to be the last (a short page), the up to n-1 requests already
-// sent past it are cancelled, or their responses discarded if they have
-// arrived. Each was a real request: it took a [WithRateLimit] token and
-// counts against the server's own rate limit. Breaking out of the loop
-// cancels every request in flight and returns once they have stopped.
-//
-// Under [WithRateLimit], a pipelined walk reserves the tokens of its pages
-// in page order, as it names them: the page the caller needs first gets
-// the first token, so the first records come as soon as a sync walk's
-// would, and a deadline that a sync walk meets is met. A page cancelled
-// before it was sent gives its token back. A [Limiter] given to
-// [WithLimiter] (one a fleet shares) has no reservations: it is waited for
-// as the pages reach it.
-//
-// It is both a [ResourceOption] and an [EndpointOption], like [WithPaginator].
-func WithPrefetch(n int) PagingOption {
-	return prefetchOption{n}
-}
-
 // List starts GET path?query and returns a [Future] of the page's records.
 func (r *AsyncResource[T]) List(ctx context.Context, query any, opts ...CallOption) *Future[[]T] {
 	rc := r.core()

@@ -120,6 +120,56 @@ func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P, opts ...
 	return r, st.decoded(req, resp, err)
 }
 
+// Go starts the call on b's engine, which must implement [AsyncEngine], and
+// returns at once with a [Future] of what Call would return: the same
+// decoded, validated result, or the same [*HTTPError], [*DecodeError] or
+// [*ValidationError], with the same refresh-and-resend once on a 401. params
+// are read before Go returns; the caller may reuse them.
+//
+// The returned Future is already done, and nothing is sent, when b is nil,
+// when b's engine lacks AsyncEngine (an [*EngineError] naming kit.AsyncEngine
+// and the endpoint), when the client was closed (an error matching
+// [ErrClosed]), or when params do not make a valid request (a path value, a
+// body that does not validate, ...).
+//
+// ctx bounds the call (Await takes its own context for the waiting):
+// cancelling it stops the request, and the Future then holds an error
+// matching context.Canceled. A call that Close cancels holds one matching
+// both context.Canceled and ErrClosed. Go is safe for concurrent use; each
+// call is independent.
+//
+// opts apply to this call only (see CallOption).
+func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P, opts ...CallOption) *Future[R] {
+	if _, err := e.decl("Go"); err != nil {
+		return failedFuture[R](err)
+	}
+	st, err := e.d.state(b)
+	if err != nil {
+		return failedFuture[R](err)
+	}
+	chain, err := st.chainFor(true, e.d.name)
+	if err != nil {
+		return failedFuture[R](err)
+	}
+	if err := st.closedError(e.d.name); err != nil {
+		return failedFuture[R](err)
+	}
+	req, err := e.d.request(st, &params, opts)
+	if err != nil {
+		return failedFuture[R](err)
+	}
+	return goFuture(st, ctx, e.d.name, func(ctx context.Context) (R, error) {
+		sc := e.d.newStreamCall(ctx, chain, req)
+		req.decodes = true
+		resp, err := st.send(ctx, chain, req)
+		if err != nil {
+			return failedResult[R](e.d.result, err, nil)
+		}
+		r, err := decodeResult[R](e.d.result, e.d.inner, st, resp, sc, e.d.resultAt)
+		return r, st.decoded(req, resp, err)
+	})
+}
+
 // String returns the declaration, e.g. "GET /users/{id}".
 func (e *Endpoint[P, R]) String() string {
 	if e == nil || e.d == nil {

@@ -46,23 +46,6 @@ func NewResource[T any](b Binding, path string, opts ...ResourceOption) *Resourc
 	return &Resource[T]{rc: newResourceCore(b, path, opts, "Resource")}
 }
 
-// WithPaginator sets how a resource or a paged endpoint walks pages.
-// Default: [PageNumber]{}. It is both a [ResourceOption] and an [EndpointOption];
-// on an endpoint that is not paged (declared with [Get], [Post], ...) it is a
-// declaration error.
-func WithPaginator(p Paginator) PagingOption {
-	return paginatorOption{p}
-}
-
-// WithMaxPages ends any walk of the resource or paged endpoint quietly
-// after n pages. Default: no bound (walks are still guarded against
-// paginators that do not advance and servers that repeat a page). n must
-// not be negative. It is both a [ResourceOption] and an [EndpointOption], like
-// [WithPaginator].
-func WithMaxPages(n int) PagingOption {
-	return maxPagesOption{n}
-}
-
 // List returns the records of one page: GET path?query. query is nil, a
 // map[string]any, url.Values, or a struct routed with the query rules of
 // endpoint parameters. Records are found like those of a walk (the

@@ -191,7 +191,7 @@ type Event[T any] struct {
 //
 // stream.go holds two things: Stream, the typed records of an R =
 // *Stream[T] endpoint (its framing, decoding and resuming live in
-// records.go), and streamBody, the unread 2xx body both kinds of streamed
+// record_stream.go), and streamBody, the unread 2xx body both kinds of streamed
 // result are read from.
 
 // begin returns the stream's core for a range, or the error to yield.

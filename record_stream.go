@@ -21,7 +21,7 @@ import (
 
 // Private implementation past this point.
 //
-// records.go is the non-generic core of Stream[T]: a recordStream reads
+// record_stream.go is the non-generic core of Stream[T]: a recordStream reads
 // the unread body of a streamed response (a streamBody, see stream.go)
 // through a framer of internal/frame chosen by the content type, and
 // decodes and validates one record at a time into the caller's T, on the
