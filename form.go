@@ -154,7 +154,7 @@ func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNo
 	}
 	switch c := classify(t); c.Kind {
 	case routing.File, routing.FileSlice:
-		return nil, fmt.Errorf("type %s holds a kit.File: a form has text fields only; declare the endpoint with kit.Multipart() to upload files", t)
+		return nil, errors.New(routing.Tags.NestedFormFile(t.String()))
 	case routing.Bytes:
 		n.kind, n.format = fnBytes, c.format
 		return n, nil
@@ -183,7 +183,7 @@ func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNo
 		return n, err
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String {
-			return nil, fmt.Errorf("type %s: a map's keys are written as form keys, and its key type %s is not a string kind", t, t.Key())
+			return nil, errors.New(routing.FormMapKey(t.String(), t.Key().String()))
 		}
 		n.kind = fnMap
 		elem, err := buildFormNode(t.Elem(), building)
@@ -199,8 +199,8 @@ func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNo
 			if k := classify(sf.Type).Kind; k == routing.File || k == routing.FileSlice {
 				return nil, fmt.Errorf("field %s of %s is a kit.File: a form has text fields only; declare the endpoint with kit.Multipart() to upload files", sf.Name, t)
 			}
-			if strings.ContainsAny(name, "[]") {
-				return nil, fmt.Errorf("field %s of %s: the name %q holds a bracket, which a form key cannot", sf.Name, t, name)
+			if why := routing.FormKeyProblem(name); why != "" {
+				return nil, fmt.Errorf("field %s of %s: %s", sf.Name, t, why)
 			}
 			node, err := buildFormNode(sf.Type, building)
 			if err != nil {

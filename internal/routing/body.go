@@ -199,3 +199,24 @@ func encodingOf(multipart bool) Encoding {
 	}
 	return Form
 }
+
+// NestedFormFile says why a value of type typ, which holds a kit.File,
+// cannot be written in a form body (FormBody): files go in a multipart one.
+func (d *Dialect) NestedFormFile(typ string) string {
+	return "type " + typ + " holds a kit.File: a form has text fields only; " + d.multipart + " to upload files"
+}
+
+// FormMapKey says why a map of type typ, whose key type key is not a
+// string kind, cannot be written in a form body: its keys become form keys.
+func FormMapKey(typ, key string) string {
+	return "type " + typ + ": a map's keys are written as form keys, and its key type " + key + " is not a string kind"
+}
+
+// FormKeyProblem says why a nested form field named name (its JSON name)
+// cannot be written, or "": a bracket would split the key.
+func FormKeyProblem(name string) string {
+	if strings.ContainsAny(name, "[]") {
+		return fmt.Sprintf("the name %q holds a bracket, which a form key cannot", name)
+	}
+	return ""
+}

@@ -386,3 +386,19 @@ func TestResult(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedFormTexts: the reasons a nested form value cannot be written
+// are one text on both sides, with each side's remedy.
+func TestNestedFormTexts(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{Tags.NestedFormFile("main.Doc"), "type main.Doc holds a kit.File: a form has text fields only; declare the endpoint with kit.Multipart() to upload files"},
+		{Directives.NestedFormFile("Doc"), "type Doc holds a kit.File: a form has text fields only; add //kit:option kit.Multipart() to upload files"},
+		{FormMapKey("map[int]string", "int"), "type map[int]string: a map's keys are written as form keys, and its key type int is not a string kind"},
+		{FormKeyProblem("items[0]"), `the name "items[0]" holds a bracket, which a form key cannot`},
+		{FormKeyProblem("items"), ""},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q\nwant %q", c.got, c.want)
+		}
+	}
+}

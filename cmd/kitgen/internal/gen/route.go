@@ -688,7 +688,7 @@ func (g *generator) nestedFormProblem(t types.Type, seen map[types.Type]bool) st
 	}
 	switch c := g.cls.classify(t); c.Kind {
 	case routing.File, routing.FileSlice:
-		return fmt.Sprintf("type %s holds a kit.File: a form has text fields only; use //kit:option kit.Multipart() to upload files", g.typeString(t))
+		return routing.Directives.NestedFormFile(g.typeString(t))
 	case routing.Scalar, routing.Bytes, routing.Interface:
 		return ""
 	}
@@ -701,14 +701,18 @@ func (g *generator) nestedFormProblem(t types.Type, seen map[types.Type]bool) st
 		return g.nestedFormProblem(u.Elem(), seen)
 	case *types.Map:
 		if k, ok := u.Key().Underlying().(*types.Basic); !ok || k.Info()&types.IsString == 0 {
-			return fmt.Sprintf("type %s: a map's keys are written as form keys, and its key type %s is not a string kind", g.typeString(t), g.typeString(u.Key()))
+			return routing.FormMapKey(g.typeString(t), g.typeString(u.Key()))
 		}
 		return g.nestedFormProblem(u.Elem(), seen)
 	case *types.Struct:
 		for _, vf := range visibleFields(u) {
 			f := vf.v
-			if _, _, _, sent := routing.FormMember(f.Exported(), f.Anonymous(), g.cls.typ(derefNamed(f.Type())).Shape(), f.Name(), vf.tag.Get("json")); !sent {
+			name, _, _, sent := routing.FormMember(f.Exported(), f.Anonymous(), g.cls.typ(derefNamed(f.Type())).Shape(), f.Name(), vf.tag.Get("json"))
+			if !sent {
 				continue
+			}
+			if why := routing.FormKeyProblem(name); why != "" {
+				return fmt.Sprintf("field %s of %s: %s", f.Name(), g.typeString(t), why)
 			}
 			if why := g.nestedFormProblem(f.Type(), seen); why != "" {
 				return fmt.Sprintf("field %s of %s: %s", f.Name(), g.typeString(t), why)
