@@ -155,12 +155,6 @@ func TestCursorHasMoreAbsent(t *testing.T) {
 	}
 }
 
-// stripeCustomer has a string id, as Stripe's records do.
-type stripeCustomer struct {
-	ID    string `json:"id"`
-	Email string `json:"email"`
-}
-
 // TestCursorRecordKeyNested reads a string cursor at a dotted key of the
 // last record, with the records at a dotted key.
 func TestCursorRecordKeyNested(t *testing.T) {

@@ -164,7 +164,7 @@ func (r *rig) counter(name string) []string {
 func attrText(kvs []attribute.KeyValue) string {
 	var parts []string
 	for _, kv := range kvs {
-		parts = append(parts, string(kv.Key)+":"+kv.Value.Emit())
+		parts = append(parts, string(kv.Key)+":"+kv.Value.String())
 	}
 	slices.Sort(parts)
 	return strings.Join(parts, " ")
@@ -173,7 +173,7 @@ func attrText(kvs []attribute.KeyValue) string {
 func attrs(s tracetest.SpanStub) map[string]string {
 	m := map[string]string{}
 	for _, kv := range s.Attributes {
-		m[string(kv.Key)] = kv.Value.Emit()
+		m[string(kv.Key)] = kv.Value.String()
 	}
 	return m
 }
@@ -186,7 +186,7 @@ func eventText(s tracetest.SpanStub) []string {
 			if kv.Key == "kit.retry.wait" || kv.Key == "kit.token.duration" {
 				continue // timing
 			}
-			parts = append(parts, string(kv.Key)+":"+kv.Value.Emit())
+			parts = append(parts, string(kv.Key)+":"+kv.Value.String())
 		}
 		slices.Sort(parts)
 		out = append(out, e.Name+" "+strings.Join(parts, " "))

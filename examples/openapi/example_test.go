@@ -77,6 +77,15 @@ func Example_openapi() {
 	if errors.As(err, &apiErr) {
 		fmt.Println("error model:", *apiErr.ErrorField)
 	}
+
+	// New (in client.go, written once by kitgen openapi) is the client of
+	// the document's first server.
+	prod, err := users.New(kit.WithAuth(kit.Bearer("a token")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer prod.Close()
+	fmt.Println("users.New:", prod.BaseURL())
 	// Output:
 	// user 1: Ada Lovelace
 	// created: Grace Hopper in team 2
@@ -84,4 +93,5 @@ func Example_openapi() {
 	// walked by cursor: 251 users
 	// chat: You said: hello there. Here is my answer, streamed one token at a time.
 	// error model: not_found
+	// users.New: https://api.example.com
 }
