@@ -188,7 +188,7 @@ func attrSummary(kvs []attribute.KeyValue) string {
 	for _, sh := range shown {
 		for _, kv := range kvs {
 			if string(kv.Key) == sh.key {
-				b.WriteString("  " + sh.label + kv.Value.Emit())
+				b.WriteString("  " + sh.label + kv.Value.String())
 			}
 		}
 	}
