@@ -17,7 +17,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -30,6 +29,7 @@ import (
 	"time"
 
 	"github.com/kithttp/kit"
+	"github.com/kithttp/kit/internal/modproxy"
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/zip"
@@ -132,35 +132,12 @@ func publishModule(out, tree, dir, version string) (module.Version, error) {
 		}
 	}
 	m := module.Version{Path: f.Module.Mod.Path, Version: version}
-	escaped, err := module.EscapePath(m.Path)
-	if err != nil {
-		return module.Version{}, err
-	}
-	vdir := filepath.Join(out, filepath.FromSlash(escaped), "@v")
-	if err := os.MkdirAll(vdir, 0o755); err != nil {
-		return module.Version{}, err
-	}
 	var z bytes.Buffer
 	if err := zip.CreateFromDir(&z, m, modDir); err != nil {
 		return module.Version{}, err
 	}
-	info, err := json.Marshal(struct {
-		Version string
-		Time    time.Time
-	}{version, time.Now().UTC().Truncate(time.Second)})
-	if err != nil {
+	if err := modproxy.Add(out, m, []byte(gomod), z.Bytes(), time.Now()); err != nil {
 		return module.Version{}, err
-	}
-	files := map[string][]byte{
-		version + ".mod":  []byte(gomod),
-		version + ".zip":  z.Bytes(),
-		version + ".info": info,
-		"list":            []byte(version + "\n"),
-	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(vdir, name), data, 0o644); err != nil {
-			return module.Version{}, err
-		}
 	}
 	return m, nil
 }

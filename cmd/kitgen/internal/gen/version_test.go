@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kithttp/kit"
 	"github.com/kithttp/kit/cmd/kitgen/internal/testmod"
+	"github.com/kithttp/kit/internal/modproxy"
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/zip"
 	"golang.org/x/tools/go/packages"
@@ -74,25 +76,17 @@ func TestVersionSkewModule(t *testing.T) {
 		t.Fatalf("kit.Version is %s: choose another version for the test", other)
 	}
 	proxy := t.TempDir()
-	vdir := filepath.Join(proxy, kitPath, "@v")
-	if err := os.MkdirAll(vdir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	var z bytes.Buffer
-	if err := zip.CreateFromDir(&z, module.Version{Path: kitPath, Version: other}, testmod.Root(t)); err != nil {
+	m := module.Version{Path: kitPath, Version: other}
+	if err := zip.CreateFromDir(&z, m, testmod.Root(t)); err != nil {
 		t.Fatal(err)
 	}
 	gomod, err := os.ReadFile(filepath.Join(testmod.Root(t), "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, data := range map[string][]byte{
-		"list":          []byte(other + "\n"),
-		other + ".info": []byte(`{"Version":"` + other + `","Time":"2026-01-01T00:00:00Z"}`),
-		other + ".mod":  gomod,
-		other + ".zip":  z.Bytes(),
-	} {
-		testmod.WriteFile(t, filepath.Join(vdir, name), data)
+	if err := modproxy.Add(proxy, m, gomod, z.Bytes(), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
 	}
 	// kit's dependencies come from the module cache; nothing is fetched.
 	t.Setenv("GOPROXY", "file://"+filepath.ToSlash(proxy))
