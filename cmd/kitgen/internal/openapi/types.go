@@ -17,6 +17,7 @@ type typer struct {
 	imports  map[string]bool
 	structs  map[string]bool // declared struct types
 	enums    map[string]bool // declared string types
+	markers  map[string]bool // "Type.isUnion": marker methods declared
 
 	// fileFields makes binary strings kit.File (multipart bodies).
 	fileFields bool
@@ -27,7 +28,7 @@ type typer struct {
 
 func newTyper(names *namer) *typer {
 	return &typer{names: names, declared: map[*Schema]string{}, building: map[*Schema]bool{}, imports: map[string]bool{},
-		structs: map[string]bool{}, enums: map[string]bool{}}
+		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}}
 }
 
 // isObject reports whether s becomes a Go struct.
@@ -177,6 +178,12 @@ func (t *typer) declareUnion(s *Schema, branches []*Schema, hint string) string 
 	t.declared[s] = name
 	t.structs[name] = true
 	t.imports["encoding/json"] = true
+	if s.Discriminator != nil && s.Discriminator.Property != "" {
+		if decl, ok := t.sealedUnion(s, name, branches); ok {
+			t.decls = append(t.decls, decl)
+			return name
+		}
+	}
 	var b strings.Builder
 	var kinds []string
 	type as struct{ method, typ string }
