@@ -38,7 +38,7 @@
 //
 // From an OpenAPI 3.0 or 3.1 document (JSON or YAML):
 //
-//	kitgen openapi [-o dir] [-package name] [-ops globs] [-tags a,b] [-check] spec
+//	kitgen openapi [-o dir] [-package name] [-config file] [-ops globs] [-tags a,b] [-check] spec
 //
 // writes dir/openapi_gen.go (models and //kit: interfaces, always
 // regenerated), dir/client.go when it does not exist, and dir/kit_gen.go,
@@ -112,8 +112,9 @@ func runOpenAPI(args []string) int {
 	ops := fs.String("ops", "", "comma-separated `globs` of operationIds to keep (default: all)")
 	tags := fs.String("tags", "", "comma-separated OpenAPI `tags`: keep only their operations (default: all)")
 	check := fs.Bool("check", false, "write nothing; exit 1 if a generated file is not up to date")
+	config := fs.String("config", "", "a YAML `file` naming how operations paginate (see the README)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: kitgen openapi [-o dir] [-package name] [-ops globs] [-tags a,b] [-check] spec.{json,yaml}\n\n")
+		fmt.Fprintf(fs.Output(), "usage: kitgen openapi [-o dir] [-package name] [-config file] [-ops globs] [-tags a,b] [-check] spec.{json,yaml}\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -123,7 +124,7 @@ func runOpenAPI(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Check: *check}
+	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Config: *config, Check: *check}
 	if *tags != "" {
 		cfg.Tags = strings.Split(*tags, ",")
 	}

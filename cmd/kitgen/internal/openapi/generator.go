@@ -28,6 +28,8 @@ type generator struct {
 	// errSchema is the client's error model (kit.WithErrorModel on the
 	// root), nil when the operations share none.
 	errSchema *Schema
+	// config is the -config file, nil when none.
+	config *ConfigFile
 }
 
 // reservedNames are the top-level names kitgen and client.go write.
@@ -148,8 +150,58 @@ var nextLinkKeys = []string{"next", "next_page_uri", "next_page_url", "nextLink"
 var sizeParams = []string{"per_page", "page_size", "pageSize", "limit", "size"}
 
 // paginate returns an iter.Seq2 result and adds the paginator option when
-// the operation is a paged list; "" otherwise.
-func (g *generator) paginate(m *method, op *Operation, ok *Response, s *Schema, typ string) string {
+// the operation is a paged list, as configured or detected; "" otherwise.
+func (g *generator) paginate(m *method, op *Operation, ok *Response, s *Schema, typ string) (string, error) {
+	p, err := g.configured(op)
+	if err != nil {
+		return "", fmt.Errorf("pagination: %w", err)
+	}
+	if p != nil {
+		return g.pagedAs(m, p, s, typ)
+	}
+	return g.detect(m, op, ok, s, typ), nil
+}
+
+// pagedAs applies the pagination a config or an extension names: the
+// records are at p.ItemsKey of the page (the page itself when "").
+func (g *generator) pagedAs(m *method, p *Paging, s *Schema, typ string) (string, error) {
+	if p.Type == "none" {
+		return "", nil
+	}
+	elem := ""
+	if p.ItemsKey == "" {
+		if !strings.HasPrefix(typ, "[]") {
+			return "", fmt.Errorf("%s: no itemsKey, and the page (%s) is not an array", p.from, typ)
+		}
+		elem = typ[2:]
+	} else {
+		at := s
+		for _, k := range strings.Split(p.ItemsKey, ".") {
+			var next *Schema
+			if at != nil {
+				props, _ := flatten(at, map[*Schema]bool{})
+				for _, q := range props {
+					if q.Name == k {
+						next = q.Schema
+					}
+				}
+			}
+			if next == nil {
+				return "", fmt.Errorf("%s: itemsKey %q: the page has no field %q", p.from, p.ItemsKey, k)
+			}
+			at = next
+		}
+		if at.Type != "array" {
+			return "", fmt.Errorf("%s: itemsKey %q is not an array in the page", p.from, p.ItemsKey)
+		}
+		elem = strings.TrimPrefix(g.types.goType(at, ""), "[]")
+	}
+	return g.paged(m, pagingKinds[p.Type], p.literal(), elem), nil
+}
+
+// detect returns an iter.Seq2 result when the operation looks like a paged
+// list: "" otherwise.
+func (g *generator) detect(m *method, op *Operation, ok *Response, s *Schema, typ string) string {
 	query := map[string]*Parameter{}
 	for _, p := range op.Params {
 		if p.In == "query" {

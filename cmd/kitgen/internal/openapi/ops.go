@@ -202,6 +202,12 @@ func (g *generator) result(m *method, op *Operation, name string, stream bool) e
 			break
 		}
 	}
+	if p, err := g.configured(op); err != nil || (p != nil && p.Type != "none" && !stream && !hasJSONResult(ok)) {
+		if err == nil {
+			err = fmt.Errorf("%s: the operation answers no JSON page to walk", p.from)
+		}
+		return fmt.Errorf("pagination: %w", err)
+	}
 	if ok == nil || len(ok.Content) == 0 {
 		m.result = "error"
 		return nil
@@ -228,7 +234,11 @@ func (g *generator) result(m *method, op *Operation, name string, stream bool) e
 	switch {
 	case js != nil:
 		typ := g.types.goType(js.Schema, name+"Response")
-		if p := g.paginate(m, op, ok, js.Schema, typ); p != "" {
+		p, err := g.paginate(m, op, ok, js.Schema, typ)
+		if err != nil {
+			return err
+		}
+		if p != "" {
 			m.result = p
 			return nil
 		}
@@ -240,4 +250,17 @@ func (g *generator) result(m *method, op *Operation, name string, stream bool) e
 		g.types.imports["io"] = true
 	}
 	return nil
+}
+
+// hasJSONResult reports whether a 2xx response has a JSON body.
+func hasJSONResult(ok *Response) bool {
+	if ok == nil {
+		return false
+	}
+	for _, mt := range ok.Content {
+		if jsonType(mt.Type) {
+			return true
+		}
+	}
+	return false
 }

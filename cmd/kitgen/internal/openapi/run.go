@@ -21,6 +21,7 @@ type Config struct {
 	Package string   // the package name; "" takes the directory's
 	Ops     string   // comma-separated globs of operationIds to keep; "" keeps all
 	Tags    []string // keep only operations with one of these tags; nil keeps all
+	Config  string   // a -config file naming pagination; "" when none
 	Check   bool     // write nothing; fail when a file is not up to date
 	Stdout  io.Writer
 }
@@ -46,6 +47,15 @@ func Run(cfg Config) (*Report, error) {
 	doc, err := Load(cfg.Spec)
 	if err != nil {
 		return nil, err
+	}
+	var conf *ConfigFile
+	if cfg.Config != "" {
+		if conf, err = LoadConfig(cfg.Config); err != nil {
+			return nil, err
+		}
+		if err := checkConfig(doc, conf); err != nil {
+			return nil, err
+		}
 	}
 	dir := cfg.Dir
 	if dir == "" {
@@ -78,7 +88,7 @@ func Run(cfg Config) (*Report, error) {
 			}
 		}
 	}
-	rep, written, err := generate(doc, cfg, dir, pkg, saved["client.go"] == nil)
+	rep, written, err := generate(doc, conf, cfg, dir, pkg, saved["client.go"] == nil)
 	if err != nil {
 		restore()
 		return rep, err
@@ -94,7 +104,7 @@ func Run(cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-func generate(doc *Doc, cfg Config, dir, pkg string, writeClient bool) (*Report, map[string][]byte, error) {
+func generate(doc *Doc, conf *ConfigFile, cfg Config, dir, pkg string, writeClient bool) (*Report, map[string][]byte, error) {
 	written := map[string][]byte{}
 	write := func(name string, b []byte) error {
 		written[name] = b
@@ -110,7 +120,7 @@ func generate(doc *Doc, cfg Config, dir, pkg string, writeClient bool) (*Report,
 	drop := map[*Operation]string{}
 	for round := 0; ; round++ {
 		g := newGenerator(doc, pkg, cfg.Spec)
-		g.opsGlob, g.tags, g.drop = cfg.Ops, cfg.Tags, drop
+		g.opsGlob, g.tags, g.drop, g.config = cfg.Ops, cfg.Tags, drop, conf
 		g.build()
 		src, lines, err := g.file()
 		if err != nil {
@@ -215,15 +225,20 @@ func packageName(base string) string {
 	return b.String()
 }
 
-func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
-	spec := cfg.Spec
-	if absSpec, err := filepath.Abs(spec); err == nil {
+// relativeTo returns file as a slash path relative to dir when it can.
+func relativeTo(dir, file string) string {
+	if absFile, err := filepath.Abs(file); err == nil {
 		if absDir, err := filepath.Abs(dir); err == nil {
-			if rel, err := filepath.Rel(absDir, absSpec); err == nil {
-				spec = filepath.ToSlash(rel)
+			if rel, err := filepath.Rel(absDir, absFile); err == nil {
+				return filepath.ToSlash(rel)
 			}
 		}
 	}
+	return filepath.ToSlash(file)
+}
+
+func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
+	spec := relativeTo(dir, cfg.Spec)
 	var b strings.Builder
 	fmt.Fprintf(&b, "package %s\n\n", pkg)
 	args := "-package " + pkg
@@ -232,6 +247,9 @@ func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
 	}
 	if len(cfg.Tags) > 0 {
 		args += " -tags " + strings.Join(cfg.Tags, ",")
+	}
+	if cfg.Config != "" {
+		args += " -config " + relativeTo(dir, cfg.Config)
 	}
 	fmt.Fprintf(&b, "// This file is yours: kitgen openapi writes it once and never again.\n\n")
 	fmt.Fprintf(&b, "//go:generate go tool kitgen openapi %s %s\n//go:generate go tool kitgen\n\n", args, spec)
