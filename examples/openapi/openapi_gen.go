@@ -69,13 +69,15 @@ type API interface {
 	Health(ctx context.Context) (HealthResponse, error)
 }
 
-// ListUsersParams is the query of ListUsers; a nil field is not sent.
+// ListUsersParams holds the optional parameters of ListUsers; a nil field is
+// not sent.
 type ListUsersParams struct {
 	PerPage *int64 `kit:"per_page,omitempty"`
 	Active  *bool  `kit:"active,omitempty"`
 }
 
-// ScanUsersParams is the query of ScanUsers; a nil field is not sent.
+// ScanUsersParams holds the optional parameters of ScanUsers; a nil field is
+// not sent.
 type ScanUsersParams struct {
 	Cursor *string `kit:"cursor,omitempty"`
 	Limit  *int64  `kit:"limit,omitempty"`

@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"go/parser"
+	"go/token"
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+
+	"golang.org/x/tools/go/ast/astutil"
 )
 
 // generator maps a Doc onto kitgen's input: models, one interface per tag
@@ -372,11 +377,36 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 	for _, d := range g.types.decls {
 		b.WriteString("\n" + d)
 	}
-	src, err := format.Source(b.Bytes())
+	src, err := pruneImports(b.Bytes())
 	if err != nil {
 		return b.Bytes(), lines, fmt.Errorf("format openapi_gen.go: %w", err)
 	}
 	return src, lines, nil
+}
+
+// pruneImports formats src without the imports it does not use: the
+// types of an operation skipped late (or of a document whose every
+// operation is skipped) may leave one unused.
+func pruneImports(src []byte) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, Output, src, parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	var unused []string
+	for _, im := range f.Imports {
+		if p, _ := strconv.Unquote(im.Path.Value); !astutil.UsesImport(f, p) {
+			unused = append(unused, p)
+		}
+	}
+	for _, p := range unused {
+		astutil.DeleteImport(fset, f, p)
+	}
+	var out bytes.Buffer
+	if err := format.Node(&out, fset, f); err != nil {
+		return nil, err
+	}
+	return format.Source(out.Bytes())
 }
 
 // errorModel returns the error schema most of the selected operations

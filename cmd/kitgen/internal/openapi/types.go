@@ -80,7 +80,11 @@ func (t *typer) goType(s *Schema, hint string) string {
 	if isObject(s) {
 		return t.declareStruct(s, hint)
 	}
-	switch s.Type {
+	typ := s.Type
+	if typ == "" && len(s.Enum) > 0 && allStrings(s.Enum) {
+		typ = "string" // 3.1's const, or an enum without a type
+	}
+	switch typ {
 	case "string":
 		if len(s.Enum) > 0 && allStrings(s.Enum) {
 			return t.declareEnum(s, hint)
