@@ -43,7 +43,10 @@
 // writes dir/openapi_gen.go (models and //kit: interfaces, always
 // regenerated), dir/client.go when it does not exist, and dir/kit_gen.go,
 // and prints what it emitted, skipped (with reasons) and paginated. An
-// operation it cannot map is skipped, never the whole document. The
+// operation it cannot map is skipped, never the whole document. -config
+// names a YAML file that says how operations paginate where detection
+// cannot see it (the document's x-kit-pagination, x-speakeasy-pagination,
+// x-fern-pagination and x-ms-pageable are read too). The
 // directives and routing rules are described in the README of
 // github.com/kithttp/kit, section "Generated clients: kitgen".
 package main

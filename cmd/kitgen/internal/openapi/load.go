@@ -384,8 +384,11 @@ func (l *loader) securityScheme(sn node, name string) (*SecurityScheme, error) {
 		Param:  str(get(sn.n, "name")),
 		Pos:    sn.pos(),
 	}
-	for k := range pairs(get(sn.n, "flows")) {
+	for k, v := range pairs(get(sn.n, "flows")) {
 		sc.Flows = append(sc.Flows, k.Value)
+		if k.Value == "clientCredentials" {
+			sc.TokenURL = str(get(v, "tokenUrl"))
+		}
 	}
 	return sc, nil
 }

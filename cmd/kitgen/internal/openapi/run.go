@@ -288,6 +288,8 @@ func authHint(s *SecurityScheme) string {
 		return fmt.Sprintf("kit.WithAuth(kit.APIKey(%q, key))", s.Param)
 	case s.Type == "apiKey" && s.In == "query":
 		return fmt.Sprintf("kit.WithAuth(kit.APIKeyQuery(%q, key))", s.Param)
+	case s.Type == "oauth2" && s.TokenURL != "":
+		return fmt.Sprintf("kit.WithAuth(kitoauth2.Auth(cc.TokenSource(ctx))) with cc a clientcredentials.Config{TokenURL: %q, ...} (github.com/kithttp/kit/kitoauth2, golang.org/x/oauth2/clientcredentials)", s.TokenURL)
 	case s.Type == "oauth2":
 		return "kit.WithAuth(kitoauth2.Auth(tokenSource)) (github.com/kithttp/kit/kitoauth2)"
 	}
