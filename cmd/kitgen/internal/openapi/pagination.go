@@ -131,6 +131,11 @@ func LoadConfig(file string) (*ConfigFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kitgen openapi: read config: %w", err)
 	}
+	return parseConfig(file, b)
+}
+
+// parseConfig reads a -config file's bytes; file names it in messages.
+func parseConfig(file string, b []byte) (*ConfigFile, error) {
 	name := filepath.Base(file)
 	var root yaml.Node
 	if err := yaml.Unmarshal(b, &root); err != nil {

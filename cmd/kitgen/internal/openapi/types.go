@@ -18,6 +18,7 @@ type typer struct {
 	structs  map[string]bool // declared struct types
 	enums    map[string]bool // declared string types
 	markers  map[string]bool // "Type.isUnion": marker methods declared
+	passing  map[*Schema]bool // schemas that are another one, being resolved
 
 	// fileFields makes binary strings kit.File (multipart bodies).
 	fileFields bool
@@ -28,7 +29,7 @@ type typer struct {
 
 func newTyper(names *namer) *typer {
 	return &typer{names: names, declared: map[*Schema]string{}, building: map[*Schema]bool{}, imports: map[string]bool{},
-		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}}
+		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, passing: map[*Schema]bool{}}
 }
 
 // isObject reports whether s becomes a Go struct.
@@ -62,8 +63,18 @@ func (t *typer) goType(s *Schema, hint string) string {
 	if name, ok := t.declared[s]; ok {
 		return name
 	}
+	// A schema that is another one (an allOf, oneOf or anyOf of one) is
+	// that one's type; a cycle of them (A is allOf [A]) says nothing.
+	if t.passing[s] {
+		return "any"
+	}
+	through := func(to *Schema) string {
+		t.passing[s] = true
+		defer delete(t.passing, s)
+		return t.goType(to, hint)
+	}
 	if len(s.AllOf) == 1 && len(s.Properties) == 0 && len(s.OneOf)+len(s.AnyOf) == 0 {
-		return t.goType(s.AllOf[0], hint) // allOf of one: that schema, with a description
+		return through(s.AllOf[0]) // allOf of one: that schema, with a description
 	}
 	if u := union(s); u != nil {
 		if scalars(u) {
@@ -72,10 +83,10 @@ func (t *typer) goType(s *Schema, hint string) string {
 		return t.declareUnion(s, u, hint)
 	}
 	if len(s.OneOf) == 1 {
-		return t.goType(s.OneOf[0], hint)
+		return through(s.OneOf[0])
 	}
 	if len(s.AnyOf) == 1 {
-		return t.goType(s.AnyOf[0], hint)
+		return through(s.AnyOf[0])
 	}
 	if isObject(s) {
 		return t.declareStruct(s, hint)
