@@ -10,6 +10,7 @@
 package openapi
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
@@ -17,6 +18,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -117,6 +119,7 @@ func load(name string, data []byte, disk bool) (*Doc, error) {
 }
 
 func (l *loader) parse(name string, data []byte) (*yaml.Node, error) {
+	data = escapeJSONControls(data)
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, wrap(err, fmt.Sprintf("%s: not YAML or JSON", name))
@@ -477,4 +480,31 @@ func (l *loader) target(at node, ref string) (node, error) {
 		cur = next
 	}
 	return node{doc, cur}, nil
+}
+
+// escapeJSONControls writes DEL and the C1 control characters of a JSON
+// document (NEL too, which YAML reads as a line break)
+// document as \u escapes: JSON allows them raw in a string, YAML (which
+// reads the JSON here) does not, and real documents have them (text that
+// was decoded twice). In JSON they can only be in a string, where the
+// escape means the same; a YAML document is left as it is.
+func escapeJSONControls(data []byte) []byte {
+	if t := bytes.TrimLeft(data, " \t\r\n\ufeff"); len(t) == 0 || t[0] != '{' {
+		return data
+	}
+	isControl := func(r rune) bool { return r == 0x7f || r >= 0x80 && r <= 0x9f }
+	if bytes.IndexFunc(data, isControl) < 0 {
+		return data
+	}
+	out := make([]byte, 0, len(data)+32)
+	for len(data) > 0 {
+		r, n := utf8.DecodeRune(data)
+		if isControl(r) {
+			out = fmt.Appendf(out, "\\u%04x", r)
+		} else {
+			out = append(out, data[:n]...)
+		}
+		data = data[n:]
+	}
+	return out
 }
