@@ -483,10 +483,11 @@ func (l *loader) target(at node, ref string) (node, error) {
 }
 
 // escapeJSONControls writes DEL and the C1 control characters of a JSON
-// document as \u escapes (NEL too, which YAML reads as a line break): JSON allows them raw in a string, YAML (which
-// reads the JSON here) does not, and real documents have them (text that
-// was decoded twice). In JSON they can only be in a string, where the
-// escape means the same; a YAML document is left as it is.
+// document as \u escapes (NEL too, which YAML reads as a line break):
+// JSON allows them raw in a string, YAML (which reads the JSON here) does
+// not, and real documents have them (text that was decoded twice). In JSON
+// they can only be in a string, where the escape means the same; a YAML
+// document is left as it is.
 func escapeJSONControls(data []byte) []byte {
 	if t := bytes.TrimLeft(data, " \t\r\n\ufeff"); len(t) == 0 || t[0] != '{' {
 		return data
