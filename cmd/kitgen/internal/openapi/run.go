@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ type Config struct {
 	Ops     string   // comma-separated globs of operationIds to keep; "" keeps all
 	Tags    []string // keep only operations with one of these tags; nil keeps all
 	Config  string   // a -config file naming pagination; "" when none
+	Remote  bool     // follow $refs to http(s) URLs; Spec may be a URL
 	Check   bool     // write nothing; fail when a file is not up to date
 	Stdout  io.Writer
 }
@@ -44,7 +46,13 @@ type Report struct {
 // Run imports the document, writes the package and returns the report.
 // Nothing is left half written: on an error the files are as they were.
 func Run(cfg Config) (*Report, error) {
-	doc, err := Load(cfg.Spec)
+	var doc *Doc
+	var err error
+	if cfg.Remote {
+		doc, err = LoadRemote(context.Background(), cfg.Spec, nil)
+	} else {
+		doc, err = Load(cfg.Spec)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +246,10 @@ func relativeTo(dir, file string) string {
 }
 
 func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
-	spec := relativeTo(dir, cfg.Spec)
+	spec := cfg.Spec
+	if !isRemote(spec) {
+		spec = relativeTo(dir, spec)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "package %s\n\n", pkg)
 	args := "-package " + pkg
@@ -250,6 +261,9 @@ func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
 	}
 	if cfg.Config != "" {
 		args += " -config " + relativeTo(dir, cfg.Config)
+	}
+	if cfg.Remote {
+		args += " -remote"
 	}
 	fmt.Fprintf(&b, "// This file is yours: kitgen openapi writes it once and never again.\n\n")
 	fmt.Fprintf(&b, "//go:generate go tool kitgen openapi %s %s\n//go:generate go tool kitgen\n\n", args, spec)
