@@ -15,9 +15,9 @@ type typer struct {
 	decls    []string           // type declarations, in order
 	building map[*Schema]bool   // structs being declared: a field of one of them is a back edge
 	imports  map[string]bool
-	structs  map[string]bool // declared struct types
-	enums    map[string]bool // declared string types
-	markers  map[string]bool // "Type.isUnion": marker methods declared
+	structs  map[string]bool  // declared struct types
+	enums    map[string]bool  // declared string types
+	markers  map[string]bool  // "Type.isUnion": marker methods declared
 	passing  map[*Schema]bool // schemas that are another one, being resolved
 
 	// fileFields makes binary strings kit.File (multipart bodies).
