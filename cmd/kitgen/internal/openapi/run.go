@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ type Config struct {
 	Ops     string   // comma-separated globs of operationIds to keep; "" keeps all
 	Tags    []string // keep only operations with one of these tags; nil keeps all
 	Config  string   // a -config file naming pagination; "" when none
+	Remote  bool     // follow $refs to http(s) URLs; Spec may be a URL
 	Check   bool     // write nothing; fail when a file is not up to date
 	Stdout  io.Writer
 }
@@ -39,12 +41,19 @@ type Report struct {
 	Emitted    []string       // "GET /path Name"
 	Skipped    []Skip         // with reasons
 	Paginated  map[string]int // paginator kind → operations
+	Notes      []Note         // remarks on the document: renamed operations, impossible schemas
 }
 
 // Run imports the document, writes the package and returns the report.
 // Nothing is left half written: on an error the files are as they were.
 func Run(cfg Config) (*Report, error) {
-	doc, err := Load(cfg.Spec)
+	var doc *Doc
+	var err error
+	if cfg.Remote {
+		doc, err = LoadRemote(context.Background(), cfg.Spec, nil)
+	} else {
+		doc, err = Load(cfg.Spec)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -184,6 +193,7 @@ func (g *generator) report(doc *Doc) *Report {
 		seen[m.op] = true
 	}
 	r.Skipped = append(append(r.Skipped, doc.Skipped...), g.skipped...)
+	r.Notes = g.notes
 	r.Operations = len(doc.Ops) + len(doc.Skipped)
 	return r
 }
@@ -208,6 +218,9 @@ func (r *Report) Print(w io.Writer, spec string) {
 		filepath.Base(spec), r.Operations, len(r.Emitted), len(r.Skipped), pag)
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "%s: skipped %s %s: %s\n", s.Pos, s.Method, s.Path, s.Reason)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "%s: note: %s\n", n.Pos, n.Msg)
 	}
 }
 
@@ -238,7 +251,10 @@ func relativeTo(dir, file string) string {
 }
 
 func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
-	spec := relativeTo(dir, cfg.Spec)
+	spec := cfg.Spec
+	if !isRemote(spec) {
+		spec = relativeTo(dir, spec)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "package %s\n\n", pkg)
 	args := "-package " + pkg
@@ -250,6 +266,9 @@ func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
 	}
 	if cfg.Config != "" {
 		args += " -config " + relativeTo(dir, cfg.Config)
+	}
+	if cfg.Remote {
+		args += " -remote"
 	}
 	fmt.Fprintf(&b, "// This file is yours: kitgen openapi writes it once and never again.\n\n")
 	fmt.Fprintf(&b, "//go:generate go tool kitgen openapi %s %s\n//go:generate go tool kitgen\n\n", args, spec)
