@@ -78,6 +78,7 @@ type loader struct {
 	// client fetches remote documents; nil: remote $refs are errors.
 	client *http.Client
 	ctx    context.Context
+	notes  []Note // what was left out of a schema that is still read
 }
 
 // node is a YAML node and the file it is in.
@@ -146,6 +147,7 @@ func load(name string, data []byte, l *loader) (*Doc, error) {
 	for k, v := range pairs(paths) {
 		l.pathItem(d, node{name, v}, k.Value)
 	}
+	d.Notes = l.notes
 	return d, nil
 }
 

@@ -20,6 +20,8 @@ type Doc struct {
 	// Skipped lists the operations that cannot be read, each with why; the
 	// rest of the document is still usable.
 	Skipped []Skip
+	// Notes are remarks on what was read: a part of a schema left out.
+	Notes []Note
 }
 
 // Skip is an operation left out of a Doc, and why.

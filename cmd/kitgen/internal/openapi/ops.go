@@ -53,8 +53,12 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 			byName[p.Name] = p
 		}
 	}
+	opPath, err := pathTemplate(op)
+	if err != nil {
+		return nil, err
+	}
 	var perr error
-	path := placeholderRE.ReplaceAllStringFunc(op.Path, func(ph string) string {
+	path := placeholderRE.ReplaceAllStringFunc(opPath, func(ph string) string {
 		wire := ph[1 : len(ph)-1]
 		p := byName[wire]
 		if p == nil {
@@ -66,7 +70,7 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 			rest = "..." // the value keeps its slashes
 
 		}
-		typ := g.types.goType(p.Schema, name+exported(wire, "Param"))
+		typ := g.textType(p, name+exported(wire, "Param"))
 		if !g.types.scalar(typ) {
 			perr = fmt.Errorf("path parameter %s: a %s has no text form", wire, typ)
 		}
@@ -95,10 +99,7 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 		if p.In != "header" {
 			continue
 		}
-		typ := g.types.goType(p.Schema, name+exported(p.Name, "Header"))
-		if strings.HasPrefix(typ, "[]") && g.types.scalar(typ[2:]) {
-			typ = "string" // style simple: the values joined with commas, as the caller writes them
-		}
+		typ := g.textType(p, name+exported(p.Name, "Header"))
 		if !g.types.scalar(typ) {
 			return nil, fmt.Errorf("header parameter %s: a %s has no text form", p.Name, typ)
 		}
@@ -318,4 +319,75 @@ func paramField(names *namer, p *Parameter, typ, tag string) string {
 		doc = "\t// " + d + "\n"
 	}
 	return fmt.Sprintf("%s\t%s %s `kit:%q`\n", doc, names.name(exported(p.Name, "Param")), typ, tag)
+}
+
+// textType returns the Go type of a path or header parameter, whose
+// style is simple: a list of scalars is a string (the values joined with
+// commas, as the caller writes them), and so is a union of scalars (an id
+// or a slug): text either way.
+func (g *generator) textType(p *Parameter, hint string) string {
+	if textUnion(p.Schema) {
+		return "string"
+	}
+	typ := g.types.goType(p.Schema, hint)
+	if strings.HasPrefix(typ, "[]") && g.types.scalar(typ[2:]) && p.Style == "simple" {
+		return "string"
+	}
+	return typ
+}
+
+// textUnion reports whether s is a oneOf or anyOf whose every branch is a
+// string, an integer, a number or a boolean, enums allowed.
+func textUnion(s *Schema) bool {
+	branches := union(s)
+	if branches == nil {
+		return false
+	}
+	for _, b := range branches {
+		if len(b.AllOf) == 1 && len(b.Properties) == 0 {
+			b = b.AllOf[0]
+		}
+		switch b.Type {
+		case "string", "integer", "number", "boolean":
+			if isObject(b) || union(b) != nil || b.Format == "binary" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// pathTemplate returns the operation's path without the query a few
+// documents write in it (/search?query={query}): a placeholder there is a
+// query parameter, sent as the others are; a constant pair stays, and kit
+// sends it.
+func pathTemplate(op *Operation) (string, error) {
+	path, query, ok := strings.Cut(op.Path, "?")
+	if !ok {
+		return path, nil
+	}
+	var keep []string
+	for _, pair := range strings.Split(query, "&") {
+		key, value, _ := strings.Cut(pair, "=")
+		ph := placeholderRE.FindStringSubmatch(value)
+		if ph == nil {
+			if pair != "" {
+				keep = append(keep, pair)
+			}
+			continue
+		}
+		found := false
+		for _, p := range op.Params {
+			found = found || p.In == "query" && p.Name == ph[1]
+		}
+		if ph[0] != value || !found {
+			return "", fmt.Errorf("path query %s=%s: not a query parameter's placeholder", key, value)
+		}
+	}
+	if len(keep) > 0 {
+		path += "?" + strings.Join(keep, "&")
+	}
+	return path, nil
 }

@@ -193,7 +193,7 @@ func (g *generator) report(doc *Doc) *Report {
 		seen[m.op] = true
 	}
 	r.Skipped = append(append(r.Skipped, doc.Skipped...), g.skipped...)
-	r.Notes = g.notes
+	r.Notes = append(append([]Note(nil), doc.Notes...), g.notes...)
 	r.Operations = len(doc.Ops) + len(doc.Skipped)
 	return r
 }

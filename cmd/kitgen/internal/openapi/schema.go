@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -167,7 +168,14 @@ func (l *loader) schemaAt(sn node, depth int) (*Schema, error) {
 				{Kind: yaml.ScalarNode, Value: "$ref"}, {Kind: yaml.ScalarNode, Value: ref, Line: v.Line, Column: v.Column},
 			}}}, depth+1)
 			if err != nil {
-				return nil, wrap(err, fmt.Sprintf("discriminator mapping %s", k.Value))
+				// A mapping is a hint: the union is still its branches,
+				// chosen by their names. Documents bundled from several
+				// files keep mappings into files that are gone.
+				var e *Error
+				if errors.As(err, &e) {
+					l.notes = append(l.notes, Note{Pos: e.Pos, Msg: fmt.Sprintf("discriminator mapping %s left out: %s", k.Value, e.Msg)})
+				}
+				continue
 			}
 			if s.Discriminator.Mapping == nil {
 				s.Discriminator.Mapping = map[string]*Schema{}

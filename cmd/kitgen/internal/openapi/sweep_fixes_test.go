@@ -1,6 +1,8 @@
 package openapi
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -21,5 +23,62 @@ func TestLoadJSONWithC1Controls(t *testing.T) {
 	// A YAML document with one stays an error: YAML does not allow it.
 	if _, err := LoadBytes("spec.yaml", []byte("openapi: 3.0.0\ninfo: {title: \"a\u0080\"}\npaths: {}\n")); err == nil {
 		t.Error("a YAML document with a C1 control character was read")
+	}
+}
+
+// A discriminator mapping that names nothing (a document bundled from
+// several files keeps mappings into files that are gone: digitalocean.com)
+// is left out with a note; the operation and its union stay.
+func TestDanglingDiscriminatorMapping(t *testing.T) {
+	doc := `openapi: 3.0.0
+info: {title: t, version: "1"}
+paths:
+  /records:
+    post:
+      requestBody:
+        content:
+          application/json:
+            schema:
+              oneOf: [{$ref: "#/components/schemas/A"}, {$ref: "#/components/schemas/B"}]
+              discriminator:
+                propertyName: type
+                mapping: {a: "models/types.yml#/a", b: "#/components/schemas/Gone", c: B}
+      responses: {"204": {description: ok}}
+components:
+  schemas:
+    A: {type: object, properties: {type: {type: string}, x: {type: string}}}
+    B: {type: object, properties: {type: {type: string}, y: {type: integer}}}
+`
+	d, err := LoadBytes("spec.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Skipped) != 0 || len(d.Ops) != 1 {
+		t.Fatalf("%d operations read, skipped %+v", len(d.Ops), d.Skipped)
+	}
+	if len(d.Notes) != 2 {
+		t.Fatalf("notes %+v, want the two mappings that name nothing", d.Notes)
+	}
+	for _, n := range d.Notes {
+		if n.Pos.Line != 13 || !strings.Contains(n.Msg, "discriminator mapping") {
+			t.Errorf("note %s: %s", n.Pos, n.Msg)
+		}
+	}
+	g := newGenerator(d, "api", "spec.yaml")
+	g.build()
+	src, _, err := g.file()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The union is sealed: B by its mapping, A by its schema's name.
+	for _, want := range []string{`case "c":`, `case "A":`} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("no %s in\n%s", want, src)
+		}
+	}
+	var r bytes.Buffer
+	g.report(d).Print(&r, "spec.yaml")
+	if !strings.Contains(r.String(), "spec.yaml:13:") || !strings.Contains(r.String(), "note: discriminator mapping a left out") {
+		t.Errorf("report:\n%s", r.String())
 	}
 }
