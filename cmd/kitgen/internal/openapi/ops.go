@@ -53,7 +53,7 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 			byName[p.Name] = p
 		}
 	}
-	opPath, err := pathTemplate(op)
+	opPath, inQuery, err := pathTemplate(op)
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +82,19 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 	if perr != nil {
 		return nil, perr
 	}
+	// Path parameters the path's own query names are sent in the query.
+	var queryDirs []string
+	for _, pq := range inQuery {
+		p := byName[pq.param]
+		typ := g.textType(p, name+exported(pq.param, "Param"))
+		if !g.types.scalar(typ) {
+			return nil, fmt.Errorf("path parameter %s: a %s has no text form", pq.param, typ)
+		}
+		goName := locals.name(local(pq.param))
+		m.params = append(m.params, goName+" "+typ)
+		queryDirs = append(queryDirs, fmt.Sprintf("//kit:query %s: {%s}", pq.key, goName))
+		delete(byName, pq.param)
+	}
 	for wire := range byName {
 		return nil, fmt.Errorf("path parameter %s is not in the path", wire)
 	}
@@ -89,7 +102,7 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 	if op.HasSecurity && len(op.Security) == 0 {
 		dir += " noauth"
 	}
-	m.directives = append(m.directives, dir)
+	m.directives = append(append(m.directives, dir), queryDirs...)
 
 	// Headers: required ones positional, named in a directive; optional
 	// ones are fields of the <Op>Params struct, with the optional query.
@@ -359,14 +372,20 @@ func textUnion(s *Schema) bool {
 	return true
 }
 
+// queryPlaceholder is a pair of the query a path carries whose value a
+// path parameter fills: /weather?lat={lat}.
+type queryPlaceholder struct{ key, param string }
+
 // pathTemplate returns the operation's path without the query a few
-// documents write in it (/search?query={query}): a placeholder there is a
-// query parameter, sent as the others are; a constant pair stays, and kit
-// sends it.
-func pathTemplate(op *Operation) (string, error) {
+// documents write in it (/search?query={query}), kit's path being a path
+// with constant query pairs only: a constant pair stays; a placeholder
+// that names a query parameter is sent as the other query parameters are,
+// and one that names a path parameter is returned in inQuery, to be sent
+// as a query parameter by that name.
+func pathTemplate(op *Operation) (path string, inQuery []queryPlaceholder, err error) {
 	path, query, ok := strings.Cut(op.Path, "?")
 	if !ok {
-		return path, nil
+		return path, nil, nil
 	}
 	var keep []string
 	for _, pair := range strings.Split(query, "&") {
@@ -378,16 +397,21 @@ func pathTemplate(op *Operation) (string, error) {
 			}
 			continue
 		}
-		found := false
+		in := ""
 		for _, p := range op.Params {
-			found = found || p.In == "query" && p.Name == ph[1]
+			if p.Name == ph[1] && (p.In == "query" || p.In == "path" && in == "") {
+				in = p.In
+			}
 		}
-		if ph[0] != value || !found {
-			return "", fmt.Errorf("path query %s=%s: not a query parameter's placeholder", key, value)
+		switch {
+		case ph[0] != value || in == "" || key == "":
+			return "", nil, fmt.Errorf("path query %s=%s: not a query or path parameter's placeholder", key, value)
+		case in == "path":
+			inQuery = append(inQuery, queryPlaceholder{key, ph[1]})
 		}
 	}
 	if len(keep) > 0 {
 		path += "?" + strings.Join(keep, "&")
 	}
-	return path, nil
+	return path, inQuery, nil
 }
