@@ -357,8 +357,8 @@ func textUnion(s *Schema) bool {
 		return false
 	}
 	for _, b := range branches {
-		if len(b.AllOf) == 1 && len(b.Properties) == 0 {
-			b = b.AllOf[0]
+		if one := allOfOne(b); one != nil {
+			b = one
 		}
 		switch b.Type {
 		case "string", "integer", "number", "boolean":

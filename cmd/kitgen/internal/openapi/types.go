@@ -38,6 +38,13 @@ func newTyper(names *namer) *typer {
 
 // isObject reports whether s becomes a Go struct.
 func isObject(s *Schema) bool {
+	for hop := 0; s != nil && s != Any && hop < MaxRefHops; hop++ {
+		one := allOfOne(s)
+		if one == nil || one == s {
+			break
+		}
+		s = one
+	}
 	if s == nil || s == Any {
 		return false
 	}
@@ -45,6 +52,38 @@ func isObject(s *Schema) bool {
 		return true
 	}
 	return len(s.Properties) > 0 && len(s.OneOf)+len(s.AnyOf) == 0
+}
+
+// allOfOne returns the one schema an allOf stands for when its other
+// parts only annotate it (a description, an xml name, an example): allOf:
+// [{$ref: String}, {xml: {name: Id}}] is a String. nil when s adds
+// properties or a union of its own, or when two parts constrain.
+func allOfOne(s *Schema) *Schema {
+	if len(s.AllOf) == 0 || len(s.Properties) > 0 || len(s.OneOf)+len(s.AnyOf) > 0 {
+		return nil
+	}
+	var one *Schema
+	for _, p := range s.AllOf {
+		if annotates(p) {
+			continue
+		}
+		if one != nil {
+			return nil
+		}
+		one = p
+	}
+	if one == nil {
+		return s.AllOf[0]
+	}
+	return one
+}
+
+// annotates reports whether s constrains nothing a Go type shows: an
+// inline schema with only a description, an xml name, an example.
+func annotates(s *Schema) bool {
+	return s == Any || s.Name == "" && s.Type == "" && len(s.Properties) == 0 && s.Items == nil &&
+		s.AdditionalProperties == nil && len(s.AllOf)+len(s.OneOf)+len(s.AnyOf) == 0 && len(s.Enum) == 0 &&
+		s.Discriminator == nil
 }
 
 // union returns the branches of a oneOf/anyOf with two or more.
@@ -77,8 +116,8 @@ func (t *typer) goType(s *Schema, hint string) string {
 		defer delete(t.passing, s)
 		return t.goType(to, hint)
 	}
-	if len(s.AllOf) == 1 && len(s.Properties) == 0 && len(s.OneOf)+len(s.AnyOf) == 0 {
-		return through(s.AllOf[0]) // allOf of one: that schema, with a description
+	if one := allOfOne(s); one != nil {
+		return through(one) // allOf of one: that schema, with a description
 	}
 	if u := union(s); u != nil {
 		if scalars(u) {
