@@ -39,6 +39,11 @@ func streamType(mt string) bool {
 // methodFor maps one operation; an error is why it is skipped. stream
 // asks for the event-stream variant of an operation that has both.
 func (g *generator) methodFor(op *Operation, name string, stream bool) (*method, error) {
+	switch op.Method {
+	case "GET", "POST", "PUT", "PATCH", "DELETE":
+	default:
+		return nil, fmt.Errorf("method %s: kit declares GET, POST, PUT, PATCH and DELETE calls", op.Method)
+	}
 	m := &method{op: op, name: name, iface: g.ifaceOf(op)}
 	locals := newNamer("ctx", "opts", "params", "body")
 	for _, p := range op.Params {
