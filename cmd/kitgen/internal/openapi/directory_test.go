@@ -284,6 +284,8 @@ var skipRules = []struct {
 	{regexp.MustCompile(`^request body \S+ of type`), "request body: an enum or a union"},
 	{regexp.MustCompile(`^request body \S+ has no schema`), "request body: no schema"},
 	{regexp.MustCompile(`^path placeholder .* has no path parameter`), "path placeholder without a path parameter"},
+	{regexp.MustCompile(`^path query .*: not a query or path parameter's placeholder`), "path query placeholder without a parameter"},
+	{regexp.MustCompile(`^method (\w+): kit declares`), "method $1"},
 	{regexp.MustCompile(`^path parameter .* is not in the path`), "path parameter not in the path"},
 	{regexp.MustCompile(`^a parameter without a name`), "parameter without a name"},
 	{regexp.MustCompile(`^parameter .*: in: `), "parameter with an unknown in"},
