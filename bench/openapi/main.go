@@ -94,7 +94,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := r.prepare(tools); err != nil {
 		return err
 	}
-	loadStart := loadAverage()
 
 	var results []result
 	for _, d := range docs {
@@ -112,7 +111,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if len(results) == 0 {
 		return fmt.Errorf("no document of the corpus in %s could be read", dir)
 	}
-	fmt.Fprintf(stdout, "%s\n\n", header(r.versions, *repeats, r.machine(loadStart, loadAverage())))
+	fmt.Fprintf(stdout, "%s\n\n", header(r.versions, *repeats, r.machine()))
 	writeTable(stdout, results)
 	writeNotes(stdout, results)
 	return nil

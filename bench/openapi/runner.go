@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +27,7 @@ type runner struct {
 	gocache  string // the build cache of the compile measurements
 	bins     map[string]string
 	versions versions
+	loads    []float64 // load averages sampled while timing
 }
 
 // timing is one command's wall and CPU (user+system, children included)
@@ -89,25 +91,35 @@ func kitVersion(root string) string {
 	return "v" + version
 }
 
-// loadAverage is the one-minute load average, "" where /proc/loadavg is
-// not there.
-func loadAverage() string {
+// loadAverage is the one-minute load average; ok is false where
+// /proc/loadavg is not there.
+func loadAverage() (load float64, ok bool) {
 	data, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
-		return ""
+		return 0, false
 	}
 	f := strings.Fields(string(data))
 	if len(f) == 0 {
-		return ""
+		return 0, false
 	}
-	return f[0]
+	load, err = strconv.ParseFloat(f[0], 64)
+	return load, err == nil
 }
 
-// machine describes the machine and its load at the start and the end.
-func (r *runner) machine(loadStart, loadEnd string) string {
+// sampleLoad records the load average; the runner samples it before
+// every timed command.
+func (r *runner) sampleLoad() {
+	if l, ok := loadAverage(); ok {
+		r.loads = append(r.loads, l)
+	}
+}
+
+// machine describes the machine and the load it had while the commands
+// were timed.
+func (r *runner) machine() string {
 	s := fmt.Sprintf("%s, %s/%s, %d CPUs", r.versions.goVersion, runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	if loadStart != "" {
-		s += fmt.Sprintf(", one-minute load average %s at the start and %s at the end", loadStart, loadEnd)
+	if len(r.loads) > 0 {
+		s += fmt.Sprintf(" shared with other work: one-minute load average %.1f to %.1f while timing", slices.Min(r.loads), slices.Max(r.loads))
 	}
 	return s
 }
@@ -206,6 +218,7 @@ func (r *runner) measure(d doc, t tool, spec string, repeats int) result {
 			}
 		}
 		args := a.args(spec, d.pkg, config)
+		r.sampleLoad()
 		o, tm, err := r.cmd(mod, moduleEnv(), r.bins[t.name], args...)
 		if err != nil {
 			res.failures = append(res.failures, failure{option: a.option, text: errorSummary(o, err, 1, r.work, filepath.Dir(spec))})
@@ -216,6 +229,7 @@ func (r *runner) measure(d doc, t tool, spec string, repeats int) result {
 		}
 		res.option, res.generate = a.option, tm
 		for range repeats - 1 {
+			r.sampleLoad()
 			_, tm, err := r.cmd(mod, moduleEnv(), r.bins[t.name], args...)
 			if err != nil {
 				break
@@ -267,6 +281,7 @@ func (r *runner) measure(d doc, t tool, spec string, repeats int) result {
 			res.err = err.Error()
 			return res
 		}
+		r.sampleLoad()
 		o, tm, err := r.cmd(mod, env, "go", "build", "./"+d.pkg)
 		if err != nil {
 			res.err = "go build: " + errorSummary(o, err, 6, r.work, filepath.Dir(spec))

@@ -79,7 +79,7 @@ func thousands(n int) string {
 
 // header says what was run, where and when.
 func header(v versions, repeats int, machine string) string {
-	return fmt.Sprintf("Measured %s; %s. kitgen %s (this tree), ogen %s (client only: server features off), oapi-codegen %s (models and client; runtime %s). Each figure is the fastest of %d runs; compile is `go build` of the generated package alone, every dependency already built.",
+	return fmt.Sprintf("Measured %s; %s. kitgen %s (this tree), ogen %s (client only: server features off), oapi-codegen %s (models and client; runtime %s). Generation: the fastest of %d runs. Compile: `go build` of the generated package alone, every dependency already built, fastest and slowest of as many runs; CPU is user+system time of the fastest.",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), machine, v.kit, v.ogen, v.oapi, v.runtime, repeats)
 }
 
