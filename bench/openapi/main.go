@@ -19,6 +19,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -46,6 +47,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	keep := fs.Bool("keep", false, "keep the work directory (generated modules and tool logs) and print its path")
 	timeout := fs.Duration("timeout", 30*time.Minute, "limit for each command the comparison runs")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
 		return err
 	}
 	if *repeats < 1 {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -59,27 +57,6 @@ func TestFormats(t *testing.T) {
 	for d, want := range map[time.Duration]string{40 * time.Millisecond: "0.04 s", 1900 * time.Millisecond: "1.9 s", 41400 * time.Millisecond: "41 s"} {
 		if got := seconds(d); got != want {
 			t.Errorf("seconds(%v) = %q, want %q", d, got, want)
-		}
-	}
-}
-
-// TestRunWithoutCorpus checks that the comparison says so and succeeds
-// when the corpus is absent, as in a user's clone.
-func TestRunWithoutCorpus(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	if err := run([]string{"-corpus", filepath.Join(t.TempDir(), "absent")}, &stdout, &stderr); err != nil {
-		t.Fatal(err)
-	}
-	if stdout.Len() != 0 || !strings.Contains(stderr.String(), "the OpenAPI corpus is not beside this clone") {
-		t.Errorf("stdout %q, stderr %q", stdout.String(), stderr.String())
-	}
-}
-
-func TestRunFlags(t *testing.T) {
-	for _, args := range [][]string{{"-n", "0"}, {"-docs", "swagger.json", "-corpus", "."}, {"-tools", "x", "-corpus", "."}} {
-		var stdout, stderr bytes.Buffer
-		if err := run(args, &stdout, &stderr); err == nil {
-			t.Errorf("run(%q): no error", args)
 		}
 	}
 }
