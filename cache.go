@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -140,9 +141,19 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 	if err != nil {
 		return next(ctx, req) // the auth layer reports it
 	}
-	key := st.cacheKey(http.MethodGet, req.URL, id)
-
-	stored := st.lookup(ctx, req, key)
+	// The key is built on the stack: a fresh hit from NewMemoryCache looks
+	// it up without making a string of it.
+	var keyBuf [256]byte
+	keyBytes := st.appendCacheKey(keyBuf[:0], http.MethodGet, req.URL, id)
+	var key string
+	var stored *cacheEntry
+	shared := false // stored is NewMemoryCache's, shared by every hit: copy before changing it
+	if mc, ok := st.cache.(*memoryCache); ok {
+		stored, shared = st.lookupMemory(ctx, req, mc, keyBytes), true
+	} else {
+		key = string(keyBytes)
+		stored = st.lookup(ctx, req, key)
+	}
 	now := time.Now()
 	if stored != nil && !stored.noCache && !reqCC.noCache {
 		age := stored.age(now)
@@ -152,8 +163,14 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 		}
 		if age < usable {
 			st.observeCacheHit(ctx, req, false)
-			return st.cachedResponse(req, stored, age), nil
+			return st.cachedResponse(req, stored, !shared, age), nil
 		}
+	}
+	if key == "" {
+		key = string(keyBytes)
+	}
+	if stored != nil && shared {
+		stored = stored.private()
 	}
 	send := req
 	if stored != nil {
@@ -193,7 +210,7 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 			st.store(ctx, req, key, stored, cc)
 		}
 		st.observeCacheHit(ctx, req, true)
-		return st.cachedResponse(req, stored, stored.age(time.Now())), nil
+		return st.cachedResponse(req, stored, true, stored.age(time.Now())), nil
 	}
 	if err != nil {
 		return resp, err
@@ -206,28 +223,25 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 	return resp, nil
 }
 
-// lookup returns the entry stored under key for req, nil when there is none
-// (or it does not decode, or was chosen by other Vary values). The entry is
-// the caller's to change.
-func (st *clientState) lookup(ctx context.Context, req *Request, key string) *cacheEntry {
-	if mc, ok := st.cache.(*memoryCache); ok {
-		// In this process: decoded once, copied per hit.
-		shared, ok, err := mc.decodedEntry(key)
-		if err != nil {
-			st.logCache(ctx, req, "decoding", err)
-		}
-		if !ok || !shared.varyMatches(req.Header) {
-			return nil
-		}
-		e := *shared
-		// A map of its own; the value slices are shared, capped so that
-		// an Add copies them (Set replaces them).
-		e.header = make(http.Header, len(shared.header)+1)
-		for k, vs := range shared.header {
-			e.header[k] = vs[:len(vs):len(vs)]
-		}
-		return &e
+// lookupMemory returns the entry mc holds under key for req, nil when there
+// is none (or it does not decode, or was chosen by other Vary values). The
+// entry is shared by every hit: the caller must not change it (see
+// cacheEntry.private).
+func (st *clientState) lookupMemory(ctx context.Context, req *Request, mc *memoryCache, key []byte) *cacheEntry {
+	e, ok, err := mc.decodedEntry(key)
+	if err != nil {
+		st.logCache(ctx, req, "decoding", err)
 	}
+	if !ok || !e.varyMatches(req.Header) {
+		return nil
+	}
+	return e
+}
+
+// lookup returns the entry a store other than NewMemoryCache holds under
+// key for req, nil when there is none (or it does not decode, or was chosen
+// by other Vary values). The entry is the caller's to change.
+func (st *clientState) lookup(ctx context.Context, req *Request, key string) *cacheEntry {
 	data, ok, err := st.cache.Get(ctx, key)
 	switch {
 	case err != nil:
@@ -308,17 +322,40 @@ func (st *clientState) deleteEntry(ctx context.Context, req *Request, key string
 	}
 }
 
-// cachedResponse is e served to req at current age age.
-func (st *clientState) cachedResponse(req *Request, e *cacheEntry, age time.Duration) *Response {
-	e.header["Age"] = []string{strconv.FormatInt(int64(age/time.Second), 10)}
-	return &Response{
+// cachedResponse is e served to req at current age age. When e is not
+// owned (it is shared by other hits), the response gets a copy of its
+// header; the body is shared either way (Response.Bytes says not to modify
+// it).
+func (st *clientState) cachedResponse(req *Request, e *cacheEntry, owned bool, age time.Duration) *Response {
+	h := e.header
+	if !owned {
+		// The value slices are capped (decodeEntry makes them so): an
+		// Add to a copy's value copies it, a Set replaces it.
+		h = maps.Clone(e.header)
+		if h == nil {
+			h = make(http.Header, 1)
+		}
+	}
+	// One allocation for the response, its request and its Age value.
+	s := &servedResponse{age: [1]string{strconv.FormatInt(int64(age/time.Second), 10)}}
+	h["Age"] = s.age[:]
+	s.req = http.Request{Method: req.Method, URL: req.URL, Header: req.Header, Host: req.URL.Host}
+	s.resp = Response{
 		StatusCode: e.status,
-		Header:     e.header,
-		Request:    &http.Request{Method: req.Method, URL: req.URL, Header: req.Header, Host: req.URL.Host},
+		Header:     h,
+		Request:    &s.req,
 		body:       e.body,
 		secrets:    &st.secrets,
 		cached:     true,
 	}
+	return &s.resp
+}
+
+// servedResponse is what cachedResponse allocates, in one piece.
+type servedResponse struct {
+	resp Response
+	req  http.Request
+	age  [1]string
 }
 
 // invalidate removes what is stored for the URL of a successful write
@@ -358,35 +395,25 @@ func (st *clientState) invalidate(ctx context.Context, req *Request, resp *Respo
 // query) shows in a store outside the process. NewMemoryCache, in the
 // process, gets them unhashed: the hash would only cost time.
 func (st *clientState) cacheKey(method string, u *url.URL, id string) string {
+	var stack [256]byte
+	return string(st.appendCacheKey(stack[:0], method, u, id))
+}
+
+// appendCacheKey appends the key cacheKey returns to b.
+func (st *clientState) appendCacheKey(b []byte, method string, u *url.URL, id string) []byte {
 	if _, ok := st.cache.(*memoryCache); ok {
-		return memoryKey(method, u, id)
+		return appendKeyText(b, method, u, id)
 	}
-	return cacheKey(method, u, id)
-}
-
-// memoryKey is the unhashed key: method, URL and identity, one allocation.
-func memoryKey(method string, u *url.URL, id string) string {
-	path := u.EscapedPath()
-	var b strings.Builder
-	b.Grow(len(method) + len(u.Scheme) + len(u.Host) + len(path) + len(u.RawQuery) + len(id) + 8)
-	b.WriteString(method)
-	b.WriteByte(' ')
-	b.WriteString(u.Scheme)
-	b.WriteString("://")
-	b.WriteString(u.Host)
-	b.WriteString(path)
-	if u.RawQuery != "" || u.ForceQuery {
-		b.WriteByte('?')
-		b.WriteString(u.RawQuery)
-	}
-	b.WriteByte(0)
-	b.WriteString(id)
-	return b.String()
-}
-
-func cacheKey(method string, u *url.URL, id string) string {
 	var stack [512]byte
-	b := append(stack[:0], method...)
+	sum := sha256.Sum256(appendKeyText(stack[:0], method, u, id))
+	b = append(b, "kit:"...)
+	return hex.AppendEncode(b, sum[:])
+}
+
+// appendKeyText appends the text a key is made of: method, URL and
+// identity.
+func appendKeyText(b []byte, method string, u *url.URL, id string) []byte {
+	b = append(b, method...)
 	b = append(b, 0)
 	b = append(b, u.Scheme...)
 	b = append(b, "://"...)
@@ -397,12 +424,7 @@ func cacheKey(method string, u *url.URL, id string) string {
 		b = append(b, u.RawQuery...)
 	}
 	b = append(b, 0)
-	b = append(b, id...)
-	sum := sha256.Sum256(b)
-	var out [4 + 2*sha256.Size]byte
-	copy(out[:], "kit:")
-	hex.Encode(out[4:], sum[:])
-	return string(out[:])
+	return append(b, id...)
 }
 
 // cacheIdentity is a hash of the credentials req would carry ("" for none):
