@@ -384,7 +384,11 @@ func (d *endpointDecl) request(st *clientState, params any, opts []CallOption) (
 // route routes the call's parameters (params is a *P).
 func (d *endpointDecl) route(params any) (routed, error) {
 	r := routed{names: d.tmpl.Placeholders}
-	if n := len(r.names); n > 0 {
+	switch n := len(r.names); {
+	case n > 0 && n <= len(pathSlots{}.vals):
+		s := new(pathSlots) // one allocation for both
+		r.vals, r.filled = s.vals[:n:n], s.filled[:n:n]
+	case n > 0:
 		r.vals = make([]string, n)
 		r.filled = make([]bool, n)
 	}
@@ -395,6 +399,12 @@ func (d *endpointDecl) route(params any) (routed, error) {
 		}
 	}
 	return r, nil
+}
+
+// pathSlots holds the values of a path with few placeholders.
+type pathSlots struct {
+	vals   [4]string
+	filled [4]bool
 }
 
 // declaredWith names the function that declares endpoints of method.
