@@ -45,6 +45,9 @@ var defaultPolicy = &callPolicy{}
 // path and r's query. The body, if any, is validated and encoded here:
 // nothing is sent when build fails.
 func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Request, error) {
+	// One allocation for the request, its URL (when parseBuilt can fill
+	// it) and kit's default header values.
+	box := &requestBox{}
 	var u, built *url.URL // built: u's scheme and host, when shared
 	switch {
 	case rawURL == "" && r.target != nil:
@@ -60,7 +63,7 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 		}
 		writeQuery(&b, st.baseQueryFor(d), d.tmpl.Static, r)
 		var err error
-		if u, built, err = st.parseBuilt(b.String(), d.tmpl.Origin == ""); err != nil {
+		if u, built, err = st.parseBuilt(b.String(), d.tmpl.Origin == "", &box.url); err != nil {
 			return nil, errorf(d.name, "building the URL: %w", err)
 		}
 	}
@@ -73,16 +76,9 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 	if built == nil {
 		built = &url.URL{Scheme: u.Scheme, Host: u.Host}
 	}
-	// One allocation for the request and kit's default header values.
-	box := &requestBox{}
 	req := &box.req
-	*req = Request{
-		Method:   d.method,
-		URL:      u,
-		Endpoint: d.name,
-		policy:   r.call.policyOf(d),
-		built:    built,
-	}
+	req.Method, req.URL, req.Endpoint = d.method, u, d.name
+	req.policy, req.built = r.call.policyOf(d), built
 	if r.target != nil {
 		// A URL given at run time is often one a server sent (a Location
 		// to follow): the headers of the call were declared for the
@@ -184,6 +180,7 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 // requestBox is what build allocates for a request, in one piece.
 type requestBox struct {
 	req      Request
+	url      url.URL
 	defaults [3]string
 }
 
@@ -192,12 +189,14 @@ type requestBox struct {
 // gives the same URL as parsing it all (the prefix's scheme and host parse
 // once, in newClientState), without parsing the host on every call. origin
 // is then st.authority, u's scheme and host (shared: not to be changed);
-// else nil.
-func (st *clientState) parseBuilt(raw string, onBase bool) (u, origin *url.URL, err error) {
+// else nil. A path of plain bytes is parsed into into, which is then u.
+func (st *clientState) parseBuilt(raw string, onBase bool, into *url.URL) (u, origin *url.URL, err error) {
 	if onBase && st.authority != nil && len(raw) > st.authorityLen {
 		// A path that starts with "//" would parse as an authority.
 		if rest := raw[st.authorityLen:]; rest[0] == '/' && !strings.HasPrefix(rest, "//") {
-			if u, err = parseURL(rest); err != nil {
+			if parsePlain(into, rest) {
+				u = into
+			} else if u, err = parseURL(rest); err != nil {
 				return nil, nil, err
 			}
 			u.Scheme, u.Host = st.authority.Scheme, st.authority.Host
@@ -206,6 +205,43 @@ func (st *clientState) parseBuilt(raw string, onBase bool) (u, origin *url.URL, 
 	}
 	u, err = parseURL(raw)
 	return u, nil, err
+}
+
+// parsePlain sets *u to what url.Parse(rest) returns, when rest (a path
+// starting with "/" but not "//", and a query) is plain: its path has only
+// bytes that url.URL.EscapedPath leaves as they are (no "%": nothing to
+// unescape, and Path is the path as written), and neither part has a "#"
+// or a control byte (url.Parse's errors). It reports false, leaving u, for
+// any other rest, which url.Parse then parses.
+func parsePlain(u *url.URL, rest string) bool {
+	path, query, hasQuery := strings.Cut(rest, "?")
+	for i := 0; i < len(path); i++ {
+		if !plainPathByte(path[i]) {
+			return false
+		}
+	}
+	for i := 0; i < len(query); i++ {
+		if c := query[i]; c < ' ' || c == 0x7f || c == '#' {
+			return false
+		}
+	}
+	*u = url.URL{Path: path, RawQuery: query, ForceQuery: hasQuery && query == ""}
+	return true
+}
+
+// plainPathByte reports whether c stands for itself in a URL path (RFC
+// 3986's unreserved characters, sub-delimiters but "!'()*", ":", "@" and
+// "/"), the bytes net/url does not escape in a path.
+func plainPathByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	switch c {
+	case '-', '.', '_', '~', '$', '&', '+', ',', '/', ':', ';', '=', '@':
+		return true
+	}
+	return false
 }
 
 // parseURL is url.Parse with an error that does not repeat the URL, which

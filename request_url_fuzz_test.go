@@ -36,7 +36,7 @@ func FuzzBuiltURL(f *testing.F) {
 		full := b.String()
 
 		want, werr := url.Parse(full)
-		got, origin, gerr := st.parseBuilt(full, true)
+		got, origin, gerr := st.parseBuilt(full, true, new(url.URL))
 		if (werr == nil) != (gerr == nil) {
 			t.Fatalf("parseBuilt(%q): error %v, url.Parse: %v", full, gerr, werr)
 		}
