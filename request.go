@@ -232,17 +232,15 @@ func parsePlain(u *url.URL, rest string) bool {
 // plainPathByte reports whether c stands for itself in a URL path (RFC
 // 3986's unreserved characters, sub-delimiters but "!'()*", ":", "@" and
 // "/"), the bytes net/url does not escape in a path.
-func plainPathByte(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
+func plainPathByte(c byte) bool { return plainPath[c] }
+
+var plainPath = func() (t [256]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			strings.IndexByte("-._~$&+,/:;=@", byte(c)) >= 0
 	}
-	switch c {
-	case '-', '.', '_', '~', '$', '&', '+', ',', '/', ':', ';', '=', '@':
-		return true
-	}
-	return false
-}
+	return t
+}()
 
 // parseURL is url.Parse with an error that does not repeat the URL, which
 // may hold a secret.
