@@ -132,10 +132,12 @@ func bypasses(k string) bool {
 }
 
 func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request) (*Response, error) {
-	for k := range req.Header { // fewer than the names bypasses knows, mostly
+	credentials := false // the request carries credentials of its own (see cacheIdentity)
+	for k := range req.Header {
 		if bypasses(k) {
 			return next(ctx, req)
 		}
+		credentials = credentials || isCredentialName(k)
 	}
 	reqCC := parseCacheControl(req.Header)
 	if reqCC.noStore {
@@ -144,7 +146,7 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 	if len(req.Header["Cache-Control"]) == 0 && slices.Contains(req.Header["Pragma"], "no-cache") {
 		reqCC.noCache = true // RFC 9111 §5.4
 	}
-	id, err := st.cacheIdentity(ctx, req)
+	id, err := st.cacheIdentityOf(ctx, req, credentials)
 	if err != nil {
 		return next(ctx, req) // the auth layer reports it
 	}
@@ -441,9 +443,19 @@ func appendKeyText(b []byte, method string, u *url.URL, id string) []byte {
 // request carries already (an Authorization or Cookie header, or one with a
 // secret-looking name, set with WithHeader or a header parameter).
 func (st *clientState) cacheIdentity(ctx context.Context, req *Request) (string, error) {
+	return st.cacheIdentityOf(ctx, req, true)
+}
+
+// cacheIdentityOf is cacheIdentity; a caller that has seen that the
+// request has no credential header (isCredentialName) says so with
+// headers false.
+func (st *clientState) cacheIdentityOf(ctx context.Context, req *Request, headers bool) (string, error) {
 	id, err := st.authIdentityOf(ctx, req)
 	if err != nil {
 		return "", err
+	}
+	if !headers {
+		return id, nil
 	}
 	if own := headerIdentity(req.Header); own != "" {
 		id = identityHash(id + "\x00" + own)
@@ -451,16 +463,25 @@ func (st *clientState) cacheIdentity(ctx context.Context, req *Request) (string,
 	return id, nil
 }
 
+// isCredentialName reports whether a request header (canonical) carries
+// credentials, for the cache key: Authorization, Proxy-Authorization,
+// Cookie, or a secret-looking name.
+func isCredentialName(k string) bool {
+	switch k {
+	case "Accept", "User-Agent", "Content-Type", "Cache-Control", "Accept-Language", "Accept-Encoding", "Pragma":
+		return false
+	case "Authorization", "Proxy-Authorization", "Cookie":
+		return true
+	}
+	return (*secrets)(nil).isSecret(k)
+}
+
 // headerIdentity is the text of the credential headers of h, sorted; ""
 // when there are none.
 func headerIdentity(h http.Header) string {
 	var names []string
 	for k := range h {
-		switch k {
-		case "Accept", "User-Agent", "Content-Type", "Cache-Control", "Accept-Language", "Accept-Encoding", "Pragma":
-			continue
-		}
-		if k == "Authorization" || k == "Proxy-Authorization" || k == "Cookie" || (*secrets)(nil).isSecret(k) {
+		if isCredentialName(k) {
 			names = append(names, k)
 		}
 	}
