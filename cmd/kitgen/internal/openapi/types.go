@@ -17,6 +17,8 @@ type typer struct {
 	imports  map[string]bool
 	structs  map[string]bool // declared struct types
 	enums    map[string]bool // declared string types
+	markers  map[string]bool // "Type.isUnion": marker methods declared
+	passing  map[*Schema]bool // schemas that are another one, being resolved
 
 	// fileFields makes binary strings kit.File (multipart bodies).
 	fileFields bool
@@ -27,7 +29,7 @@ type typer struct {
 
 func newTyper(names *namer) *typer {
 	return &typer{names: names, declared: map[*Schema]string{}, building: map[*Schema]bool{}, imports: map[string]bool{},
-		structs: map[string]bool{}, enums: map[string]bool{}}
+		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, passing: map[*Schema]bool{}}
 }
 
 // isObject reports whether s becomes a Go struct.
@@ -61,8 +63,18 @@ func (t *typer) goType(s *Schema, hint string) string {
 	if name, ok := t.declared[s]; ok {
 		return name
 	}
+	// A schema that is another one (an allOf, oneOf or anyOf of one) is
+	// that one's type; a cycle of them (A is allOf [A]) says nothing.
+	if t.passing[s] {
+		return "any"
+	}
+	through := func(to *Schema) string {
+		t.passing[s] = true
+		defer delete(t.passing, s)
+		return t.goType(to, hint)
+	}
 	if len(s.AllOf) == 1 && len(s.Properties) == 0 && len(s.OneOf)+len(s.AnyOf) == 0 {
-		return t.goType(s.AllOf[0], hint) // allOf of one: that schema, with a description
+		return through(s.AllOf[0]) // allOf of one: that schema, with a description
 	}
 	if u := union(s); u != nil {
 		if scalars(u) {
@@ -71,15 +83,19 @@ func (t *typer) goType(s *Schema, hint string) string {
 		return t.declareUnion(s, u, hint)
 	}
 	if len(s.OneOf) == 1 {
-		return t.goType(s.OneOf[0], hint)
+		return through(s.OneOf[0])
 	}
 	if len(s.AnyOf) == 1 {
-		return t.goType(s.AnyOf[0], hint)
+		return through(s.AnyOf[0])
 	}
 	if isObject(s) {
 		return t.declareStruct(s, hint)
 	}
-	switch s.Type {
+	typ := s.Type
+	if typ == "" && len(s.Enum) > 0 && allStrings(s.Enum) {
+		typ = "string" // 3.1's const, or an enum without a type
+	}
+	switch typ {
 	case "string":
 		if len(s.Enum) > 0 && allStrings(s.Enum) {
 			return t.declareEnum(s, hint)
@@ -177,6 +193,12 @@ func (t *typer) declareUnion(s *Schema, branches []*Schema, hint string) string 
 	t.declared[s] = name
 	t.structs[name] = true
 	t.imports["encoding/json"] = true
+	if s.Discriminator != nil && s.Discriminator.Property != "" {
+		if decl, ok := t.sealedUnion(s, name, branches); ok {
+			t.decls = append(t.decls, decl)
+			return name
+		}
+	}
 	var b strings.Builder
 	var kinds []string
 	type as struct{ method, typ string }
