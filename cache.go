@@ -156,14 +156,16 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 	keyBytes := st.appendCacheKey(keyBuf[:0], http.MethodGet, req.URL, id)
 	var key string
 	var stored *cacheEntry
+	var now time.Time
 	shared := false // stored is NewMemoryCache's, shared by every hit: copy before changing it
 	if mc, ok := st.cache.(*memoryCache); ok {
-		stored, shared = st.lookupMemory(ctx, req, mc, keyBytes), true
+		now = time.Now() // one reading of the clock for the entry's expiry and its age
+		stored, shared = st.lookupMemory(ctx, req, mc, keyBytes, now), true
 	} else {
 		key = string(keyBytes)
 		stored = st.lookup(ctx, req, key)
+		now = time.Now() // after a store's round trip
 	}
-	now := time.Now()
 	if stored != nil && !stored.noCache && !reqCC.noCache {
 		age := stored.age(now)
 		usable := stored.lifetime - reqCC.minFresh
@@ -232,12 +234,12 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 	return resp, nil
 }
 
-// lookupMemory returns the entry mc holds under key for req, nil when there
-// is none (or it does not decode, or was chosen by other Vary values). The
+// lookupMemory returns the entry mc holds under key for req at now, nil
+// when there is none (or it does not decode, or was chosen by other Vary values). The
 // entry is shared by every hit: the caller must not change it (see
 // cacheEntry.private).
-func (st *clientState) lookupMemory(ctx context.Context, req *Request, mc *memoryCache, key []byte) *cacheEntry {
-	e, ok, err := mc.decodedEntry(key)
+func (st *clientState) lookupMemory(ctx context.Context, req *Request, mc *memoryCache, key []byte, now time.Time) *cacheEntry {
+	e, ok, err := mc.decodedEntry(key, now)
 	if err != nil {
 		st.logCache(ctx, req, "decoding", err)
 	}
