@@ -256,7 +256,7 @@ func parseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// writeQuery writes "?" and the query of a call (the base URL's base, the
+// writeQuery writes "?" and the query of a call (the base URL's query, the
 // path's static, the call's own r.query), when it has one.
 func writeQuery(b *strings.Builder, base, static url.Values, r *routed) {
 	if r.has1 && r.query == nil && len(base) == 0 && len(static) == 0 {
