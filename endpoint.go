@@ -107,7 +107,7 @@ func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P, opts ...
 		return failedResult[R](d.result, err, nil)
 	}
 	args := &callArgs[P]{params: params}
-	req, err := d.requestWith(st, &args.params, &args.slots, opts)
+	req, err := d.requestWith(st, &args.params, &args.room, opts)
 	if err != nil {
 		return failedResult[R](d.result, err, nil)
 	}
@@ -156,7 +156,7 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P, opts ...Ca
 		return failedFuture[R](err)
 	}
 	args := &callArgs[P]{params: params}
-	req, err := e.d.requestWith(st, &args.params, &args.slots, opts)
+	req, err := e.d.requestWith(st, &args.params, &args.room, opts)
 	if err != nil {
 		return failedFuture[R](err)
 	}
@@ -376,8 +376,14 @@ func (d *endpointDecl) request(st *clientState, params any, opts []CallOption) (
 	return d.requestWith(st, params, nil, opts)
 }
 
-// requestWith is request with room for the path's values (see routeWith).
-func (d *endpointDecl) requestWith(st *clientState, params any, slots *pathSlots, opts []CallOption) (*Request, error) {
+// requestWith is request making the path's values and the request in
+// room, when it is not nil (see routeWith and buildIn).
+func (d *endpointDecl) requestWith(st *clientState, params any, room *callRoom, opts []CallOption) (*Request, error) {
+	var slots *pathSlots
+	var box *requestBox
+	if room != nil {
+		slots, box = &room.slots, &room.box
+	}
 	r, err := d.routeWith(params, slots)
 	if err != nil {
 		return nil, err
@@ -385,7 +391,7 @@ func (d *endpointDecl) requestWith(st *clientState, params any, slots *pathSlots
 	if r.call, err = d.settings(opts); err != nil {
 		return nil, err
 	}
-	return st.build(d, &r, "")
+	return st.buildIn(d, &r, "", box)
 }
 
 // route routes the call's parameters (params is a *P).
@@ -422,10 +428,16 @@ type pathSlots struct {
 
 // callArgs is what Call and Go allocate for a call, in one piece: its
 // parameters (which escape, being routed by reflection) and room for its
-// path's values.
+// path's values and its request.
 type callArgs[P any] struct {
 	params P
-	slots  pathSlots
+	room   callRoom
+}
+
+// callRoom is room for a call's path values and its request.
+type callRoom struct {
+	slots pathSlots
+	box   requestBox
 }
 
 // declaredWith names the function that declares endpoints of method.

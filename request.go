@@ -45,9 +45,16 @@ var defaultPolicy = &callPolicy{}
 // path and r's query. The body, if any, is validated and encoded here:
 // nothing is sent when build fails.
 func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Request, error) {
-	// One allocation for the request, its URL (when parseBuilt can fill
-	// it) and kit's default header values.
-	box := &requestBox{}
+	return st.buildIn(d, r, rawURL, nil)
+}
+
+// buildIn is build making the request in box (nil: it allocates one).
+func (st *clientState) buildIn(d *endpointDecl, r *routed, rawURL string, box *requestBox) (*Request, error) {
+	if box == nil {
+		// One allocation for the request, its URL (when parseBuilt can
+		// fill it) and kit's default header values.
+		box = &requestBox{}
+	}
 	var u, built *url.URL // built: u's scheme and host, when shared
 	switch {
 	case rawURL == "" && r.target != nil:
