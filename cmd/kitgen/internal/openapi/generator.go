@@ -35,6 +35,20 @@ type generator struct {
 	errSchema *Schema
 	// config is the -config file, nil when none.
 	config *ConfigFile
+	// notes are what the report says of the document beside what it
+	// skipped: names changed to avoid a collision, impossible schemas.
+	notes []Note
+}
+
+// Note is a remark on the document at a position: kitgen went on, but
+// the document's author may want to know.
+type Note struct {
+	Pos Pos
+	Msg string
+}
+
+func (g *generator) note(at Pos, msg string) {
+	g.notes = append(g.notes, Note{Pos: at, Msg: msg})
 }
 
 // reservedNames are the top-level names kitgen and client.go write.
@@ -45,8 +59,10 @@ var methodsOfClient = []string{"Close", "BaseURL"}
 
 func newGenerator(doc *Doc, pkg, spec string) *generator {
 	names := newNamer(reservedNames...)
-	return &generator{doc: doc, pkg: pkg, spec: spec, names: names, types: newTyper(names),
+	g := &generator{doc: doc, pkg: pkg, spec: spec, names: names, types: newTyper(names),
 		ifaces: map[string]string{}, drop: map[*Operation]string{}}
+	g.types.note = g.note
+	return g
 }
 
 func (g *generator) ifaceOf(op *Operation) string {
@@ -99,6 +115,7 @@ func (g *generator) build() {
 		g.types.goType(g.errSchema, "Error") // declared first: its name is the plain one
 	}
 	mnames := newNamer(methodsOfClient...)
+	named := map[string]*Operation{} // a method name → the operation that has it
 	for _, op := range g.doc.Ops {
 		if !g.selected(op) {
 			continue
@@ -111,7 +128,18 @@ func (g *generator) build() {
 		if base == "" {
 			base = strings.ToLower(op.Method) + " " + op.Path
 		}
-		name := mnames.name(exported(base, "Op"))
+		want := exported(base, "Op")
+		name := mnames.name(want)
+		if name != want {
+			if first, ok := named[want]; ok {
+				g.note(op.Pos, fmt.Sprintf("%s %s: its name %s is %s's already (%s); this one is %s", op.Method, op.Path, want, first.Method+" "+first.Path, first.Pos, name))
+			} else {
+				g.note(op.Pos, fmt.Sprintf("%s %s: %s is a name kitgen or *kit.Client uses; this one is %s", op.Method, op.Path, want, name))
+			}
+		}
+		if _, ok := named[want]; !ok {
+			named[want] = op
+		}
 		hasJSON, hasStream := responseKinds(op)
 		variants := []bool{false}
 		if hasJSON && hasStream {

@@ -41,6 +41,7 @@ type Report struct {
 	Emitted    []string       // "GET /path Name"
 	Skipped    []Skip         // with reasons
 	Paginated  map[string]int // paginator kind → operations
+	Notes      []Note         // remarks on the document: renamed operations, impossible schemas
 }
 
 // Run imports the document, writes the package and returns the report.
@@ -192,6 +193,7 @@ func (g *generator) report(doc *Doc) *Report {
 		seen[m.op] = true
 	}
 	r.Skipped = append(append(r.Skipped, doc.Skipped...), g.skipped...)
+	r.Notes = g.notes
 	r.Operations = len(doc.Ops) + len(doc.Skipped)
 	return r
 }
@@ -216,6 +218,9 @@ func (r *Report) Print(w io.Writer, spec string) {
 		filepath.Base(spec), r.Operations, len(r.Emitted), len(r.Skipped), pag)
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "%s: skipped %s %s: %s\n", s.Pos, s.Method, s.Path, s.Reason)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "%s: note: %s\n", n.Pos, n.Msg)
 	}
 }
 

@@ -15,9 +15,9 @@ type typer struct {
 	decls    []string           // type declarations, in order
 	building map[*Schema]bool   // structs being declared: a field of one of them is a back edge
 	imports  map[string]bool
-	structs  map[string]bool // declared struct types
-	enums    map[string]bool // declared string types
-	markers  map[string]bool // "Type.isUnion": marker methods declared
+	structs  map[string]bool  // declared struct types
+	enums    map[string]bool  // declared string types
+	markers  map[string]bool  // "Type.isUnion": marker methods declared
 	passing  map[*Schema]bool // schemas that are another one, being resolved
 
 	// fileFields makes binary strings kit.File (multipart bodies).
@@ -25,11 +25,15 @@ type typer struct {
 	// errorModel is the client's error model: its struct gets an Error
 	// method, so that errors.As finds it.
 	errorModel *Schema
+	// note reports a remark on the document (nil: none are kept).
+	note func(Pos, string)
+	// noted keeps a remark on a schema to one.
+	noted map[*Schema]bool
 }
 
 func newTyper(names *namer) *typer {
 	return &typer{names: names, declared: map[*Schema]string{}, building: map[*Schema]bool{}, imports: map[string]bool{},
-		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, passing: map[*Schema]bool{}}
+		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, passing: map[*Schema]bool{}, noted: map[*Schema]bool{}}
 }
 
 // isObject reports whether s becomes a Go struct.
@@ -271,6 +275,11 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 			typ, tag = "*"+typ, tag+",omitempty"
 		case p.Schema.Nullable || t.building[p.Schema]:
 			typ = "*" + typ // null, or a back edge of a recursive type
+			if !p.Schema.Nullable && t.note != nil && !t.noted[p.Schema] {
+				t.noted[p.Schema] = true
+				t.note(p.Schema.Pos, fmt.Sprintf("schema %s: its required field %s leads back to %s through required fields, so no finite JSON value has it; the field is a pointer (%s)",
+					name, p.Name, typ[1:], "*"+typ[1:]))
+			}
 		}
 		fs = append(fs, field{fname, typ, fmt.Sprintf("`json:%s`", strconv.Quote(tag)), p.Schema.Description})
 	}
