@@ -359,12 +359,49 @@ type routed struct {
 	names  []string // the path's placeholders
 	vals   []string // their raw (unescaped) values, by position in names
 	filled []bool
-	query  url.Values
+	query  url.Values // nil when there is none, or only query1 (see queryValues)
 	header http.Header
 	body   reflect.Value // invalid when there is no body
 	file   *File         // a raw File body; nil when there is none
 	target *url.URL      // a `kit:",url"` value: the whole URL; nil when unset
 	call   *callSettings // the call's options; nil when it has none
+
+	// query1 is the first query parameter (name, value) while it is the
+	// only one and query is nil: the common call with one parameter makes
+	// no map. has1 says it is set.
+	query1 [2]string
+	has1   bool
+}
+
+// addQuery adds the query parameter name=value.
+func (r *routed) addQuery(name, value string) {
+	if r.query == nil && !r.has1 {
+		r.query1, r.has1 = [2]string{name, value}, true
+		return
+	}
+	r.queryValues().Add(name, value)
+}
+
+// queryOrNil is queryValues, or nil when there is no parameter.
+func (r *routed) queryOrNil() url.Values {
+	if r.has1 {
+		return r.queryValues()
+	}
+	return r.query
+}
+
+// queryValues is the call's query parameters, made into url.Values (and
+// kept so) on the first use; never nil.
+func (r *routed) queryValues() url.Values {
+	if r.query == nil {
+		r.query = make(url.Values)
+	}
+	if r.has1 {
+		// Added first: it comes first among the values of its name.
+		r.query[r.query1[0]] = append([]string{r.query1[1]}, r.query[r.query1[0]]...)
+		r.query1, r.has1 = [2]string{}, false
+	}
+	return r.query
 }
 
 // setTarget routes a `kit:",url"` value: a string or a *url.URL. An empty
@@ -497,12 +534,7 @@ func routeValue(r *routed, rt routing.Route, name string, v reflect.Value, c *ty
 			r.header.Add(name, s)
 		})
 	default:
-		return addText(v, c, func(s string) {
-			if r.query == nil {
-				r.query = make(url.Values)
-			}
-			r.query.Add(name, s)
-		})
+		return addText(v, c, func(s string) { r.addQuery(name, s) })
 	}
 	return nil
 }
@@ -560,10 +592,7 @@ func addMapQuery(r *routed, v reflect.Value, c *typeClass, fillPath bool) error 
 		}
 		val := iter.Value()
 		if isDeepQueryValue(val, c.mapValue) {
-			if r.query == nil {
-				r.query = make(url.Values)
-			}
-			if err := writeDeepQuery(r.query, k, val); err != nil {
+			if err := writeDeepQuery(r.queryValues(), k, val); err != nil {
 				return fmt.Errorf("map entry %q: %w", k, err)
 			}
 			continue
@@ -578,12 +607,7 @@ func addMapQuery(r *routed, v reflect.Value, c *typeClass, fillPath bool) error 
 			}
 			continue
 		}
-		err = addText(val, c.mapValue, func(s string) {
-			if r.query == nil {
-				r.query = make(url.Values)
-			}
-			r.query.Add(k, s)
-		})
+		err = addText(val, c.mapValue, func(s string) { r.addQuery(k, s) })
 		if err != nil {
 			return fmt.Errorf("map entry %q: %w", k, err)
 		}
@@ -653,10 +677,7 @@ func queryFrom(query any) (url.Values, error) {
 	if r.body.IsValid() || r.file != nil || r.target != nil || r.header != nil {
 		return nil, fmt.Errorf("query of type %T routes fields to a body, headers or the URL; a query has only parameters", query)
 	}
-	if r.query == nil {
-		r.query = url.Values{}
-	}
-	return r.query, nil
+	return r.queryValues(), nil
 }
 
 var queryPlans sync.Map // reflect.Type -> *paramPlan or error
