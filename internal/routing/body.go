@@ -68,6 +68,44 @@ func (d *Dialect) Body(method string, enc Encoding, body *Field, r Route, dynami
 	return true, nil
 }
 
+// JSONProblem says why a value of type t cannot be written as JSON by
+// encoding/json, or "": a channel, a func, a complex number, an interface
+// with methods, a kit.File (which has no JSON form), a map whose keys are
+// neither strings, integers nor text marshalers, anywhere in its pointers,
+// slices and maps. A struct's fields are checked by the caller as a body
+// model's are (JSONField); beyond maxDepth, encoding/json has the word.
+func JSONProblem(t Type) string { return jsonProblem(t, 0) }
+
+func jsonProblem(t Type, depth int) string {
+	if depth > maxDepth {
+		return ""
+	}
+	if isFile(t) {
+		return "type " + t.String() + " is a kit.File, which has no JSON form"
+	}
+	if t.Is(Time) || implements(t, TextMarshaler) {
+		return ""
+	}
+	switch t.Shape() {
+	case BasicShape, StructShape:
+		return ""
+	case PointerShape, SequenceShape:
+		return jsonProblem(t.Elem(), depth+1)
+	case MapShape:
+		k := t.Key()
+		if !k.Is(String) && !k.Is(Integer) && !implements(k, TextMarshaler) {
+			return "type " + t.String() + ": its key type " + k.String() + " is not a string, an integer or an encoding.TextMarshaler, which encoding/json requires"
+		}
+		return jsonProblem(t.Elem(), depth+1)
+	case InterfaceShape:
+		if t.HasMethods() {
+			return "type " + t.String() + " is an interface with methods"
+		}
+		return ""
+	}
+	return "type " + t.String() + " has no JSON form"
+}
+
 // NotOneModel is the refusal of a form or multipart body that is not one
 // data model.
 func NotOneModel(enc Encoding, typ string) string {
