@@ -70,7 +70,7 @@ func (d *Dialect) Body(method string, enc Encoding, body *Field, r Route, dynami
 
 // JSONProblem says why a value of type t cannot be written as JSON by
 // encoding/json, or "": a channel, a func, a complex number, an interface
-// with methods, a kit.File (which has no JSON form), a map whose keys are
+// with methods, an io.Reader, a kit.File (which has no JSON form), a map whose keys are
 // neither strings, integers nor text marshalers, anywhere in its pointers,
 // slices and maps. A struct's fields are checked by the caller as a body
 // model's are (JSONField); beyond maxDepth, encoding/json has the word.
@@ -85,6 +85,9 @@ func jsonProblem(t Type, depth int) string {
 	}
 	if t.Is(Time) || implements(t, TextMarshaler) {
 		return ""
+	}
+	if implements(t, Reader) {
+		return whyReader
 	}
 	switch t.Shape() {
 	case BasicShape, StructShape:

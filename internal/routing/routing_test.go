@@ -185,6 +185,7 @@ func TestRoute(t *testing.T) {
 		{"body chan", field("chan int", tChan, "", MarkBody, false), None, "(chan int) cannot be the JSON request body: type chan int has no JSON form"},
 		{"body complex in a map", field("map[string]complex128", mapOf(tString, tComplex), "", MarkBody, false), None, "has no JSON form"},
 		{"body files", field("[]kit.File", slice(tFile), "", MarkBody, false), None, "is a kit.File, which has no JSON form"},
+		{"body reader", field("R", tReader, "", MarkBody, false), None, "cannot be the JSON request body: an io.Reader has no text form"},
 		{"body error", field("error", tError, "", MarkBody, false), None, "is an interface with methods"},
 		{"body model keys", field("map[M]int", mapOf(tModel, tInt), "", MarkBody, false), None, "is not a string, an integer or an encoding.TextMarshaler"},
 		{"body named", named(field("map[string]any", mapOf(tString, tAny), "b", MarkBody, false)), None, `is the request body, which has no name: drop the name "b"`},
