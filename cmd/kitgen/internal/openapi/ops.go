@@ -114,34 +114,10 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 		}
 	}
 
-	// Query: one struct of every query parameter, spread.
-	var fields []string
-	fnames := newNamer()
-	for _, p := range op.Params {
-		if p.In != "query" {
-			continue
-		}
-		typ := g.types.goType(p.Schema, name+exported(p.Name, "Param"))
-		elem := strings.TrimPrefix(typ, "[]")
-		switch {
-		case g.types.scalar(elem):
-		case typ == "map[string]string" && p.Style == "form" && p.Explode:
-			// Each entry is a query parameter of its own, as kit sends a map.
-		default:
-			return nil, fmt.Errorf("query parameter %s: a %s (style %s) has no form kit sends yet", p.Name, typ, p.Style)
-		}
-		if strings.HasPrefix(typ, "[]") && (!p.Explode || p.Style != "form") {
-			return nil, fmt.Errorf("query parameter %s: style %s, explode %v: kit repeats the key for each value", p.Name, p.Style, p.Explode)
-		}
-		if !strings.HasPrefix(typ, "[]") && !strings.HasPrefix(typ, "map[") {
-			typ = "*" + typ
-		}
-		f := fnames.name(exported(p.Name, "Param"))
-		doc := ""
-		if d := firstSentence(p.Description); d != "" {
-			doc = "\t// " + d + "\n"
-		}
-		fields = append(fields, fmt.Sprintf("%s\t%s %s `kit:%q`\n", doc, f, typ, p.Name+",omitempty"))
+	// Query: one struct of every query parameter, spread (query.go).
+	fields, err := g.queryParams(op, name, &m.decls)
+	if err != nil {
+		return nil, err
 	}
 	if len(fields) > 0 {
 		pname := g.names.name(name + "Params")
@@ -174,11 +150,17 @@ func (g *generator) body(m *method, op *Operation, name string) error {
 		typ := g.types.goType(s, name+"Request")
 		g.types.fileFields = false
 		elem := strings.TrimPrefix(typ, "[]")
-		if !g.types.isStruct(elem) {
-			return fmt.Errorf("request body %s of type %s: kit sends a body model, a struct or a slice of them", chosen.Type, typ)
+		model := g.types.isStruct(elem)
+		if !model && !jsonType(chosen.Type) {
+			return fmt.Errorf("request body %s of type %s: a form is one object", chosen.Type, typ)
 		}
-		if chosen.Type != "multipart/form-data" && chosen.Type != "application/x-www-form-urlencoded" && !op.Body.Required && !strings.HasPrefix(typ, "[]") {
-			typ = "*" + typ
+		if (model || g.types.scalar(typ)) && jsonType(chosen.Type) && !op.Body.Required && !strings.HasPrefix(typ, "[]") {
+			typ = "*" + typ // nil sends no body
+		}
+		if !model {
+			// A map, an array of text, a string, any JSON: kit sends the
+			// parameter marked body as JSON whatever its type.
+			m.directives = append(m.directives, "//kit:body {body}")
 		}
 		m.params = append(m.params, "body "+typ)
 		switch chosen.Type {
