@@ -171,3 +171,39 @@ func TestNamedQueryObjectRefused(t *testing.T) {
 		t.Errorf("%d requests sent", n)
 	}
 }
+
+// TestNamedQueryObjectKittest filters kittest's /filter/users with query
+// objects, which the server reads as deepObject keys (and refuses in any
+// other shape).
+func TestNamedQueryObjectKittest(t *testing.T) {
+	t.Parallel()
+	_, c := setupAPI(t)
+	type idRange struct {
+		GT  *int `json:"gt,omitempty"`
+		LTE *int `json:"lte,omitempty"`
+	}
+	type filter struct {
+		TeamID int   `json:"team_id,omitempty"`
+		Active *bool `json:"active,omitempty"`
+	}
+	list := kit.Get[struct {
+		ID     idRange `kit:"id,query"`
+		Filter filter  `kit:"filter,query"`
+	}, []apiUser]("/filter/users")
+	gt, lte, active := 5, 40, true
+	users, err := list.Call(t.Context(), c, struct {
+		ID     idRange `kit:"id,query"`
+		Filter filter  `kit:"filter,query"`
+	}{idRange{GT: &gt, LTE: &lte}, filter{TeamID: 2, Active: &active}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(users) == 0 {
+		t.Fatal("no users")
+	}
+	for _, u := range users {
+		if u.ID <= gt || u.ID > lte || u.TeamID != 2 || !u.Active {
+			t.Errorf("user %+v does not match", u)
+		}
+	}
+}

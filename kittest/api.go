@@ -66,6 +66,7 @@ import (
 //	GET    /next/users                  {"data","links":{"next"},"meta"}: the next page's URL in the body; page, page_size
 //	POST   /search/users                {"filter","page_size","start_cursor"} -> {"results","next_cursor","has_more"}
 //	POST   /charges                     form body with nested keys (metadata[k], expand[N], items[N][price]); 201
+//	GET    /filter/users                deepObject query objects: filter[team_id], filter[active], id[gt|gte|lt|lte]; a JSON array
 //	POST   /login                       {"access_token","token_type","expires_in"}
 //	POST   /oauth/token                 OAuth 2.0 client credentials grant (form-encoded)
 //	GET    /me                          the demo user (token required)
@@ -553,6 +554,7 @@ func (a *API) routes() {
 	a.handle("GET /next/users", apiAuthOptional, a.nextUsers)
 	a.handle("POST /search/users", apiAuthOptional, a.searchUsers)
 	a.handle("POST /charges", apiAuthOptional, a.createCharge)
+	a.handle("GET /filter/users", apiAuthOptional, a.filterUsers)
 
 	a.handle("GET /slow", apiAuthOptional, a.slow)
 	a.handle("GET /text", apiAuthOptional, a.text)
