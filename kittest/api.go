@@ -65,6 +65,7 @@ import (
 //	GET    /stripe/users                {"object","data","has_more","url"}; starting_after (a user id), limit
 //	GET    /next/users                  {"data","links":{"next"},"meta"}: the next page's URL in the body; page, page_size
 //	POST   /search/users                {"filter","page_size","start_cursor"} -> {"results","next_cursor","has_more"}
+//	GET    /activity                    {"items","paging":{"after"}}: records of several kinds ("kind"); since, limit
 //	POST   /charges                     form body with nested keys (metadata[k], expand[N], items[N][price]); 201
 //	GET    /filter/users                deepObject query objects: filter[team_id], filter[active], id[gt|gte|lt|lte]; a JSON array
 //	POST   /login                       {"access_token","token_type","expires_in"}
@@ -179,7 +180,10 @@ import (
 // keys (amount, currency, metadata[KEY], expand[N], items[N][price],
 // items[N][quantity]; indexes from 0 without gaps) and answers 201 with the
 // charge it read, or a 400 naming the first key it does not expect: a key
-// nested otherwise (metadata=x, expand[]=x), or sent twice.
+// nested otherwise (metadata=x, expand[]=x), or sent twice. GET /activity
+// is a feed whose records are of several kinds, told apart by "kind"
+// (joined, deactivated, and badge, a kind a client's document may not
+// know), walked with since and the next cursor at paging.after.
 //
 // # Streams
 //
@@ -552,6 +556,7 @@ func (a *API) routes() {
 	a.handle("GET /stuck/users", apiAuthOptional, a.stuckUsers)
 	a.handle("GET /stripe/users", apiAuthOptional, a.stripeUsers)
 	a.handle("GET /next/users", apiAuthOptional, a.nextUsers)
+	a.handle("GET /activity", apiAuthOptional, a.activity)
 	a.handle("POST /search/users", apiAuthOptional, a.searchUsers)
 	a.handle("POST /charges", apiAuthOptional, a.createCharge)
 	a.handle("GET /filter/users", apiAuthOptional, a.filterUsers)

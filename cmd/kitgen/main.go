@@ -38,12 +38,16 @@
 //
 // From an OpenAPI 3.0 or 3.1 document (JSON or YAML):
 //
-//	kitgen openapi [-o dir] [-package name] [-ops globs] [-tags a,b] [-check] spec
+//	kitgen openapi [-o dir] [-package name] [-config file] [-remote] [-ops globs] [-tags a,b] [-check] spec
 //
 // writes dir/openapi_gen.go (models and //kit: interfaces, always
 // regenerated), dir/client.go when it does not exist, and dir/kit_gen.go,
 // and prints what it emitted, skipped (with reasons) and paginated. An
-// operation it cannot map is skipped, never the whole document. The
+// operation it cannot map is skipped, never the whole document. -config
+// names a YAML file that says how operations paginate where detection
+// cannot see it (the document's x-kit-pagination, x-speakeasy-pagination,
+// x-fern-pagination and x-ms-pageable are read too). $refs to URLs are
+// followed only with -remote (which also takes a URL as the spec). The
 // directives and routing rules are described in the README of
 // github.com/kithttp/kit, section "Generated clients: kitgen".
 package main
@@ -112,8 +116,10 @@ func runOpenAPI(args []string) int {
 	ops := fs.String("ops", "", "comma-separated `globs` of operationIds to keep (default: all)")
 	tags := fs.String("tags", "", "comma-separated OpenAPI `tags`: keep only their operations (default: all)")
 	check := fs.Bool("check", false, "write nothing; exit 1 if a generated file is not up to date")
+	config := fs.String("config", "", "a YAML `file` naming how operations paginate (see the README)")
+	remote := fs.Bool("remote", false, "follow $refs to http(s) URLs (and accept a URL as the spec)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: kitgen openapi [-o dir] [-package name] [-ops globs] [-tags a,b] [-check] spec.{json,yaml}\n\n")
+		fmt.Fprintf(fs.Output(), "usage: kitgen openapi [-o dir] [-package name] [-config file] [-remote] [-ops globs] [-tags a,b] [-check] spec.{json,yaml}\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -123,7 +129,7 @@ func runOpenAPI(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Check: *check}
+	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Config: *config, Remote: *remote, Check: *check}
 	if *tags != "" {
 		cfg.Tags = strings.Split(*tags, ",")
 	}

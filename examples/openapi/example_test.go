@@ -58,6 +58,24 @@ func Example_openapi() {
 	}
 	fmt.Println("walked by cursor:", n, "users")
 
+	// Activity is a oneOf with a discriminator: Value is a sealed
+	// interface; a kind the document does not name keeps its JSON in Raw.
+	kinds := map[string]int{}
+	for a, err := range c.ListActivity(ctx, nil) { // ?since=<paging.after>, from x-kit-pagination
+		if err != nil {
+			log.Fatal(err)
+		}
+		switch a.Value.(type) {
+		case users.Joined:
+			kinds["joined"]++
+		case users.Deactivated:
+			kinds["deactivated"]++
+		case nil:
+			kinds["unknown to the document"]++
+		}
+	}
+	fmt.Println("activity:", kinds)
+
 	s, err := c.Chat(ctx, users.ChatRequest{Message: "hello there"})
 	if err != nil {
 		log.Fatal(err)
@@ -91,6 +109,7 @@ func Example_openapi() {
 	// created: Grace Hopper in team 2
 	// walked by Link header: 251 users
 	// walked by cursor: 251 users
+	// activity: map[deactivated:83 joined:151 unknown to the document:17]
 	// chat: You said: hello there. Here is my answer, streamed one token at a time.
 	// error model: not_found
 	// users.New: https://api.example.com

@@ -5,6 +5,7 @@ package users
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"iter"
 	"time"
 
@@ -51,6 +52,15 @@ type UsersAPI interface {
 	//kit:query {params}
 	//kit:option kit.WithPaginator(kit.Cursor{CursorParam: "cursor", NextKey: "next_cursor", ItemsKey: "results"})
 	ScanUsers(ctx context.Context, params *ScanUsersParams) iter.Seq2[User, error]
+
+	// ListActivity: The users' activity, records of several kinds, walked with a
+	// cursor.
+	//
+	// openapi: spec.yaml:89
+	//kit:get /activity
+	//kit:query {params}
+	//kit:option kit.WithPaginator(kit.Cursor{CursorParam: "since", NextKey: "paging.after", ItemsKey: "items"})
+	ListActivity(ctx context.Context, params *ListActivityParams) iter.Seq2[Activity, error]
 }
 
 // ChatAPI is the API's operations tagged "chat".
@@ -64,21 +74,30 @@ type ChatAPI interface {
 
 // API is the API's operations.
 type API interface {
-	// openapi: spec.yaml:89
+	// openapi: spec.yaml:110
 	//kit:get /health noauth
 	Health(ctx context.Context) (HealthResponse, error)
 }
 
-// ListUsersParams is the query of ListUsers; a nil field is not sent.
+// ListUsersParams holds the optional parameters of ListUsers; a nil field is
+// not sent.
 type ListUsersParams struct {
 	PerPage *int64 `kit:"per_page,omitempty"`
 	Active  *bool  `kit:"active,omitempty"`
 }
 
-// ScanUsersParams is the query of ScanUsers; a nil field is not sent.
+// ScanUsersParams holds the optional parameters of ScanUsers; a nil field is
+// not sent.
 type ScanUsersParams struct {
 	Cursor *string `kit:"cursor,omitempty"`
 	Limit  *int64  `kit:"limit,omitempty"`
+}
+
+// ListActivityParams holds the optional parameters of ListActivity; a nil
+// field is not sent.
+type ListActivityParams struct {
+	Since *string `kit:"since,omitempty"`
+	Limit *int64  `kit:"limit,omitempty"`
 }
 
 // Error is a model of the API.
@@ -126,6 +145,96 @@ type ChatRequest struct {
 type ChatChunk struct {
 	Index int64  `json:"index"`
 	Text  string `json:"text"`
+}
+
+// Deactivated is a model of the API.
+type Deactivated struct {
+	Kind   string `json:"kind"`
+	ID     string `json:"id"`
+	UserID int64  `json:"user_id"`
+}
+
+// Joined is a model of the API.
+type Joined struct {
+	Kind   string `json:"kind"`
+	ID     string `json:"id"`
+	UserID int64  `json:"user_id"`
+	TeamID int64  `json:"team_id"`
+}
+
+// Activity holds one of: Deactivated, Joined, as the "kind" field of its JSON
+// says. Switch on the type of Value; a value the document does not name leaves
+// Value nil and its JSON in Raw.
+type Activity struct {
+	Value ActivityVariant
+	// Raw is the JSON of a variant the document does not name.
+	Raw json.RawMessage
+}
+
+// ActivityVariant is a variant of Activity: Deactivated, Joined.
+type ActivityVariant interface {
+	isActivity()
+}
+
+func (Deactivated) isActivity() {}
+
+func (Joined) isActivity() {}
+
+// MarshalJSON returns the JSON of Value, of Raw when Value is nil, or null.
+func (v Activity) MarshalJSON() ([]byte, error) {
+	if v.Value != nil {
+		return json.Marshal(v.Value)
+	}
+	if v.Raw != nil {
+		return v.Raw, nil
+	}
+	return []byte("null"), nil
+}
+
+// UnmarshalJSON decodes the variant the "kind" field names.
+func (v *Activity) UnmarshalJSON(b []byte) error {
+	v.Value, v.Raw = nil, nil
+	if string(b) == "null" {
+		return nil
+	}
+	var probe struct {
+		Kind *string `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return fmt.Errorf("decode Activity: %w", err)
+	}
+	kind := ""
+	if probe.Kind != nil {
+		kind = *probe.Kind
+	}
+	switch kind {
+	case "deactivated":
+		var x Deactivated
+		if err := json.Unmarshal(b, &x); err != nil {
+			return fmt.Errorf("decode Activity as Deactivated: %w", err)
+		}
+		v.Value = x
+	case "joined":
+		var x Joined
+		if err := json.Unmarshal(b, &x); err != nil {
+			return fmt.Errorf("decode Activity as Joined: %w", err)
+		}
+		v.Value = x
+	default:
+		v.Raw = append(json.RawMessage(nil), b...)
+	}
+	return nil
+}
+
+// ListActivityResponsePaging is a model of the API.
+type ListActivityResponsePaging struct {
+	After kit.Nullable[string] `json:"after,omitzero"`
+}
+
+// ListActivityResponse is a model of the API.
+type ListActivityResponse struct {
+	Items  []Activity                  `json:"items,omitempty"`
+	Paging *ListActivityResponsePaging `json:"paging,omitempty"`
 }
 
 // HealthResponse is a model of the API.

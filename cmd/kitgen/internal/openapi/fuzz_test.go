@@ -1,17 +1,35 @@
 package openapi
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"golang.org/x/tools/txtar"
 )
 
-// FuzzImport: no document makes the importer panic or hang; every error is
-// an *Error with a position or names the file.
+// FuzzImport: no document makes the importer or the generator panic or
+// hang; every import error is an *Error with a position or names the file,
+// and whatever the importer accepts, the generator writes as Go that
+// parses and formats.
 func FuzzImport(f *testing.F) {
 	for _, name := range []string{"petstore.yaml"} {
 		if data, err := os.ReadFile(filepath.Join(corpusDir, name)); err == nil {
 			f.Add(data)
+		}
+	}
+	// Every rule's documents: each mapping rule is a seed.
+	rules, _ := filepath.Glob(filepath.Join("testdata", "rules", "*.txtar"))
+	for _, file := range rules {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, s := range ar.Files {
+			if s.Name == "spec.yaml" || s.Name == "spec30.yaml" {
+				f.Add(s.Data)
+			}
 		}
 	}
 	f.Add([]byte("openapi: 3.1.0\npaths:\n  /a/{id}:\n    get:\n      parameters: [{name: id, in: path, schema: {type: [integer, \"null\"]}}]\n      responses: {\"200\": {content: {application/json: {schema: {$ref: \"#/components/schemas/A\"}}}}}\ncomponents:\n  schemas:\n    A: {allOf: [{$ref: \"#/components/schemas/A\"}], discriminator: {propertyName: k, mapping: {x: A}}}\n"))
@@ -23,6 +41,50 @@ func FuzzImport(f *testing.F) {
 		for _, op := range d.Ops {
 			if op.Method == "" || op.Path == "" && op.Pos.Line == 0 {
 				t.Fatalf("operation without a method or position: %+v", op)
+			}
+		}
+		g := newGenerator(d, "api", "spec.yaml")
+		g.build()
+		if src, _, err := g.file(); err != nil {
+			t.Fatalf("the generator wrote Go that does not format: %v\n%s", err, src)
+		}
+	})
+}
+
+// FuzzConfig: no -config file makes the reader panic; what it refuses is
+// an *Error with the file's position.
+func FuzzConfig(f *testing.F) {
+	rules, _ := filepath.Glob(filepath.Join("testdata", "rules", "*.txtar"))
+	for _, file := range rules {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, s := range ar.Files {
+			if s.Name == "kitgen.yaml" {
+				f.Add(s.Data)
+			}
+		}
+	}
+	f.Add([]byte("pagination:\n  listA: {type: cursor, cursorParam: a, recordKey: id, hasMoreKey: more, inBody: true}\n  GET /b: none\n"))
+	f.Add([]byte("pagination:\n  x: {type: offset, limit: -1}\n"))
+	f.Add([]byte("pagination: [1, 2]\n"))
+	f.Add([]byte("other: {}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := parseConfig("kitgen.yaml", data)
+		if err != nil {
+			var pe *Error
+			if errors.As(err, &pe) && pe.Pos.File != "kitgen.yaml" {
+				t.Fatalf("an error positioned elsewhere: %v", err)
+			}
+			return
+		}
+		for key, p := range cfg.Pagination {
+			if err := p.check(); err != nil {
+				t.Fatalf("%s: accepted, but check says %v", key, err)
+			}
+			if p.literal() == "" {
+				t.Fatalf("%s: no literal", key)
 			}
 		}
 	})

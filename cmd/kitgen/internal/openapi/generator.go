@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"go/parser"
+	"go/token"
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+
+	"golang.org/x/tools/go/ast/astutil"
 )
 
 // generator maps a Doc onto kitgen's input: models, one interface per tag
@@ -28,6 +33,22 @@ type generator struct {
 	// errSchema is the client's error model (kit.WithErrorModel on the
 	// root), nil when the operations share none.
 	errSchema *Schema
+	// config is the -config file, nil when none.
+	config *ConfigFile
+	// notes are what the report says of the document beside what it
+	// skipped: names changed to avoid a collision, impossible schemas.
+	notes []Note
+}
+
+// Note is a remark on the document at a position: kitgen went on, but
+// the document's author may want to know.
+type Note struct {
+	Pos Pos
+	Msg string
+}
+
+func (g *generator) note(at Pos, msg string) {
+	g.notes = append(g.notes, Note{Pos: at, Msg: msg})
 }
 
 // reservedNames are the top-level names kitgen and client.go write.
@@ -38,8 +59,10 @@ var methodsOfClient = []string{"Close", "BaseURL"}
 
 func newGenerator(doc *Doc, pkg, spec string) *generator {
 	names := newNamer(reservedNames...)
-	return &generator{doc: doc, pkg: pkg, spec: spec, names: names, types: newTyper(names),
+	g := &generator{doc: doc, pkg: pkg, spec: spec, names: names, types: newTyper(names),
 		ifaces: map[string]string{}, drop: map[*Operation]string{}}
+	g.types.note = g.note
+	return g
 }
 
 func (g *generator) ifaceOf(op *Operation) string {
@@ -92,6 +115,7 @@ func (g *generator) build() {
 		g.types.goType(g.errSchema, "Error") // declared first: its name is the plain one
 	}
 	mnames := newNamer(methodsOfClient...)
+	named := map[string]*Operation{} // a method name → the operation that has it
 	for _, op := range g.doc.Ops {
 		if !g.selected(op) {
 			continue
@@ -104,7 +128,18 @@ func (g *generator) build() {
 		if base == "" {
 			base = strings.ToLower(op.Method) + " " + op.Path
 		}
-		name := mnames.name(exported(base, "Op"))
+		want := exported(base, "Op")
+		name := mnames.name(want)
+		if name != want {
+			if first, ok := named[want]; ok {
+				g.note(op.Pos, fmt.Sprintf("%s %s: its name %s is %s's already (%s); this one is %s", op.Method, op.Path, want, first.Method+" "+first.Path, first.Pos, name))
+			} else {
+				g.note(op.Pos, fmt.Sprintf("%s %s: %s is a name kitgen or *kit.Client uses; this one is %s", op.Method, op.Path, want, name))
+			}
+		}
+		if _, ok := named[want]; !ok {
+			named[want] = op
+		}
 		hasJSON, hasStream := responseKinds(op)
 		variants := []bool{false}
 		if hasJSON && hasStream {
@@ -148,8 +183,58 @@ var nextLinkKeys = []string{"next", "next_page_uri", "next_page_url", "nextLink"
 var sizeParams = []string{"per_page", "page_size", "pageSize", "limit", "size"}
 
 // paginate returns an iter.Seq2 result and adds the paginator option when
-// the operation is a paged list; "" otherwise.
-func (g *generator) paginate(m *method, op *Operation, ok *Response, s *Schema, typ string) string {
+// the operation is a paged list, as configured or detected; "" otherwise.
+func (g *generator) paginate(m *method, op *Operation, ok *Response, s *Schema, typ string) (string, error) {
+	p, err := g.configured(op)
+	if err != nil {
+		return "", fmt.Errorf("pagination: %w", err)
+	}
+	if p != nil {
+		return g.pagedAs(m, p, s, typ)
+	}
+	return g.detect(m, op, ok, s, typ), nil
+}
+
+// pagedAs applies the pagination a config or an extension names: the
+// records are at p.ItemsKey of the page (the page itself when "").
+func (g *generator) pagedAs(m *method, p *Paging, s *Schema, typ string) (string, error) {
+	if p.Type == "none" {
+		return "", nil
+	}
+	elem := ""
+	if p.ItemsKey == "" {
+		if !strings.HasPrefix(typ, "[]") {
+			return "", fmt.Errorf("%s: no itemsKey, and the page (%s) is not an array", p.from, typ)
+		}
+		elem = typ[2:]
+	} else {
+		at := s
+		for _, k := range strings.Split(p.ItemsKey, ".") {
+			var next *Schema
+			if at != nil {
+				props, _ := flatten(at, map[*Schema]bool{})
+				for _, q := range props {
+					if q.Name == k {
+						next = q.Schema
+					}
+				}
+			}
+			if next == nil {
+				return "", fmt.Errorf("%s: itemsKey %q: the page has no field %q", p.from, p.ItemsKey, k)
+			}
+			at = next
+		}
+		if at.Type != "array" {
+			return "", fmt.Errorf("%s: itemsKey %q is not an array in the page", p.from, p.ItemsKey)
+		}
+		elem = strings.TrimPrefix(g.types.goType(at, ""), "[]")
+	}
+	return g.paged(m, pagingKinds[p.Type], p.literal(), elem), nil
+}
+
+// detect returns an iter.Seq2 result when the operation looks like a paged
+// list: "" otherwise.
+func (g *generator) detect(m *method, op *Operation, ok *Response, s *Schema, typ string) string {
 	query := map[string]*Parameter{}
 	for _, p := range op.Params {
 		if p.In == "query" {
@@ -320,11 +405,36 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 	for _, d := range g.types.decls {
 		b.WriteString("\n" + d)
 	}
-	src, err := format.Source(b.Bytes())
+	src, err := pruneImports(b.Bytes())
 	if err != nil {
 		return b.Bytes(), lines, fmt.Errorf("format openapi_gen.go: %w", err)
 	}
 	return src, lines, nil
+}
+
+// pruneImports formats src without the imports it does not use: the
+// types of an operation skipped late (or of a document whose every
+// operation is skipped) may leave one unused.
+func pruneImports(src []byte) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, Output, src, parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	var unused []string
+	for _, im := range f.Imports {
+		if p, _ := strconv.Unquote(im.Path.Value); !astutil.UsesImport(f, p) {
+			unused = append(unused, p)
+		}
+	}
+	for _, p := range unused {
+		astutil.DeleteImport(fset, f, p)
+	}
+	var out bytes.Buffer
+	if err := format.Node(&out, fset, f); err != nil {
+		return nil, err
+	}
+	return format.Source(out.Bytes())
 }
 
 // errorModel returns the error schema most of the selected operations

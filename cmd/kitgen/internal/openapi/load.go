@@ -10,8 +10,10 @@
 package openapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -26,25 +28,54 @@ import (
 const MaxRefHops = 64
 
 // Load reads the document at path and the files its relative $refs name.
+// A $ref to a URL is an error (the operations that use it are skipped):
+// LoadRemote follows them.
 func Load(path string) (*Doc, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, wrap(err, "read OpenAPI document")
 	}
-	return load(path, data, true)
+	return load(path, data, &loader{disk: true})
+}
+
+// LoadRemote reads the document at spec, a path or an http(s) URL, and
+// every document its $refs name, on disk or remote, with client (nil is
+// http.DefaultClient). Each remote document is fetched once, within
+// RemoteTimeout, and may be at most MaxRemoteSize; a relative $ref in a
+// remote document is resolved against its URL.
+func LoadRemote(ctx context.Context, spec string, client *http.Client) (*Doc, error) {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	l := &loader{disk: true, ctx: ctx, client: client}
+	if isRemote(spec) {
+		data, err := fetchRemote(ctx, client, spec)
+		if err != nil {
+			return nil, err
+		}
+		return load(spec, data, l)
+	}
+	data, err := os.ReadFile(spec)
+	if err != nil {
+		return nil, wrap(err, "read OpenAPI document")
+	}
+	return load(spec, data, l)
 }
 
 // LoadBytes reads a document held in memory; name is used in positions.
 // $refs to other files are errors (the operations that use them are
 // skipped).
 func LoadBytes(name string, data []byte) (*Doc, error) {
-	return load(name, data, false)
+	return load(name, data, &loader{})
 }
 
 type loader struct {
-	files   map[string]*yaml.Node // file name → document's root mapping
+	files   map[string]*yaml.Node // file name or URL → document's root mapping
 	disk    bool                  // other files may be read
 	schemas map[*yaml.Node]*Schema
+	// client fetches remote documents; nil: remote $refs are errors.
+	client *http.Client
+	ctx    context.Context
 }
 
 // node is a YAML node and the file it is in.
@@ -59,8 +90,8 @@ func (nd node) errorf(format string, args ...any) error {
 	return &Error{Pos: nd.pos(), Msg: fmt.Sprintf(format, args...)}
 }
 
-func load(name string, data []byte, disk bool) (*Doc, error) {
-	l := &loader{files: map[string]*yaml.Node{}, disk: disk, schemas: map[*yaml.Node]*Schema{}}
+func load(name string, data []byte, l *loader) (*Doc, error) {
+	l.files, l.schemas = map[string]*yaml.Node{}, map[*yaml.Node]*Schema{}
 	root, err := l.parse(name, data)
 	if err != nil {
 		return nil, err
@@ -384,8 +415,11 @@ func (l *loader) securityScheme(sn node, name string) (*SecurityScheme, error) {
 		Param:  str(get(sn.n, "name")),
 		Pos:    sn.pos(),
 	}
-	for k := range pairs(get(sn.n, "flows")) {
+	for k, v := range pairs(get(sn.n, "flows")) {
 		sc.Flows = append(sc.Flows, k.Value)
+		if k.Value == "clientCredentials" {
+			sc.TokenURL = str(get(v, "tokenUrl"))
+		}
 	}
 	return sc, nil
 }
@@ -427,11 +461,34 @@ func (l *loader) deref(nd node) (node, error) {
 // target resolves one reference written at at.
 func (l *loader) target(at node, ref string) (node, error) {
 	file, frag, _ := strings.Cut(ref, "#")
-	if strings.Contains(file, "://") || strings.HasPrefix(file, "//") {
-		return node{}, at.errorf("$ref %q: remote references are not followed", ref)
-	}
+	ref = redactRef(ref)
 	doc := at.file
-	if file != "" {
+	if file != "" && (isRemote(file) || isRemote(at.file)) {
+		if l.client == nil {
+			return node{}, at.errorf("$ref %q: a remote reference (kitgen openapi -remote follows them)", ref)
+		}
+		base, err := url.Parse(at.file)
+		if !isRemote(at.file) {
+			base, err = &url.URL{}, nil
+		}
+		var u *url.URL
+		if err == nil {
+			u, err = base.Parse(file)
+		}
+		if err != nil {
+			return node{}, at.errorf("$ref %q: %v", ref, err)
+		}
+		doc = u.String()
+		if _, ok := l.files[doc]; !ok {
+			data, err := fetchRemote(l.ctx, l.client, doc)
+			if err != nil {
+				return node{}, at.errorf("$ref %q: %v", ref, err)
+			}
+			if _, err := l.parse(doc, data); err != nil {
+				return node{}, at.errorf("$ref %q: %v", ref, err)
+			}
+		}
+	} else if file != "" {
 		if !l.disk {
 			return node{}, at.errorf("$ref %q: references to other files need the document on disk", ref)
 		}

@@ -75,7 +75,7 @@ components:
 		`POST /a spec.yaml:13:28: request body: application/json: $ref "#/components/schemas/Nope": "schemas" not found`,
 		`GET /b spec.yaml:19:11: parameter x: in: "body" is not path, query, header or cookie`,
 		`PUT /b spec.yaml:34:11: $ref "#/components/parameters/Loop": more than 64 references in a chain (a cycle?)`,
-		`DELETE /b spec.yaml:28:17: $ref "https://example.com/r.yaml": remote references are not followed`,
+		`DELETE /b spec.yaml:28:17: $ref "https://example.com/r.yaml": a remote reference (kitgen openapi -remote follows them)`,
 		`PATCH /b spec.yaml:31:9: response "7": not a status code, a range like 2XX, or default`,
 	}
 	var got []string

@@ -106,7 +106,10 @@ type SecurityScheme struct {
 	In     string // for apiKey: header, query, cookie
 	Param  string // for apiKey: the header or query parameter's name
 	Flows  []string
-	Pos    Pos
+	// TokenURL is the clientCredentials flow's token endpoint, "" when
+	// the scheme has none.
+	TokenURL string
+	Pos      Pos
 }
 
 // Schema is a JSON schema, with 3.0's and 3.1's ways of saying the same

@@ -87,7 +87,10 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 	}
 	m.directives = append(m.directives, dir)
 
-	// Headers: positional, named in a directive.
+	// Headers: required ones positional, named in a directive; optional
+	// ones are fields of the <Op>Params struct, with the optional query.
+	var fields []string
+	fnames := newNamer()
 	for _, p := range op.Params {
 		if p.In != "header" {
 			continue
@@ -99,29 +102,37 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 		if !g.types.scalar(typ) {
 			return nil, fmt.Errorf("header parameter %s: a %s has no text form", p.Name, typ)
 		}
+		if !p.Required {
+			fields = append(fields, paramField(fnames, p, "*"+typ, p.Name+",header,omitempty"))
+			continue
+		}
 		goName := locals.name(local(p.Name))
 		m.params = append(m.params, goName+" "+typ)
 		m.directives = append(m.directives, fmt.Sprintf("//kit:header %s: {%s}", p.Name, goName))
-		if !p.Required {
-			m.directives = append(m.directives, "//kit:omitempty "+goName)
-		}
 	}
 
-	// Body.
+	// Body, after the required query parameters (spliced in below).
+	bodyAt := len(m.params)
 	if op.Body != nil && len(op.Body.Content) > 0 {
 		if err := g.body(m, op, name); err != nil {
 			return nil, err
 		}
 	}
 
-	// Query: one struct of every query parameter, spread (query.go).
-	fields, err := g.queryParams(op, name, &m.decls)
-	if err != nil {
+	// Query: required parameters positional, named in a directive;
+	// optional ones fields of the <Op>Params struct, spread (query.go).
+	var required []string
+	if err := g.queryParams(op, name, locals, fnames, &fields, &required, &m.directives, &m.decls); err != nil {
 		return nil, err
 	}
+	m.params = append(m.params[:bodyAt], append(required, m.params[bodyAt:]...)...)
 	if len(fields) > 0 {
 		pname := g.names.name(name + "Params")
-		m.decls = append(m.decls, fmt.Sprintf("// %s is the query of %s; a nil field is not sent.\ntype %s struct {\n%s}\n", pname, name, pname, strings.Join(fields, "")))
+		var doc strings.Builder
+		for _, l := range wrap76(pname + " holds the optional parameters of " + name + "; a nil field is not sent.") {
+			doc.WriteString("// " + l + "\n")
+		}
+		m.decls = append(m.decls, fmt.Sprintf("%stype %s struct {\n%s}\n", doc.String(), pname, strings.Join(fields, "")))
 		m.params = append(m.params, "params *"+pname)
 		m.directives = append(m.directives, "//kit:query {params}")
 	}
@@ -165,7 +176,11 @@ func (g *generator) body(m *method, op *Operation, name string) error {
 		m.params = append(m.params, "body "+typ)
 		switch chosen.Type {
 		case "application/x-www-form-urlencoded":
-			m.directives = append(m.directives, "//kit:option kit.FormBody()")
+			style, err := g.formStyle(chosen, s)
+			if err != nil {
+				return err
+			}
+			m.directives = append(m.directives, "//kit:option kit.FormBody("+style+")")
 		case "multipart/form-data":
 			m.directives = append(m.directives, "//kit:option kit.Multipart()")
 		}
@@ -183,6 +198,12 @@ func (g *generator) result(m *method, op *Operation, name string, stream bool) e
 			ok = r
 			break
 		}
+	}
+	if p, err := g.configured(op); err != nil || (p != nil && p.Type != "none" && !stream && !hasJSONResult(ok)) {
+		if err == nil {
+			err = fmt.Errorf("%s: the operation answers no JSON page to walk", p.from)
+		}
+		return fmt.Errorf("pagination: %w", err)
 	}
 	if ok == nil || len(ok.Content) == 0 {
 		m.result = "error"
@@ -210,7 +231,11 @@ func (g *generator) result(m *method, op *Operation, name string, stream bool) e
 	switch {
 	case js != nil:
 		typ := g.types.goType(js.Schema, name+"Response")
-		if p := g.paginate(m, op, ok, js.Schema, typ); p != "" {
+		p, err := g.paginate(m, op, ok, js.Schema, typ)
+		if err != nil {
+			return err
+		}
+		if p != "" {
 			m.result = p
 			return nil
 		}
@@ -222,4 +247,57 @@ func (g *generator) result(m *method, op *Operation, name string, stream bool) e
 		g.types.imports["io"] = true
 	}
 	return nil
+}
+
+// hasJSONResult reports whether a 2xx response has a JSON body.
+func hasJSONResult(ok *Response) bool {
+	if ok == nil {
+		return false
+	}
+	for _, mt := range ok.Content {
+		if jsonType(mt.Type) {
+			return true
+		}
+	}
+	return false
+}
+
+// formStyle returns the kit.FormStyle the encoding of a form body's lists
+// asks ("" for kit's default, the key repeated): style form with explode
+// (OpenAPI's default) repeats the key; deepObject, which OpenAPI leaves
+// undefined for lists and Stripe's document uses for every field, writes
+// empty brackets (tags[]=a), which Rack, PHP and Stripe all read as a
+// list. Nested objects are written in brackets whatever the style.
+func (g *generator) formStyle(mt *MediaType, s *Schema) (string, error) {
+	props, _ := flatten(s, map[*Schema]bool{})
+	style, from := "", ""
+	for _, p := range props {
+		if p.Schema.Type != "array" || p.Schema.Items == nil || isObject(p.Schema.Items) || p.Schema.Items.Type == "array" {
+			continue // only a list of scalars has a style; nested values are in brackets
+		}
+		enc := mt.Encoding[p.Name]
+		want := ""
+		switch {
+		case enc == nil || (enc.Style == "" || enc.Style == "form") && (enc.Explode == nil || *enc.Explode):
+		case enc.Style == "deepObject":
+			want = "kit.FormBrackets"
+		default:
+			explode := enc.Explode == nil || *enc.Explode
+			return "", fmt.Errorf("form field %s: style %s, explode %v: kit writes a list as repeated keys or in brackets", p.Name, enc.Style, explode)
+		}
+		if from != "" && want != style {
+			return "", fmt.Errorf("form fields %s and %s: two list styles in one form body; kit writes one", from, p.Name)
+		}
+		style, from = want, p.Name
+	}
+	return style, nil
+}
+
+// paramField returns the <Op>Params field of an optional parameter.
+func paramField(names *namer, p *Parameter, typ, tag string) string {
+	doc := ""
+	if d := firstSentence(p.Description); d != "" {
+		doc = "\t// " + d + "\n"
+	}
+	return fmt.Sprintf("%s\t%s %s `kit:%q`\n", doc, names.name(exported(p.Name, "Param")), typ, tag)
 }

@@ -23,13 +23,15 @@ import (
 // an object without explode) gets a type of its own whose MarshalText
 // writes it.
 
-// queryParams maps the query parameters of op to the fields of its Params
-// struct; name is the method's name, decls receives the types the fields
-// need. An error is why the operation is skipped.
-func (g *generator) queryParams(op *Operation, name string, decls *[]string) ([]string, error) {
-	var fields []string
-	fnames := newNamer()
-	sent := map[string]string{} // wire name -> the parameter that sends it
+// queryParams maps the query parameters of op: a required one that is
+// sent under its own name is a positional parameter (its "name type"
+// appended to required, named by a //kit:query directive appended to
+// directives); the others are fields of the Params struct, appended to
+// fields (fnames names them, with the optional headers). name is the
+// method's name; decls receives the types the parameters need. An error
+// is why the operation is skipped.
+func (g *generator) queryParams(op *Operation, name string, locals, fnames *namer, fields, required, directives, decls *[]string) error {
+	sent := map[string]string{} // wire name -> who sends it
 	send := func(wire, who string) error {
 		if prev, dup := sent[wire]; dup {
 			return fmt.Errorf("%s and %s are both sent as %s", prev, who, wire)
@@ -40,7 +42,7 @@ func (g *generator) queryParams(op *Operation, name string, decls *[]string) ([]
 	for _, p := range op.Params {
 		if p.In == "query" {
 			if err := send(p.Name, "query parameter "+p.Name); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
@@ -48,28 +50,55 @@ func (g *generator) queryParams(op *Operation, name string, decls *[]string) ([]
 		if p.In != "query" {
 			continue
 		}
-		q := queryParam{g: g, p: p, hint: name + exported(p.Name, "Param"), fnames: fnames, decls: decls}
-		fs, wires, err := q.fields()
+		q := queryParam{g: g, p: p, hint: name + exported(p.Name, "Param"), decls: decls}
+		specs, err := q.fields()
 		if err != nil {
-			return nil, fmt.Errorf("query parameter %s: %w", p.Name, err)
+			return fmt.Errorf("query parameter %s: %w", p.Name, err)
 		}
-		for _, w := range wires {
-			if err := send(w, "property "+strings.TrimSuffix(w, "[...]")+" of "+p.Name); err != nil {
-				return nil, err
+		if len(specs) == 1 && specs[0].own && p.Required && !strings.HasPrefix(specs[0].typ, "map[") {
+			goName := locals.name(local(p.Name))
+			*required = append(*required, goName+" "+specs[0].typ)
+			*directives = append(*directives, fmt.Sprintf("//kit:query %s: {%s}", p.Name, goName))
+			continue
+		}
+		for _, f := range specs {
+			if !f.own {
+				if err := send(f.wire, "property "+strings.TrimSuffix(f.wire, "[...]")+" of "+p.Name); err != nil {
+					return err
+				}
 			}
+			typ := f.typ
+			if f.optPtr {
+				typ = "*" + typ
+			}
+			doc := ""
+			if d := firstSentence(f.desc); d != "" {
+				doc = "\t// " + d + "\n"
+			}
+			*fields = append(*fields, fmt.Sprintf("%s\t%s %s `kit:%q`\n", doc, fnames.name(f.goName), typ, f.tag))
 		}
-		fields = append(fields, fs...)
 	}
-	return fields, nil
+	return nil
+}
+
+// querySpec is how a query parameter, or one property of an exploded
+// object parameter, is sent.
+type querySpec struct {
+	goName string // the Params field's name
+	typ    string // its Go type, without the pointer of an optional value
+	optPtr bool   // an optional value is a pointer (nil is not sent)
+	tag    string // the field's kit tag
+	own    bool   // sent under the parameter's own name, as one parameter
+	wire   string // the name sent, for a property
+	desc   string
 }
 
 // queryParam is one query parameter being mapped.
 type queryParam struct {
-	g      *generator
-	p      *Parameter
-	hint   string // the Go name its types start with
-	fnames *namer // the Params struct's field names
-	decls  *[]string
+	g     *generator
+	p     *Parameter
+	hint  string // the Go name its types start with
+	decls *[]string
 }
 
 // delimiter is what joins the values of a parameter written as one value,
@@ -86,16 +115,16 @@ func (q *queryParam) delimiter() (string, error) {
 	return "", fmt.Errorf("style %s is not a style of query parameters", q.p.Style)
 }
 
-// fields returns the Params fields of the parameter, and the wire names
-// they send besides the parameter's own.
-func (q *queryParam) fields() (fields []string, wires []string, err error) {
+// fields returns how the parameter is sent: as itself, or (an exploded
+// object) as its properties.
+func (q *queryParam) fields() ([]querySpec, error) {
 	p, t := q.p, q.g.types
 	s := p.Schema
 	if isObject(s) {
 		switch {
 		case p.Style == "deepObject":
 			typ := t.goType(s, q.hint)
-			return []string{q.field(exported(p.Name, "Param"), "*"+typ, p.Name+",query,omitempty", p.Description)}, nil, nil
+			return q.own(typ, true, p.Name+",query,omitempty"), nil
 		case p.Explode:
 			return q.exploded()
 		}
@@ -105,37 +134,33 @@ func (q *queryParam) fields() (fields []string, wires []string, err error) {
 	if elem, isMap := strings.CutPrefix(typ, "map[string]"); isMap {
 		switch {
 		case p.Style == "deepObject":
-			return []string{q.field(exported(p.Name, "Param"), typ, p.Name+",query,omitempty", p.Description)}, nil, nil
+			return q.own(typ, false, p.Name+",query,omitempty"), nil
 		case p.Explode && (t.scalar(elem) || elem == "any" || strings.HasPrefix(elem, "[]") && t.scalar(elem[2:])):
 			// Each entry is a query parameter of its own, as kit sends a map.
-			return []string{q.field(exported(p.Name, "Param"), typ, p.Name+",omitempty", p.Description)}, nil, nil
+			return q.own(typ, false, p.Name+",omitempty"), nil
 		case !p.Explode && t.scalar(elem):
 			return q.joinedMap(elem)
 		}
-		return nil, nil, fmt.Errorf("a %s (style %s, explode %v) has no form OpenAPI defines", typ, p.Style, p.Explode)
+		return nil, fmt.Errorf("a %s (style %s, explode %v) has no form OpenAPI defines", typ, p.Style, p.Explode)
 	}
 	if elem, isSlice := strings.CutPrefix(typ, "[]"); isSlice {
 		switch {
 		case !t.scalar(elem):
-			return nil, nil, fmt.Errorf("a %s (style %s) has no form OpenAPI defines: its elements are not text", typ, p.Style)
+			return nil, fmt.Errorf("a %s (style %s) has no form OpenAPI defines: its elements are not text", typ, p.Style)
 		case p.Explode:
-			return []string{q.field(exported(p.Name, "Param"), typ, p.Name+",omitempty", p.Description)}, nil, nil
+			return q.own(typ, false, p.Name+",omitempty"), nil
 		}
 		return q.joinedSlice(elem)
 	}
 	if !t.scalar(typ) {
-		return nil, nil, fmt.Errorf("a %s (style %s) has no form kit sends yet", typ, p.Style)
+		return nil, fmt.Errorf("a %s (style %s) has no form kit sends yet", typ, p.Style)
 	}
-	return []string{q.field(exported(p.Name, "Param"), "*"+typ, p.Name+",omitempty", p.Description)}, nil, nil
+	return q.own(typ, true, p.Name+",omitempty"), nil
 }
 
-// field writes one field of the Params struct.
-func (q *queryParam) field(goName, typ, tag, desc string) string {
-	doc := ""
-	if d := firstSentence(desc); d != "" {
-		doc = "\t// " + d + "\n"
-	}
-	return fmt.Sprintf("%s\t%s %s `kit:%q`\n", doc, q.fnames.name(goName), typ, tag)
+// own is the parameter sent under its own name, as a value of type typ.
+func (q *queryParam) own(typ string, optPtr bool, tag string) []querySpec {
+	return []querySpec{{goName: exported(q.p.Name, "Param"), typ: typ, optPtr: optPtr, tag: tag, own: true, desc: q.p.Description}}
 }
 
 // property is a property of an object parameter: its wire name, Go name
@@ -168,54 +193,49 @@ func (q *queryParam) properties(owner string, scalarOnly bool) ([]property, erro
 // explode true): each is a field of the Params struct, named after the
 // parameter and the property; an object or map property goes in brackets
 // under its name.
-func (q *queryParam) exploded() (fields []string, wires []string, err error) {
+func (q *queryParam) exploded() ([]querySpec, error) {
 	base := exported(q.p.Name, "Param")
 	props, err := q.properties(q.hint, false)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	var specs []querySpec
 	for _, pr := range props {
 		t := q.g.types
 		elem := strings.TrimPrefix(pr.typ, "[]")
-		var typ, tag string
+		f := querySpec{goName: base + pr.goName, typ: pr.typ, wire: pr.wire, desc: pr.desc}
 		switch {
 		case t.scalar(pr.typ):
-			typ, tag = "*"+pr.typ, pr.wire+",omitempty"
+			f.optPtr, f.tag = true, pr.wire+",omitempty"
 		case strings.HasPrefix(pr.typ, "[]") && t.scalar(elem):
-			typ, tag = pr.typ, pr.wire+",omitempty"
+			f.tag = pr.wire + ",omitempty"
 		case t.isStruct(pr.typ):
-			typ, tag = "*"+pr.typ, pr.wire+",query,omitempty"
+			f.optPtr, f.tag, f.wire = true, pr.wire+",query,omitempty", pr.wire+"[...]"
 		case strings.HasPrefix(pr.typ, "map[string]"):
-			typ, tag = pr.typ, pr.wire+",query,omitempty"
+			f.tag, f.wire = pr.wire+",query,omitempty", pr.wire+"[...]"
 		default:
-			return nil, nil, fmt.Errorf("property %s is a %s, which has no form in a query", pr.wire, pr.typ)
+			return nil, fmt.Errorf("property %s is a %s, which has no form in a query", pr.wire, pr.typ)
 		}
-		desc := pr.desc
-		if desc == "" {
-			desc = fmt.Sprintf("%s is property %s of %s.", base+pr.goName, pr.wire, q.p.Name)
+		if f.desc == "" {
+			f.desc = fmt.Sprintf("%s is property %s of %s.", f.goName, pr.wire, q.p.Name)
 		}
-		fields = append(fields, q.field(base+pr.goName, typ, tag, desc))
-		if strings.HasSuffix(tag, ",query,omitempty") {
-			wires = append(wires, pr.wire+"[...]")
-		} else {
-			wires = append(wires, pr.wire)
-		}
+		specs = append(specs, f)
 	}
-	return fields, wires, nil
+	return specs, nil
 }
 
 // joinedObject declares a struct of the object's properties whose text is
 // name and value pairs joined by the style's delimiter (gt,1,lt,2), for an
 // object without explode.
-func (q *queryParam) joinedObject() ([]string, []string, error) {
+func (q *queryParam) joinedObject() ([]querySpec, error) {
 	sep, err := q.delimiter()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	tname := q.g.names.name(q.hint)
 	props, err := q.properties(tname, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var b strings.Builder
 	docComment(&b, fmt.Sprintf("%s is query parameter %s, sent as one value: the names and values of its set properties joined with %q (style %s, explode false).", tname, q.p.Name, sep, q.p.Style))
@@ -233,16 +253,16 @@ func (q *queryParam) joinedObject() ([]string, []string, error) {
 	fmt.Fprintf(&b, "\treturn []byte(strings.Join(parts, %q)), nil\n}\n", sep)
 	q.g.types.imports["strings"] = true
 	*q.decls = append(*q.decls, b.String())
-	return []string{q.field(exported(q.p.Name, "Param"), "*"+tname, q.p.Name+",omitempty", q.p.Description)}, nil, nil
+	return q.own(tname, true, q.p.Name+",omitempty"), nil
 }
 
 // joinedMap declares a map type whose text is its entries' keys and values
 // joined by the style's delimiter, keys in sorted order, for a map without
 // explode.
-func (q *queryParam) joinedMap(elem string) ([]string, []string, error) {
+func (q *queryParam) joinedMap(elem string) ([]querySpec, error) {
 	sep, err := q.delimiter()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	tname := q.g.names.name(q.hint)
 	var b strings.Builder
@@ -253,15 +273,15 @@ func (q *queryParam) joinedMap(elem string) ([]string, []string, error) {
 		q.g.types.imports[im] = true
 	}
 	*q.decls = append(*q.decls, b.String())
-	return []string{q.field(exported(q.p.Name, "Param"), tname, q.p.Name+",omitempty", q.p.Description)}, nil, nil
+	return q.own(tname, false, q.p.Name+",omitempty"), nil
 }
 
 // joinedSlice declares a slice type whose text is its elements joined by
 // the style's delimiter, for an array without explode.
-func (q *queryParam) joinedSlice(elem string) ([]string, []string, error) {
+func (q *queryParam) joinedSlice(elem string) ([]querySpec, error) {
 	sep, err := q.delimiter()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	tname := q.g.names.name(q.hint)
 	var b strings.Builder
@@ -270,7 +290,7 @@ func (q *queryParam) joinedSlice(elem string) ([]string, []string, error) {
 	fmt.Fprintf(&b, "// MarshalText writes the elements joined with %q.\nfunc (v %s) MarshalText() ([]byte, error) {\n\tparts := make([]string, len(v))\n\tfor i, e := range v {\n\t\tparts[i] = %s\n\t}\n\treturn []byte(strings.Join(parts, %q)), nil\n}\n", sep, tname, q.text(elem, "e"), sep)
 	q.g.types.imports["strings"] = true
 	*q.decls = append(*q.decls, b.String())
-	return []string{q.field(exported(q.p.Name, "Param"), tname, q.p.Name+",omitempty", q.p.Description)}, nil, nil
+	return q.own(tname, false, q.p.Name+",omitempty"), nil
 }
 
 // docComment writes text as a doc comment, wrapped.

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,8 @@ type Config struct {
 	Package string   // the package name; "" takes the directory's
 	Ops     string   // comma-separated globs of operationIds to keep; "" keeps all
 	Tags    []string // keep only operations with one of these tags; nil keeps all
+	Config  string   // a -config file naming pagination; "" when none
+	Remote  bool     // follow $refs to http(s) URLs; Spec may be a URL
 	Check   bool     // write nothing; fail when a file is not up to date
 	Stdout  io.Writer
 }
@@ -38,14 +41,30 @@ type Report struct {
 	Emitted    []string       // "GET /path Name"
 	Skipped    []Skip         // with reasons
 	Paginated  map[string]int // paginator kind → operations
+	Notes      []Note         // remarks on the document: renamed operations, impossible schemas
 }
 
 // Run imports the document, writes the package and returns the report.
 // Nothing is left half written: on an error the files are as they were.
 func Run(cfg Config) (*Report, error) {
-	doc, err := Load(cfg.Spec)
+	var doc *Doc
+	var err error
+	if cfg.Remote {
+		doc, err = LoadRemote(context.Background(), cfg.Spec, nil)
+	} else {
+		doc, err = Load(cfg.Spec)
+	}
 	if err != nil {
 		return nil, err
+	}
+	var conf *ConfigFile
+	if cfg.Config != "" {
+		if conf, err = LoadConfig(cfg.Config); err != nil {
+			return nil, err
+		}
+		if err := checkConfig(doc, conf); err != nil {
+			return nil, err
+		}
 	}
 	dir := cfg.Dir
 	if dir == "" {
@@ -78,7 +97,7 @@ func Run(cfg Config) (*Report, error) {
 			}
 		}
 	}
-	rep, written, err := generate(doc, cfg, dir, pkg, saved["client.go"] == nil)
+	rep, written, err := generate(doc, conf, cfg, dir, pkg, saved["client.go"] == nil)
 	if err != nil {
 		restore()
 		return rep, err
@@ -94,7 +113,7 @@ func Run(cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-func generate(doc *Doc, cfg Config, dir, pkg string, writeClient bool) (*Report, map[string][]byte, error) {
+func generate(doc *Doc, conf *ConfigFile, cfg Config, dir, pkg string, writeClient bool) (*Report, map[string][]byte, error) {
 	written := map[string][]byte{}
 	write := func(name string, b []byte) error {
 		written[name] = b
@@ -110,7 +129,7 @@ func generate(doc *Doc, cfg Config, dir, pkg string, writeClient bool) (*Report,
 	drop := map[*Operation]string{}
 	for round := 0; ; round++ {
 		g := newGenerator(doc, pkg, cfg.Spec)
-		g.opsGlob, g.tags, g.drop = cfg.Ops, cfg.Tags, drop
+		g.opsGlob, g.tags, g.drop, g.config = cfg.Ops, cfg.Tags, drop, conf
 		g.build()
 		src, lines, err := g.file()
 		if err != nil {
@@ -174,6 +193,7 @@ func (g *generator) report(doc *Doc) *Report {
 		seen[m.op] = true
 	}
 	r.Skipped = append(append(r.Skipped, doc.Skipped...), g.skipped...)
+	r.Notes = g.notes
 	r.Operations = len(doc.Ops) + len(doc.Skipped)
 	return r
 }
@@ -199,6 +219,9 @@ func (r *Report) Print(w io.Writer, spec string) {
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "%s: skipped %s %s: %s\n", s.Pos, s.Method, s.Path, s.Reason)
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "%s: note: %s\n", n.Pos, n.Msg)
+	}
 }
 
 // packageName makes a package name of a directory name.
@@ -215,14 +238,22 @@ func packageName(base string) string {
 	return b.String()
 }
 
-func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
-	spec := cfg.Spec
-	if absSpec, err := filepath.Abs(spec); err == nil {
+// relativeTo returns file as a slash path relative to dir when it can.
+func relativeTo(dir, file string) string {
+	if absFile, err := filepath.Abs(file); err == nil {
 		if absDir, err := filepath.Abs(dir); err == nil {
-			if rel, err := filepath.Rel(absDir, absSpec); err == nil {
-				spec = filepath.ToSlash(rel)
+			if rel, err := filepath.Rel(absDir, absFile); err == nil {
+				return filepath.ToSlash(rel)
 			}
 		}
+	}
+	return filepath.ToSlash(file)
+}
+
+func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
+	spec := cfg.Spec
+	if !isRemote(spec) {
+		spec = relativeTo(dir, spec)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "package %s\n\n", pkg)
@@ -232,6 +263,12 @@ func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
 	}
 	if len(cfg.Tags) > 0 {
 		args += " -tags " + strings.Join(cfg.Tags, ",")
+	}
+	if cfg.Config != "" {
+		args += " -config " + relativeTo(dir, cfg.Config)
+	}
+	if cfg.Remote {
+		args += " -remote"
 	}
 	fmt.Fprintf(&b, "// This file is yours: kitgen openapi writes it once and never again.\n\n")
 	fmt.Fprintf(&b, "//go:generate go tool kitgen openapi %s %s\n//go:generate go tool kitgen\n\n", args, spec)
@@ -270,6 +307,8 @@ func authHint(s *SecurityScheme) string {
 		return fmt.Sprintf("kit.WithAuth(kit.APIKey(%q, key))", s.Param)
 	case s.Type == "apiKey" && s.In == "query":
 		return fmt.Sprintf("kit.WithAuth(kit.APIKeyQuery(%q, key))", s.Param)
+	case s.Type == "oauth2" && s.TokenURL != "":
+		return fmt.Sprintf("kit.WithAuth(kitoauth2.Auth(cc.TokenSource(ctx))) with cc a clientcredentials.Config{TokenURL: %q, ...} (github.com/kithttp/kit/kitoauth2, golang.org/x/oauth2/clientcredentials)", s.TokenURL)
 	case s.Type == "oauth2":
 		return "kit.WithAuth(kitoauth2.Auth(tokenSource)) (github.com/kithttp/kit/kitoauth2)"
 	}

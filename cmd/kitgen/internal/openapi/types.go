@@ -15,19 +15,25 @@ type typer struct {
 	decls    []string           // type declarations, in order
 	building map[*Schema]bool   // structs being declared: a field of one of them is a back edge
 	imports  map[string]bool
-	structs  map[string]bool // declared struct types
-	enums    map[string]bool // declared string types
+	structs  map[string]bool  // declared struct types
+	enums    map[string]bool  // declared string types
+	markers  map[string]bool  // "Type.isUnion": marker methods declared
+	passing  map[*Schema]bool // schemas that are another one, being resolved
 
 	// fileFields makes binary strings kit.File (multipart bodies).
 	fileFields bool
 	// errorModel is the client's error model: its struct gets an Error
 	// method, so that errors.As finds it.
 	errorModel *Schema
+	// note reports a remark on the document (nil: none are kept).
+	note func(Pos, string)
+	// noted keeps a remark on a schema to one.
+	noted map[*Schema]bool
 }
 
 func newTyper(names *namer) *typer {
 	return &typer{names: names, declared: map[*Schema]string{}, building: map[*Schema]bool{}, imports: map[string]bool{},
-		structs: map[string]bool{}, enums: map[string]bool{}}
+		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, passing: map[*Schema]bool{}, noted: map[*Schema]bool{}}
 }
 
 // isObject reports whether s becomes a Go struct.
@@ -61,8 +67,18 @@ func (t *typer) goType(s *Schema, hint string) string {
 	if name, ok := t.declared[s]; ok {
 		return name
 	}
+	// A schema that is another one (an allOf, oneOf or anyOf of one) is
+	// that one's type; a cycle of them (A is allOf [A]) says nothing.
+	if t.passing[s] {
+		return "any"
+	}
+	through := func(to *Schema) string {
+		t.passing[s] = true
+		defer delete(t.passing, s)
+		return t.goType(to, hint)
+	}
 	if len(s.AllOf) == 1 && len(s.Properties) == 0 && len(s.OneOf)+len(s.AnyOf) == 0 {
-		return t.goType(s.AllOf[0], hint) // allOf of one: that schema, with a description
+		return through(s.AllOf[0]) // allOf of one: that schema, with a description
 	}
 	if u := union(s); u != nil {
 		if scalars(u) {
@@ -71,15 +87,19 @@ func (t *typer) goType(s *Schema, hint string) string {
 		return t.declareUnion(s, u, hint)
 	}
 	if len(s.OneOf) == 1 {
-		return t.goType(s.OneOf[0], hint)
+		return through(s.OneOf[0])
 	}
 	if len(s.AnyOf) == 1 {
-		return t.goType(s.AnyOf[0], hint)
+		return through(s.AnyOf[0])
 	}
 	if isObject(s) {
 		return t.declareStruct(s, hint)
 	}
-	switch s.Type {
+	typ := s.Type
+	if typ == "" && len(s.Enum) > 0 && allStrings(s.Enum) {
+		typ = "string" // 3.1's const, or an enum without a type
+	}
+	switch typ {
 	case "string":
 		if len(s.Enum) > 0 && allStrings(s.Enum) {
 			return t.declareEnum(s, hint)
@@ -177,6 +197,12 @@ func (t *typer) declareUnion(s *Schema, branches []*Schema, hint string) string 
 	t.declared[s] = name
 	t.structs[name] = true
 	t.imports["encoding/json"] = true
+	if s.Discriminator != nil && s.Discriminator.Property != "" {
+		if decl, ok := t.sealedUnion(s, name, branches); ok {
+			t.decls = append(t.decls, decl)
+			return name
+		}
+	}
 	var b strings.Builder
 	var kinds []string
 	type as struct{ method, typ string }
@@ -249,6 +275,11 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 			typ, tag = "*"+typ, tag+",omitempty"
 		case p.Schema.Nullable || t.building[p.Schema]:
 			typ = "*" + typ // null, or a back edge of a recursive type
+			if !p.Schema.Nullable && t.note != nil && !t.noted[p.Schema] {
+				t.noted[p.Schema] = true
+				t.note(p.Schema.Pos, fmt.Sprintf("schema %s: its required field %s leads back to %s through required fields, so no finite JSON value has it; the field is a pointer (%s)",
+					name, p.Name, typ[1:], "*"+typ[1:]))
+			}
 		}
 		fs = append(fs, field{fname, typ, fmt.Sprintf("`json:%s`", strconv.Quote(tag)), p.Schema.Description})
 	}
