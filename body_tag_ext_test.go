@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -125,6 +126,31 @@ func TestBodyTag(t *testing.T) {
 	}
 }
 
+// TestBodyTagForm: a map tagged `kit:",body"` is a whole form body with
+// FormBody: its keys are the form's keys, nested values in brackets.
+func TestBodyTagForm(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(nil)
+	_, c := setup(t, rec)
+	type formMap struct {
+		F map[string]any `kit:",body"`
+	}
+	ep := kit.Post[formMap, any]("/settings", kit.FormBody(kit.FormIndexed))
+	if _, err := ep.Call(t.Context(), c, formMap{map[string]any{"theme": "dark", "tags": []string{"a", "b"}, "limits": map[string]int{"n": 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ep.Call(t.Context(), c, formMap{map[string]any{"bad]key": 1}}); err == nil || !strings.Contains(err.Error(), `map key "bad]key" cannot be written`) {
+		t.Errorf("a bracket in a key: %v", err)
+	}
+	reqs := rec.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	if got, _ := url.QueryUnescape(string(reqs[0].Body)); got != "limits[n]=3&tags[0]=a&tags[1]=b&theme=dark" || reqs[0].Header.Get("Content-Type") != "application/x-www-form-urlencoded" {
+		t.Errorf("body %s (%s)", got, reqs[0].Header.Get("Content-Type"))
+	}
+}
+
 // TestBodyTagRefused: a `kit:",body"` field that cannot be a JSON body,
 // or would be a second body, or is on a GET, is a *DeclarationError.
 func TestBodyTagRefused(t *testing.T) {
@@ -188,12 +214,30 @@ func TestBodyTagRefused(t *testing.T) {
 			}, any]("POST", "/x")
 			return err
 		}, "the kit tag option body excludes header, query and url"},
-		"a form": {func() error {
+		"a form of a slice": {func() error {
 			_, err := kit.NewEndpoint[struct {
-				M map[string]any `kit:",body"`
+				S []string `kit:",body"`
 			}, any]("POST", "/x", kit.FormBody())
 			return err
-		}, "a form body is one data model (a struct), not map[string]interface {}"},
+		}, "a form body is one data model (a struct) or a map marked body, not []string"},
+		"a form with int keys": {func() error {
+			_, err := kit.NewEndpoint[struct {
+				M map[int]string `kit:",body"`
+			}, any]("POST", "/x", kit.FormBody())
+			return err
+		}, "a map's keys are written as form keys, and its key type int is not a string kind"},
+		"an unmarked map form": {func() error {
+			_, err := kit.NewEndpoint[struct {
+				M map[string]string
+			}, any]("POST", "/x", kit.FormBody())
+			return err
+		}, "kit.FormBody() needs a body model"},
+		"a multipart map": {func() error {
+			_, err := kit.NewEndpoint[struct {
+				M map[string]string `kit:",body"`
+			}, any]("POST", "/x", kit.Multipart())
+			return err
+		}, "a multipart body is one data model (a struct), not map[string]string"},
 	}
 	for name, tc := range cases {
 		err := tc.decl()

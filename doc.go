@@ -237,7 +237,9 @@
 //
 // A field tagged `kit:",body"` is the JSON body whatever its type: a
 // map[string]any of free-form JSON, a map of models (validated entry by
-// entry), a []string, a string. Untagged, a map is sent in the query.
+// entry), a []string, a string. With FormBody, a map so tagged is the
+// whole form, its entries the form's fields. Untagged, a map is sent in
+// the query.
 //
 // Nullable[T] is a field with three states: absent (left out by omitzero),
 // null, or a value. A PATCH sends "nickname": null, "active": false and

@@ -233,6 +233,7 @@ type paramField struct {
 	goName    string
 	name      string
 	route     routing.Route
+	mark      routing.Mark // how its tag marks it
 	omitEmpty bool
 	omitJSON  omitRule // the json tag's omitempty and omitzero
 	class     *typeClass
@@ -287,7 +288,7 @@ func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
 		if !routed {
 			continue
 		}
-		f := paramField{index: sf.Index, goName: sf.Name, name: routing.WireName(tag, sf.Name), omitEmpty: tag.OmitEmpty, omitJSON: jsonOmitRule(sf.Tag), class: classify(sf.Type)}
+		f := paramField{index: sf.Index, goName: sf.Name, name: routing.WireName(tag, sf.Name), mark: mark, omitEmpty: tag.OmitEmpty, omitJSON: jsonOmitRule(sf.Tag), class: classify(sf.Type)}
 		rf := routing.Field{
 			GoName: sf.Name, T: ft, Class: f.class.Class,
 			Name: f.name, Named: tag.Name != "", Mark: mark, Placeholder: slices.Contains(placeholders, f.name),

@@ -62,10 +62,20 @@ func (d *Dialect) Body(method string, enc Encoding, body *Field, r Route, dynami
 		return false, fmt.Errorf("%s is a kit.File, the raw request body; with %s put it in the body model", subject, enc)
 	case r == RawFile:
 		return false, nil
+	case enc == Form && FormMap(body):
+		return true, nil
 	case enc != JSON && body.Class.Kind != Model:
 		return false, fmt.Errorf("%s: %s", subject, NotOneModel(enc, body.T.String()))
 	}
 	return true, nil
+}
+
+// FormMap reports whether body is a map sent as a whole form body: a map
+// marked body (`kit:",body"`, //kit:body {p}), whose keys are the form's
+// keys. The caller checks it as a form writes it (its keys strings, its
+// values text or nested values).
+func FormMap(body *Field) bool {
+	return body.Mark == MarkBody && body.T.Shape() == MapShape
 }
 
 // JSONProblem says why a value of type t cannot be written as JSON by
@@ -112,6 +122,9 @@ func jsonProblem(t Type, depth int) string {
 // NotOneModel is the refusal of a form or multipart body that is not one
 // data model.
 func NotOneModel(enc Encoding, typ string) string {
+	if enc == Form {
+		return fmt.Sprintf("a form body is one data model (a struct) or a map marked body, not %s", typ)
+	}
 	return fmt.Sprintf("a %s body is one data model (a struct), not %s", enc.noun(), typ)
 }
 

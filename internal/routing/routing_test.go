@@ -273,6 +273,7 @@ func TestBody(t *testing.T) {
 	model := &Field{GoName: "opts", T: &fake{shape: StructShape, name: "Opts"}, Class: Classify(tModel)}
 	file := &Field{GoName: "f", T: &fake{shape: StructShape, is: []Known{KitFile}, name: "kit.File"}, Class: Classify(tFile)}
 	list := &Field{GoName: "l", T: &fake{shape: SequenceShape, elem: tModel, name: "[]Opts"}, Class: Classify(slice(tModel))}
+	formMap := &Field{GoName: "m", T: &fake{shape: MapShape, key: tString, elem: tAny, name: "map[string]any"}, Class: Classify(mapOf(tString, tAny)), Mark: MarkBody}
 	for _, tt := range []struct {
 		name, method string
 		enc          Encoding
@@ -287,7 +288,9 @@ func TestBody(t *testing.T) {
 		{"form without a model", "POST", Form, nil, None, false, false, "kit.FormBody() needs a body model: a field of P that is a struct", "kit.FormBody() needs a body model: a parameter that is a struct"},
 		{"form, decided at call time", "POST", Form, nil, None, true, false, "", ""},
 		{"form model", "POST", Form, model, Body, false, true, "", ""},
-		{"form list", "POST", Form, list, Body, false, false, "a form body is one data model (a struct), not []Opts", "a form body is one data model (a struct), not []Opts"},
+		{"form list", "POST", Form, list, Body, false, false, "a form body is one data model (a struct) or a map marked body, not []Opts", "a form body is one data model (a struct) or a map marked body, not []Opts"},
+		{"form map marked body", "POST", Form, formMap, Body, false, true, "", ""},
+		{"multipart map", "POST", Multipart, formMap, Body, false, false, "a multipart body is one data model (a struct), not map[string]any", "a multipart body is one data model (a struct), not map[string]any"},
 		{"raw file", "PUT", JSON, file, RawFile, false, false, "", ""},
 		{"raw file in multipart", "PUT", Multipart, file, RawFile, false, false, "with kit.Multipart() put it in the body model", "with kit.Multipart() put it in the body model"},
 		{"model on GET", "GET", JSON, model, Body, false, false, "tag the field `kit:\",query\"`", "add //kit:query {opts}"},

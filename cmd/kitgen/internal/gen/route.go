@@ -622,6 +622,11 @@ func (g *generator) checkBody(m *Method) {
 		if err := g.jsonFileField(m.body.Type); err != nil {
 			g.errorf(pos, "%s: %v", m.Name, err)
 		}
+	case routing.FormMap(body):
+		// kit.FormBody writes the map's entries as the form's keys (kit's buildFormNode).
+		if why := g.nestedFormProblem(m.body.Type, map[types.Type]bool{}); why != "" {
+			g.errorf(pos, "%s: %s: %s", m.Name, routing.Directives.Subject(m.body.Name), why)
+		}
 	default:
 		if err := g.formProblem(m.body.Type, enc == routing.Multipart); err != nil {
 			g.errorf(pos, "%s: %v", m.Name, err)

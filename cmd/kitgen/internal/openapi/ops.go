@@ -162,15 +162,17 @@ func (g *generator) body(m *method, op *Operation, name string) error {
 		g.types.fileFields = false
 		elem := strings.TrimPrefix(typ, "[]")
 		model := g.types.isStruct(elem)
-		if !model && !jsonType(chosen.Type) {
-			return fmt.Errorf("request body %s of type %s: a form is one object", chosen.Type, typ)
+		formMap := chosen.Type == "application/x-www-form-urlencoded" && strings.HasPrefix(typ, "map[string]")
+		if !model && !jsonType(chosen.Type) && !formMap {
+			return fmt.Errorf("request body %s of type %s: kit sends such a body from an object model", chosen.Type, typ)
 		}
 		if (model || g.types.scalar(typ)) && jsonType(chosen.Type) && !op.Body.Required && !strings.HasPrefix(typ, "[]") {
 			typ = "*" + typ // nil sends no body
 		}
 		if !model {
 			// A map, an array of text, a string, any JSON: kit sends the
-			// parameter marked body as JSON whatever its type.
+			// parameter marked body as JSON whatever its type (a map in a
+			// form: its entries are the form's fields).
 			m.directives = append(m.directives, "//kit:body {body}")
 		}
 		m.params = append(m.params, "body "+typ)
