@@ -41,6 +41,9 @@ func (g *generator) queryParams(op *Operation, name string, locals, fnames *name
 	}
 	for _, p := range op.Params {
 		if p.In == "query" {
+			if err := tagName(p.Name); err != nil {
+				return fmt.Errorf("query parameter %q: %w", p.Name, err)
+			}
 			if err := send(p.Name, "query parameter "+p.Name); err != nil {
 				return err
 			}
@@ -77,6 +80,15 @@ func (g *generator) queryParams(op *Operation, name string, locals, fnames *name
 			}
 			*fields = append(*fields, fmt.Sprintf("%s\t%s %s `kit:%q`\n", doc, fnames.name(f.goName), typ, f.tag))
 		}
+	}
+	return nil
+}
+
+// tagName checks that a wire name can be written in a kit struct tag: a
+// comma would end the name, a backquote the tag.
+func tagName(name string) error {
+	if strings.ContainsAny(name, ",`") || name == "-" {
+		return fmt.Errorf("its name cannot be written in a kit struct tag")
 	}
 	return nil
 }
@@ -203,6 +215,9 @@ func (q *queryParam) exploded() ([]querySpec, error) {
 	for _, pr := range props {
 		t := q.g.types
 		elem := strings.TrimPrefix(pr.typ, "[]")
+		if err := tagName(pr.wire); err != nil {
+			return nil, fmt.Errorf("property %q: %w", pr.wire, err)
+		}
 		f := querySpec{goName: base + pr.goName, typ: pr.typ, wire: pr.wire, desc: pr.desc}
 		switch {
 		case t.scalar(pr.typ):
