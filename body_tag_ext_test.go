@@ -58,10 +58,10 @@ func TestBodyTag(t *testing.T) {
 	}
 	_, err = users.Call(t.Context(), c, struct {
 		Users labelSet `kit:",body"`
-	}{labelSet{"b": {Name: "bob", Email: "not-an-address"}, "a": {Name: "ann", Email: "ann@example.com"}}})
+	}{labelSet{"z": {Name: "zed", Email: "nope"}, "b": {Name: "bob", Email: "not-an-address"}, "a": {Name: "ann", Email: "ann@example.com"}}})
 	var ve *kit.ValidationError
-	if !errors.As(err, &ve) || len(ve.Fields) != 1 || ve.Fields[0].Path != "[b].Email" {
-		t.Errorf("an invalid entry: %v", err)
+	if !errors.As(err, &ve) || len(ve.Fields) != 2 || ve.Fields[0].Path != "[b].Email" || ve.Fields[1].Path != "[z].Email" {
+		t.Errorf("invalid entries, reported in key order: %v", err)
 	}
 
 	names := kit.Post[struct {

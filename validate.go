@@ -268,17 +268,23 @@ func validateValue(val Validator, v reflect.Value) error {
 		if v.Len() == 0 || !validatable(v.Type().Elem()) {
 			return nil
 		}
-		keys := v.MapKeys()
-		labels := make([]string, len(keys))
-		order := make([]int, len(keys))
-		for i, k := range keys {
-			labels[i], order[i] = fmt.Sprintf("[%v]", k), i
+		// Entries are validated in the map's order; the failures (usually
+		// none) are then reported in the order of their keys' text.
+		type failed struct {
+			label string
+			err   error
 		}
-		slices.SortFunc(order, func(a, b int) int { return strings.Compare(labels[a], labels[b]) })
+		var fails []failed
+		for it := v.MapRange(); it.Next(); {
+			if err := validateValue(val, it.Value()); err != nil {
+				fails = append(fails, failed{fmt.Sprintf("[%v]", it.Key()), err})
+			}
+		}
+		slices.SortFunc(fails, func(a, b failed) int { return strings.Compare(a.label, b.label) })
 		all := &elemErrors{model: v.Type().String()}
-		for _, i := range order {
-			if err := all.add(labels[i], validateValue(val, v.MapIndex(keys[i]))); err != nil {
-				return fmt.Errorf("entry %s: %w", labels[i], err)
+		for _, f := range fails {
+			if err := all.add(f.label, f.err); err != nil {
+				return fmt.Errorf("entry %s: %w", f.label, err)
 			}
 		}
 		return all.result()
