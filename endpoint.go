@@ -339,7 +339,7 @@ func (d *endpointDecl) checkBody() error {
 	var t reflect.Type
 	if bf := d.plan.bodyField(); bf != nil {
 		t = d.plan.fieldType(bf)
-		body = &routing.Field{GoName: bf.goName, T: reflectType{t}, Class: bf.class.Class, Name: bf.name}
+		body = &routing.Field{GoName: bf.goName, T: reflectType{t}, Class: bf.class.Class, Name: bf.name, Mark: bf.mark}
 		route = bf.route
 	}
 	walk, err := routing.Tags.Body(d.method, d.bodyEnc, body, route, dynamic)

@@ -233,6 +233,7 @@ type paramField struct {
 	goName    string
 	name      string
 	route     routing.Route
+	mark      routing.Mark // how its tag marks it
 	omitEmpty bool
 	omitJSON  omitRule // the json tag's omitempty and omitzero
 	class     *typeClass
@@ -287,7 +288,7 @@ func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
 		if !routed {
 			continue
 		}
-		f := paramField{index: sf.Index, goName: sf.Name, name: routing.WireName(tag, sf.Name), omitEmpty: tag.OmitEmpty, omitJSON: jsonOmitRule(sf.Tag), class: classify(sf.Type)}
+		f := paramField{index: sf.Index, goName: sf.Name, name: routing.WireName(tag, sf.Name), mark: mark, omitEmpty: tag.OmitEmpty, omitJSON: jsonOmitRule(sf.Tag), class: classify(sf.Type)}
 		rf := routing.Field{
 			GoName: sf.Name, T: ft, Class: f.class.Class,
 			Name: f.name, Named: tag.Name != "", Mark: mark, Placeholder: slices.Contains(placeholders, f.name),
@@ -296,9 +297,14 @@ func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if r == routing.QueryStruct {
+		switch r {
+		case routing.QueryStruct:
 			if f.sub, err = queryStructPlan(plan, sf); err != nil {
 				return nil, err
+			}
+		case routing.QueryDeep:
+			if _, err := formNodeFor(sf.Type); err != nil {
+				return nil, fmt.Errorf("field %s (`kit:\"%s,query\"`): %w", sf.Name, f.name, err)
 			}
 		}
 		if err := plan.Add(&rf, r); err != nil {
@@ -336,12 +342,12 @@ func queryStructPlan(plan *routing.Plan, sf reflect.StructField) (*paramPlan, er
 	}
 	for _, g := range sub.fields {
 		switch g.route {
-		case routing.Query, routing.QueryMap, routing.QueryStruct:
+		case routing.Query, routing.QueryMap, routing.QueryStruct, routing.QueryDeep:
 		default:
 			return nil, fmt.Errorf("field %s (`kit:\",query\"`): its field %s would not be a query parameter; a query has only parameters", sf.Name, g.goName)
 		}
-		if g.route == routing.Query {
-			if err := plan.Send(routing.Query, g.name, "field "+sf.Name+"."+g.goName); err != nil {
+		if g.route == routing.Query || g.route == routing.QueryDeep {
+			if err := plan.Send(g.route, g.name, "field "+sf.Name+"."+g.goName); err != nil {
 				return nil, err
 			}
 		}
@@ -526,6 +532,11 @@ func routeValue(r *routed, rt routing.Route, name string, v reflect.Value, c *ty
 		r.file = &f
 	case routing.QueryMap:
 		return addMapQuery(r, v, c, false)
+	case routing.QueryDeep:
+		if r.query == nil {
+			r.query = make(url.Values)
+		}
+		return writeDeepQuery(r.query, name, v)
 	case routing.Header:
 		return addText(v, c, func(s string) {
 			if r.header == nil {
