@@ -236,10 +236,10 @@ func encodingOf(multipart bool) bodyEncoding {
 }
 
 // jsonFileField checks the fields of the body model t (a struct, or a
-// pointer to or slice of them) for a File or []File, which a JSON body
+// pointer to, slice or map of them) for a File or []File, which a JSON body
 // cannot carry.
 func jsonFileField(t reflect.Type) error {
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
 		t = t.Elem()
 	}
 	if t.Kind() != reflect.Struct {

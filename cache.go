@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -120,14 +121,23 @@ func (st *clientState) cacheLayer(next Sender) Sender {
 	}
 }
 
-// bypassHeaders are request headers that take a GET past the cache.
-var bypassHeaders = []string{"Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"}
+// bypasses reports whether a request header (canonical) takes a GET past
+// the cache.
+func bypasses(k string) bool {
+	switch k {
+	case "Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range":
+		return true
+	}
+	return false
+}
 
 func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request) (*Response, error) {
-	for _, h := range bypassHeaders {
-		if _, ok := req.Header[h]; ok {
+	credentials := false // the request carries credentials of its own (see cacheIdentity)
+	for k := range req.Header {
+		if bypasses(k) {
 			return next(ctx, req)
 		}
+		credentials = credentials || isCredentialName(k)
 	}
 	reqCC := parseCacheControl(req.Header)
 	if reqCC.noStore {
@@ -136,14 +146,26 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 	if len(req.Header["Cache-Control"]) == 0 && slices.Contains(req.Header["Pragma"], "no-cache") {
 		reqCC.noCache = true // RFC 9111 §5.4
 	}
-	id, err := st.cacheIdentity(ctx, req)
+	id, err := st.cacheIdentityOf(ctx, req, credentials)
 	if err != nil {
 		return next(ctx, req) // the auth layer reports it
 	}
-	key := st.cacheKey(http.MethodGet, req.URL, id)
-
-	stored := st.lookup(ctx, req, key)
-	now := time.Now()
+	// The key is built on the stack: a fresh hit from NewMemoryCache looks
+	// it up without making a string of it.
+	var keyBuf [256]byte
+	keyBytes := st.appendCacheKey(keyBuf[:0], http.MethodGet, req.URL, id)
+	var key string
+	var stored *cacheEntry
+	var now time.Time
+	shared := false // stored is NewMemoryCache's, shared by every hit: copy before changing it
+	if mc, ok := st.cache.(*memoryCache); ok {
+		now = time.Now() // one reading of the clock for the entry's expiry and its age
+		stored, shared = st.lookupMemory(ctx, req, mc, keyBytes, now), true
+	} else {
+		key = string(keyBytes)
+		stored = st.lookup(ctx, req, key)
+		now = time.Now() // after a store's round trip
+	}
 	if stored != nil && !stored.noCache && !reqCC.noCache {
 		age := stored.age(now)
 		usable := stored.lifetime - reqCC.minFresh
@@ -152,8 +174,14 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 		}
 		if age < usable {
 			st.observeCacheHit(ctx, req, false)
-			return st.cachedResponse(req, stored, age), nil
+			return st.cachedResponse(req, stored, !shared, age), nil
 		}
+	}
+	if key == "" {
+		key = string(keyBytes)
+	}
+	if stored != nil && shared {
+		stored = stored.private()
 	}
 	send := req
 	if stored != nil {
@@ -193,7 +221,7 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 			st.store(ctx, req, key, stored, cc)
 		}
 		st.observeCacheHit(ctx, req, true)
-		return st.cachedResponse(req, stored, stored.age(time.Now())), nil
+		return st.cachedResponse(req, stored, true, stored.age(time.Now())), nil
 	}
 	if err != nil {
 		return resp, err
@@ -206,28 +234,25 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 	return resp, nil
 }
 
-// lookup returns the entry stored under key for req, nil when there is none
-// (or it does not decode, or was chosen by other Vary values). The entry is
-// the caller's to change.
-func (st *clientState) lookup(ctx context.Context, req *Request, key string) *cacheEntry {
-	if mc, ok := st.cache.(*memoryCache); ok {
-		// In this process: decoded once, copied per hit.
-		shared, ok, err := mc.decodedEntry(key)
-		if err != nil {
-			st.logCache(ctx, req, "decoding", err)
-		}
-		if !ok || !shared.varyMatches(req.Header) {
-			return nil
-		}
-		e := *shared
-		// A map of its own; the value slices are shared, capped so that
-		// an Add copies them (Set replaces them).
-		e.header = make(http.Header, len(shared.header)+1)
-		for k, vs := range shared.header {
-			e.header[k] = vs[:len(vs):len(vs)]
-		}
-		return &e
+// lookupMemory returns the entry mc holds under key for req at now, nil
+// when there is none (or it does not decode, or was chosen by other Vary values). The
+// entry is shared by every hit: the caller must not change it (see
+// cacheEntry.private).
+func (st *clientState) lookupMemory(ctx context.Context, req *Request, mc *memoryCache, key []byte, now time.Time) *cacheEntry {
+	e, ok, err := mc.decodedEntry(key, now)
+	if err != nil {
+		st.logCache(ctx, req, "decoding", err)
 	}
+	if !ok || !e.varyMatches(req.Header) {
+		return nil
+	}
+	return e
+}
+
+// lookup returns the entry a store other than NewMemoryCache holds under
+// key for req, nil when there is none (or it does not decode, or was chosen
+// by other Vary values). The entry is the caller's to change.
+func (st *clientState) lookup(ctx context.Context, req *Request, key string) *cacheEntry {
 	data, ok, err := st.cache.Get(ctx, key)
 	switch {
 	case err != nil:
@@ -308,17 +333,40 @@ func (st *clientState) deleteEntry(ctx context.Context, req *Request, key string
 	}
 }
 
-// cachedResponse is e served to req at current age age.
-func (st *clientState) cachedResponse(req *Request, e *cacheEntry, age time.Duration) *Response {
-	e.header["Age"] = []string{strconv.FormatInt(int64(age/time.Second), 10)}
-	return &Response{
+// cachedResponse is e served to req at current age age. When e is not
+// owned (it is shared by other hits), the response gets a copy of its
+// header; the body is shared either way (Response.Bytes says not to modify
+// it).
+func (st *clientState) cachedResponse(req *Request, e *cacheEntry, owned bool, age time.Duration) *Response {
+	h := e.header
+	if !owned {
+		// The value slices are capped (decodeEntry makes them so): an
+		// Add to a copy's value copies it, a Set replaces it.
+		h = maps.Clone(e.header)
+		if h == nil {
+			h = make(http.Header, 1)
+		}
+	}
+	// One allocation for the response, its request and its Age value.
+	s := &servedResponse{age: [1]string{strconv.FormatInt(int64(age/time.Second), 10)}}
+	h["Age"] = s.age[:]
+	s.req = http.Request{Method: req.Method, URL: req.URL, Header: req.Header, Host: req.URL.Host}
+	s.resp = Response{
 		StatusCode: e.status,
-		Header:     e.header,
-		Request:    &http.Request{Method: req.Method, URL: req.URL, Header: req.Header, Host: req.URL.Host},
+		Header:     h,
+		Request:    &s.req,
 		body:       e.body,
 		secrets:    &st.secrets,
 		cached:     true,
 	}
+	return &s.resp
+}
+
+// servedResponse is what cachedResponse allocates, in one piece.
+type servedResponse struct {
+	resp Response
+	req  http.Request
+	age  [1]string
 }
 
 // invalidate removes what is stored for the URL of a successful write
@@ -358,35 +406,25 @@ func (st *clientState) invalidate(ctx context.Context, req *Request, resp *Respo
 // query) shows in a store outside the process. NewMemoryCache, in the
 // process, gets them unhashed: the hash would only cost time.
 func (st *clientState) cacheKey(method string, u *url.URL, id string) string {
+	var stack [256]byte
+	return string(st.appendCacheKey(stack[:0], method, u, id))
+}
+
+// appendCacheKey appends the key cacheKey returns to b.
+func (st *clientState) appendCacheKey(b []byte, method string, u *url.URL, id string) []byte {
 	if _, ok := st.cache.(*memoryCache); ok {
-		return memoryKey(method, u, id)
+		return appendKeyText(b, method, u, id)
 	}
-	return cacheKey(method, u, id)
-}
-
-// memoryKey is the unhashed key: method, URL and identity, one allocation.
-func memoryKey(method string, u *url.URL, id string) string {
-	path := u.EscapedPath()
-	var b strings.Builder
-	b.Grow(len(method) + len(u.Scheme) + len(u.Host) + len(path) + len(u.RawQuery) + len(id) + 8)
-	b.WriteString(method)
-	b.WriteByte(' ')
-	b.WriteString(u.Scheme)
-	b.WriteString("://")
-	b.WriteString(u.Host)
-	b.WriteString(path)
-	if u.RawQuery != "" || u.ForceQuery {
-		b.WriteByte('?')
-		b.WriteString(u.RawQuery)
-	}
-	b.WriteByte(0)
-	b.WriteString(id)
-	return b.String()
-}
-
-func cacheKey(method string, u *url.URL, id string) string {
 	var stack [512]byte
-	b := append(stack[:0], method...)
+	sum := sha256.Sum256(appendKeyText(stack[:0], method, u, id))
+	b = append(b, "kit:"...)
+	return hex.AppendEncode(b, sum[:])
+}
+
+// appendKeyText appends the text a key is made of: method, URL and
+// identity.
+func appendKeyText(b []byte, method string, u *url.URL, id string) []byte {
+	b = append(b, method...)
 	b = append(b, 0)
 	b = append(b, u.Scheme...)
 	b = append(b, "://"...)
@@ -397,12 +435,7 @@ func cacheKey(method string, u *url.URL, id string) string {
 		b = append(b, u.RawQuery...)
 	}
 	b = append(b, 0)
-	b = append(b, id...)
-	sum := sha256.Sum256(b)
-	var out [4 + 2*sha256.Size]byte
-	copy(out[:], "kit:")
-	hex.Encode(out[4:], sum[:])
-	return string(out[:])
+	return append(b, id...)
 }
 
 // cacheIdentity is a hash of the credentials req would carry ("" for none):
@@ -412,9 +445,19 @@ func cacheKey(method string, u *url.URL, id string) string {
 // request carries already (an Authorization or Cookie header, or one with a
 // secret-looking name, set with WithHeader or a header parameter).
 func (st *clientState) cacheIdentity(ctx context.Context, req *Request) (string, error) {
+	return st.cacheIdentityOf(ctx, req, true)
+}
+
+// cacheIdentityOf is cacheIdentity; a caller that has seen that the
+// request has no credential header (isCredentialName) says so with
+// headers false.
+func (st *clientState) cacheIdentityOf(ctx context.Context, req *Request, headers bool) (string, error) {
 	id, err := st.authIdentityOf(ctx, req)
 	if err != nil {
 		return "", err
+	}
+	if !headers {
+		return id, nil
 	}
 	if own := headerIdentity(req.Header); own != "" {
 		id = identityHash(id + "\x00" + own)
@@ -422,16 +465,25 @@ func (st *clientState) cacheIdentity(ctx context.Context, req *Request) (string,
 	return id, nil
 }
 
+// isCredentialName reports whether a request header (canonical) carries
+// credentials, for the cache key: Authorization, Proxy-Authorization,
+// Cookie, or a secret-looking name.
+func isCredentialName(k string) bool {
+	switch k {
+	case "Accept", "User-Agent", "Content-Type", "Cache-Control", "Accept-Language", "Accept-Encoding", "Pragma":
+		return false
+	case "Authorization", "Proxy-Authorization", "Cookie":
+		return true
+	}
+	return (*secrets)(nil).isSecret(k)
+}
+
 // headerIdentity is the text of the credential headers of h, sorted; ""
 // when there are none.
 func headerIdentity(h http.Header) string {
 	var names []string
 	for k := range h {
-		switch k {
-		case "Accept", "User-Agent", "Content-Type", "Cache-Control", "Accept-Language", "Accept-Encoding", "Pragma":
-			continue
-		}
-		if k == "Authorization" || k == "Proxy-Authorization" || k == "Cookie" || (*secrets)(nil).isSecret(k) {
+		if isCredentialName(k) {
 			names = append(names, k)
 		}
 	}

@@ -244,6 +244,18 @@ func (e *cacheEntry) varyMatches(h http.Header) bool {
 	return true
 }
 
+// private returns a copy of a shared entry (NewMemoryCache's) that the
+// caller may change: its own header map, whose value slices are still
+// shared but capped, so that an Add copies them (a Set replaces them).
+func (e *cacheEntry) private() *cacheEntry {
+	c := *e
+	c.header = make(http.Header, len(e.header)+1)
+	for k, vs := range e.header {
+		c.header[k] = vs[:len(vs):len(vs)]
+	}
+	return &c
+}
+
 // age is the entry's current age at now (RFC 9111 §4.2.3).
 func (e *cacheEntry) age(now time.Time) time.Duration {
 	return e.initialAge + max(now.Sub(e.respTime), 0)

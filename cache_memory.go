@@ -65,15 +65,17 @@ func (m *memoryCache) Get(ctx context.Context, key string) ([]byte, bool, error)
 // decodedEntry is Get for kit's own cache layer: the entry decoded, once
 // per stored entry, shared by every hit (which must copy what it changes).
 // An entry that does not decode is removed and reported as errBadEntry.
-func (m *memoryCache) decodedEntry(key string) (*cacheEntry, bool, error) {
+// The key is bytes, looked up without a copy; now is the caller's reading
+// of the clock.
+func (m *memoryCache) decodedEntry(key []byte, now time.Time) (*cacheEntry, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	el, ok := m.items[key]
+	el, ok := m.items[string(key)]
 	if !ok {
 		return nil, false, nil
 	}
 	it := el.Value.(*memoryItem)
-	if !it.expires.IsZero() && !m.now().Before(it.expires) {
+	if !it.expires.IsZero() && !now.Before(it.expires) {
 		m.removeLocked(el)
 		return nil, false, nil
 	}

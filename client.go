@@ -113,9 +113,14 @@ type clientState struct {
 	base       *url.URL
 	baseOrigin originKey // base's origin, for sameOrigin
 	prefix     string    // scheme://host + escaped base path, no trailing slash
-	baseQuery  url.Values
-	syncEng    Engine      // nil when the engine lacks the protocol
-	asyncEng   AsyncEngine // nil when the engine lacks the protocol
+	// authority is prefix's scheme://host parsed (scheme and host only),
+	// nil when it does not parse alone; authorityLen is its length in
+	// prefix. build parses only what follows it (see parseBuilt).
+	authority    *url.URL
+	authorityLen int
+	baseQuery    url.Values
+	syncEng      Engine      // nil when the engine lacks the protocol
+	asyncEng     AsyncEngine // nil when the engine lacks the protocol
 	// engineName names the engine in errors: its Go type, or what users
 	// know kit's own async engine as.
 	engineName string
@@ -171,6 +176,11 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 	}
 	st.authIdentity = fixedIdentity(st.auth)
 	st.prefix = strings.TrimRight(base.Scheme+"://"+base.Host+base.EscapedPath(), "/")
+	st.authorityLen = len(base.Scheme) + len("://") + len(base.Host)
+	if a, err := url.Parse(st.prefix[:st.authorityLen]); err == nil && a.Scheme != "" && a.Host != "" &&
+		*a == (url.URL{Scheme: a.Scheme, Host: a.Host}) {
+		st.authority = a
+	}
 	if base.RawQuery != "" {
 		st.baseQuery = base.Query()
 	}

@@ -19,6 +19,11 @@ import (
 // that is a Stream; nil for the others.
 // at, when set, is the key R (or T) is decoded from (WithResultAt).
 func decodeResult[R any](kind, inner routing.ResultKind, st *clientState, resp *Response, sc *streamCall, at jsonpath.Path) (R, error) {
+	if kind == routing.ResultResponse {
+		if r, ok := any(resp).(R); ok {
+			return r, nil // without the boxing of &out below
+		}
+	}
 	var out R
 	if kind == routing.ResultWrapped {
 		c := any(&out).(resultCarrier)

@@ -43,6 +43,8 @@
 //	kit:",omitempty"       the same, keeping the snake_case name
 //	kit:"X-Trace,header"   send the field as the request header X-Trace
 //	kit:",query"           spread a struct field's fields into the query (any method)
+//	kit:"name,query"       a map or struct sent in brackets: name[key]=v, name[a][b]=v (OpenAPI's deepObject)
+//	kit:",body"            the JSON request body, whatever the type: a map, a slice, a string (a kit.File: the raw body)
 //	kit:",url"             a string or *url.URL that replaces the whole URL of the call ("" or nil: the declared one)
 //	kit:"-"                never send the field
 //
@@ -226,8 +228,18 @@
 //	// metadata[order_id]=6735&expand[0]=customer&items[0][price]=price_1
 //
 // In a query, a map-valued entry of a spread map is sent as k[key]=v
-// (OpenAPI's deepObject: created[gte]=...). The json tag's omitempty and
-// omitzero apply to query, header and form fields as to JSON bodies.
+// (OpenAPI's deepObject: created[gte]=...), and so is a map or struct
+// field tagged with a name and query: `kit:"created,query"` on a struct
+// {GTE int `json:"gte"`} sends created[gte]=5 (JSON names, nested as a
+// form is, slices repeating their key; nil sends nothing). The json tag's
+// omitempty and omitzero apply to query, header and form fields as to
+// JSON bodies.
+//
+// A field tagged `kit:",body"` is the JSON body whatever its type: a
+// map[string]any of free-form JSON, a map of models (validated entry by
+// entry), a []string, a string. With FormBody, a map so tagged is the
+// whole form, its entries the form's fields. Untagged, a map is sent in
+// the query.
 //
 // Nullable[T] is a field with three states: absent (left out by omitzero),
 // null, or a value. A PATCH sends "nickname": null, "active": false and

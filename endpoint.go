@@ -106,7 +106,8 @@ func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P, opts ...
 	if err != nil {
 		return failedResult[R](d.result, err, nil)
 	}
-	req, err := d.request(st, &params, opts)
+	args := &callArgs[P]{params: params}
+	req, err := d.requestWith(st, &args.params, &args.room, opts)
 	if err != nil {
 		return failedResult[R](d.result, err, nil)
 	}
@@ -154,7 +155,8 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P, opts ...Ca
 	if err := st.closedError(e.d.name); err != nil {
 		return failedFuture[R](err)
 	}
-	req, err := e.d.request(st, &params, opts)
+	args := &callArgs[P]{params: params}
+	req, err := e.d.requestWith(st, &args.params, &args.room, opts)
 	if err != nil {
 		return failedFuture[R](err)
 	}
@@ -337,7 +339,7 @@ func (d *endpointDecl) checkBody() error {
 	var t reflect.Type
 	if bf := d.plan.bodyField(); bf != nil {
 		t = d.plan.fieldType(bf)
-		body = &routing.Field{GoName: bf.goName, T: reflectType{t}, Class: bf.class.Class, Name: bf.name}
+		body = &routing.Field{GoName: bf.goName, T: reflectType{t}, Class: bf.class.Class, Name: bf.name, Mark: bf.mark}
 		route = bf.route
 	}
 	walk, err := routing.Tags.Body(d.method, d.bodyEnc, body, route, dynamic)
@@ -371,20 +373,41 @@ func (d *endpointDecl) state(b Binding) (*clientState, error) {
 // request to send. It validates and encodes the body; nothing is sent when
 // it fails.
 func (d *endpointDecl) request(st *clientState, params any, opts []CallOption) (*Request, error) {
-	r, err := d.route(params)
+	return d.requestWith(st, params, nil, opts)
+}
+
+// requestWith is request making the path's values and the request in
+// room, when it is not nil (see routeWith and buildIn).
+func (d *endpointDecl) requestWith(st *clientState, params any, room *callRoom, opts []CallOption) (*Request, error) {
+	var slots *pathSlots
+	var box *requestBox
+	if room != nil {
+		slots, box = &room.slots, &room.box
+	}
+	r, err := d.routeWith(params, slots)
 	if err != nil {
 		return nil, err
 	}
 	if r.call, err = d.settings(opts); err != nil {
 		return nil, err
 	}
-	return st.build(d, &r, "")
+	return st.buildIn(d, &r, "", box)
 }
 
 // route routes the call's parameters (params is a *P).
-func (d *endpointDecl) route(params any) (routed, error) {
+func (d *endpointDecl) route(params any) (routed, error) { return d.routeWith(params, nil) }
+
+// routeWith is route putting the path's values in slots when they fit (nil:
+// it allocates them).
+func (d *endpointDecl) routeWith(params any, slots *pathSlots) (routed, error) {
 	r := routed{names: d.tmpl.Placeholders}
-	if n := len(r.names); n > 0 {
+	switch n := len(r.names); {
+	case n > 0 && n <= len(pathSlots{}.vals):
+		if slots == nil {
+			slots = new(pathSlots) // one allocation for both
+		}
+		r.vals, r.filled = slots.vals[:n:n], slots.filled[:n:n]
+	case n > 0:
 		r.vals = make([]string, n)
 		r.filled = make([]bool, n)
 	}
@@ -395,6 +418,26 @@ func (d *endpointDecl) route(params any) (routed, error) {
 		}
 	}
 	return r, nil
+}
+
+// pathSlots holds the values of a path with few placeholders.
+type pathSlots struct {
+	vals   [4]string
+	filled [4]bool
+}
+
+// callArgs is what Call and Go allocate for a call, in one piece: its
+// parameters (which escape, being routed by reflection) and room for its
+// path's values and its request.
+type callArgs[P any] struct {
+	params P
+	room   callRoom
+}
+
+// callRoom is room for a call's path values and its request.
+type callRoom struct {
+	slots pathSlots
+	box   requestBox
 }
 
 // declaredWith names the function that declares endpoints of method.

@@ -100,9 +100,9 @@ func TestDeclarationErrors(t *testing.T) {
 		{"header name not a token", coreDeclare[struct {
 			H string `kit:"X H,header"`
 		}, any]("GET", "/x"), "not an HTTP token"},
-		{"query struct with a name", coreDeclare[struct {
-			Q struct{ Page int } `kit:"q,query"`
-		}, any]("GET", "/x"), "cannot be query parameter q"},
+		{"query interface with a name", coreDeclare[struct {
+			Q any `kit:"q,query"`
+		}, any]("GET", "/x"), "cannot be query parameter q: it is not text, a slice of text, a map or a struct"},
 		{"struct header", coreDeclare[struct {
 			H coreNote `kit:"X-H,header"`
 		}, any]("GET", "/x"), "header"},

@@ -76,8 +76,12 @@ func lowerEqual(s, lower string) bool {
 	return true
 }
 
-// sameOrigin reports whether u is on the base URL's origin.
-func (st *clientState) sameOrigin(u *url.URL) bool { return st.baseOrigin.matches(u) }
+// sameOrigin reports whether u is on the base URL's origin. A URL with the
+// base URL's very scheme and host (any URL build makes from the base URL)
+// is, without working out its host and port.
+func (st *clientState) sameOrigin(u *url.URL) bool {
+	return u.Host == st.base.Host && u.Scheme == st.base.Scheme || st.baseOrigin.matches(u)
+}
 
 // origin is scheme://host of the base URL, the only origin credentials go to.
 func (st *clientState) origin() string {

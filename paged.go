@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
-	"net/url"
 	"reflect"
 	"strings"
 
@@ -219,10 +218,7 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool, opts []CallOpt
 	if err := st.writePath(&base, d, &r); err != nil {
 		return nil, err
 	}
-	q := r.query
-	if q == nil {
-		q = url.Values{}
-	}
+	q := r.queryValues()
 	cs, err := d.walkSettings(opts)
 	if err != nil {
 		return nil, err

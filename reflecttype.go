@@ -59,6 +59,12 @@ func (r reflectType) Is(k routing.Known) bool {
 		return isStreamType(r.t)
 	case routing.KitNullable:
 		return isNullableType(r.t)
+	case routing.Integer:
+		switch r.t.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			return true
+		}
 	}
 	return false
 }

@@ -45,11 +45,21 @@ var defaultPolicy = &callPolicy{}
 // path and r's query. The body, if any, is validated and encoded here:
 // nothing is sent when build fails.
 func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Request, error) {
-	var u *url.URL
+	return st.buildIn(d, r, rawURL, nil)
+}
+
+// buildIn is build making the request in box (nil: it allocates one).
+func (st *clientState) buildIn(d *endpointDecl, r *routed, rawURL string, box *requestBox) (*Request, error) {
+	if box == nil {
+		// One allocation for the request, its URL (when parseBuilt can
+		// fill it) and kit's default header values.
+		box = &requestBox{}
+	}
+	var u, built *url.URL // built: u's scheme and host, when shared
 	switch {
 	case rawURL == "" && r.target != nil:
 		var err error
-		if u, err = st.targetURL(r.target, r.query); err != nil {
+		if u, err = st.targetURL(r.target, r.queryOrNil()); err != nil {
 			return nil, errorf(d.name, "%w", err)
 		}
 	case rawURL == "":
@@ -58,29 +68,24 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 		if err := st.writePath(&b, d, r); err != nil {
 			return nil, err
 		}
-		if q := mergeQuery(st.baseQueryFor(d), d.tmpl.Static, r.query); len(q) > 0 {
-			b.WriteByte('?')
-			b.WriteString(q.Encode())
-		}
-		rawURL = b.String()
-	}
-	if u == nil {
+		writeQuery(&b, st.baseQueryFor(d), d.tmpl.Static, r)
 		var err error
-		if u, err = url.Parse(rawURL); err != nil {
-			var ue *url.Error
-			if errors.As(err, &ue) {
-				err = ue.Err // its text repeats the URL, which may hold a secret
-			}
+		if u, built, err = st.parseBuilt(b.String(), d.tmpl.Origin == "", &box.url); err != nil {
 			return nil, errorf(d.name, "building the URL: %w", err)
 		}
 	}
-	req := &Request{
-		Method:   d.method,
-		URL:      u,
-		Endpoint: d.name,
-		policy:   r.call.policyOf(d),
-		built:    &url.URL{Scheme: u.Scheme, Host: u.Host},
+	if u == nil {
+		var err error
+		if u, err = parseURL(rawURL); err != nil {
+			return nil, errorf(d.name, "building the URL: %w", err)
+		}
 	}
+	if built == nil {
+		built = &url.URL{Scheme: u.Scheme, Host: u.Host}
+	}
+	req := &box.req
+	req.Method, req.URL, req.Endpoint = d.method, u, d.name
+	req.policy, req.built = r.call.policyOf(d), built
 	if r.target != nil {
 		// A URL given at run time is often one a server sent (a Location
 		// to follow): the headers of the call were declared for the
@@ -94,8 +99,8 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 	h := make(http.Header, 4+len(st.header)+len(d.header)+len(r.header)+r.call.headerCount())
 	// kit's own header values share one backing array (capped slices, so
 	// an append to one copies it): one allocation instead of three.
-	defaults := make([]string, 3)
-	defaults[0], defaults[1], defaults[2] = "application/json", userAgent, "application/json"
+	box.defaults = [3]string{"application/json", userAgent, "application/json"}
+	defaults := box.defaults[:]
 	h["Accept"] = defaults[0:1:1]
 	switch {
 	case d.records != nil:
@@ -177,6 +182,125 @@ func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Reques
 	}
 	req.Header = h
 	return req, nil
+}
+
+// requestBox is what build allocates for a request, in one piece.
+type requestBox struct {
+	req      Request
+	url      url.URL
+	defaults [3]string
+}
+
+// parseBuilt parses the URL build wrote. When onBase is set, it starts with
+// the client's prefix: only what follows scheme://host is parsed, which
+// gives the same URL as parsing it all (the prefix's scheme and host parse
+// once, in newClientState), without parsing the host on every call. origin
+// is then st.authority, u's scheme and host (shared: not to be changed);
+// else nil. A path of plain bytes is parsed into into, which is then u.
+func (st *clientState) parseBuilt(raw string, onBase bool, into *url.URL) (u, origin *url.URL, err error) {
+	if onBase && st.authority != nil && len(raw) > st.authorityLen {
+		// A path that starts with "//" would parse as an authority.
+		if rest := raw[st.authorityLen:]; rest[0] == '/' && !strings.HasPrefix(rest, "//") {
+			if parsePlain(into, rest) {
+				u = into
+			} else if u, err = parseURL(rest); err != nil {
+				return nil, nil, err
+			}
+			u.Scheme, u.Host = st.authority.Scheme, st.authority.Host
+			return u, st.authority, nil
+		}
+	}
+	u, err = parseURL(raw)
+	return u, nil, err
+}
+
+// parsePlain sets *u to what url.Parse(rest) returns, when rest (a path
+// starting with "/" but not "//", and a query) is plain: its path has only
+// bytes that url.URL.EscapedPath leaves as they are (no "%": nothing to
+// unescape, and Path is the path as written), and neither part has a "#"
+// or a control byte (url.Parse's errors). It reports false, leaving u, for
+// any other rest, which url.Parse then parses.
+func parsePlain(u *url.URL, rest string) bool {
+	path, query, hasQuery := strings.Cut(rest, "?")
+	for i := 0; i < len(path); i++ {
+		if !plainPathByte(path[i]) {
+			return false
+		}
+	}
+	for i := 0; i < len(query); i++ {
+		if c := query[i]; c < ' ' || c == 0x7f || c == '#' {
+			return false
+		}
+	}
+	*u = url.URL{Path: path, RawQuery: query, ForceQuery: hasQuery && query == ""}
+	return true
+}
+
+// plainPathByte reports whether c stands for itself in a URL path (RFC
+// 3986's unreserved characters, sub-delimiters but "!'()*", ":", "@" and
+// "/"), the bytes net/url does not escape in a path.
+func plainPathByte(c byte) bool { return plainPath[c] }
+
+var plainPath = func() (t [256]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			strings.IndexByte("-._~$&+,/:;=@", byte(c)) >= 0
+	}
+	return t
+}()
+
+// parseURL is url.Parse with an error that does not repeat the URL, which
+// may hold a secret.
+func parseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, err
+	}
+	return u, nil
+}
+
+// writeQuery writes "?" and the query of a call (the base URL's query, the
+// path's static, the call's own r.query), when it has one.
+func writeQuery(b *strings.Builder, base, static url.Values, r *routed) {
+	if r.has1 && r.query == nil && len(base) == 0 && len(static) == 0 {
+		// One parameter: what url.Values.Encode would write of it.
+		b.WriteByte('?')
+		b.WriteString(url.QueryEscape(r.query1[0]))
+		b.WriteByte('=')
+		b.WriteString(url.QueryEscape(r.query1[1]))
+		return
+	}
+	if q := mergeQuery(base, static, r.queryOrNil()); len(q) > 0 {
+		b.WriteByte('?')
+		encodeQuery(b, q)
+	}
+}
+
+// encodeQuery writes q to b as url.Values.Encode does (keys sorted, each
+// key's values in order), without its allocations.
+func encodeQuery(b *strings.Builder, q url.Values) {
+	var stack [16]string
+	keys := stack[:0]
+	for k := range q {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	start := b.Len()
+	for _, k := range keys {
+		ke := url.QueryEscape(k)
+		for _, v := range q[k] {
+			if b.Len() > start {
+				b.WriteByte('&')
+			}
+			b.WriteString(ke)
+			b.WriteByte('=')
+			b.WriteString(url.QueryEscape(v))
+		}
+	}
 }
 
 var (

@@ -233,6 +233,7 @@ type paramField struct {
 	goName    string
 	name      string
 	route     routing.Route
+	mark      routing.Mark // how its tag marks it
 	omitEmpty bool
 	omitJSON  omitRule // the json tag's omitempty and omitzero
 	class     *typeClass
@@ -287,7 +288,7 @@ func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
 		if !routed {
 			continue
 		}
-		f := paramField{index: sf.Index, goName: sf.Name, name: routing.WireName(tag, sf.Name), omitEmpty: tag.OmitEmpty, omitJSON: jsonOmitRule(sf.Tag), class: classify(sf.Type)}
+		f := paramField{index: sf.Index, goName: sf.Name, name: routing.WireName(tag, sf.Name), mark: mark, omitEmpty: tag.OmitEmpty, omitJSON: jsonOmitRule(sf.Tag), class: classify(sf.Type)}
 		rf := routing.Field{
 			GoName: sf.Name, T: ft, Class: f.class.Class,
 			Name: f.name, Named: tag.Name != "", Mark: mark, Placeholder: slices.Contains(placeholders, f.name),
@@ -296,9 +297,14 @@ func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if r == routing.QueryStruct {
+		switch r {
+		case routing.QueryStruct:
 			if f.sub, err = queryStructPlan(plan, sf); err != nil {
 				return nil, err
+			}
+		case routing.QueryDeep:
+			if _, err := formNodeFor(sf.Type); err != nil {
+				return nil, fmt.Errorf("field %s (`kit:\"%s,query\"`): %w", sf.Name, f.name, err)
 			}
 		}
 		if err := plan.Add(&rf, r); err != nil {
@@ -336,12 +342,12 @@ func queryStructPlan(plan *routing.Plan, sf reflect.StructField) (*paramPlan, er
 	}
 	for _, g := range sub.fields {
 		switch g.route {
-		case routing.Query, routing.QueryMap, routing.QueryStruct:
+		case routing.Query, routing.QueryMap, routing.QueryStruct, routing.QueryDeep:
 		default:
 			return nil, fmt.Errorf("field %s (`kit:\",query\"`): its field %s would not be a query parameter; a query has only parameters", sf.Name, g.goName)
 		}
-		if g.route == routing.Query {
-			if err := plan.Send(routing.Query, g.name, "field "+sf.Name+"."+g.goName); err != nil {
+		if g.route == routing.Query || g.route == routing.QueryDeep {
+			if err := plan.Send(g.route, g.name, "field "+sf.Name+"."+g.goName); err != nil {
 				return nil, err
 			}
 		}
@@ -359,12 +365,49 @@ type routed struct {
 	names  []string // the path's placeholders
 	vals   []string // their raw (unescaped) values, by position in names
 	filled []bool
-	query  url.Values
+	query  url.Values // nil when there is none, or only query1 (see queryValues)
 	header http.Header
 	body   reflect.Value // invalid when there is no body
 	file   *File         // a raw File body; nil when there is none
 	target *url.URL      // a `kit:",url"` value: the whole URL; nil when unset
 	call   *callSettings // the call's options; nil when it has none
+
+	// query1 is the first query parameter (name, value) while it is the
+	// only one and query is nil: the common call with one parameter makes
+	// no map. has1 says it is set.
+	query1 [2]string
+	has1   bool
+}
+
+// addQuery adds the query parameter name=value.
+func (r *routed) addQuery(name, value string) {
+	if r.query == nil && !r.has1 {
+		r.query1, r.has1 = [2]string{name, value}, true
+		return
+	}
+	r.queryValues().Add(name, value)
+}
+
+// queryOrNil is queryValues, or nil when there is no parameter.
+func (r *routed) queryOrNil() url.Values {
+	if r.has1 {
+		return r.queryValues()
+	}
+	return r.query
+}
+
+// queryValues is the call's query parameters, made into url.Values (and
+// kept so) on the first use; never nil.
+func (r *routed) queryValues() url.Values {
+	if r.query == nil {
+		r.query = make(url.Values)
+	}
+	if r.has1 {
+		// Added first: it comes first among the values of its name.
+		r.query[r.query1[0]] = append([]string{r.query1[1]}, r.query[r.query1[0]]...)
+		r.query1, r.has1 = [2]string{}, false
+	}
+	return r.query
 }
 
 // setTarget routes a `kit:",url"` value: a string or a *url.URL. An empty
@@ -489,6 +532,11 @@ func routeValue(r *routed, rt routing.Route, name string, v reflect.Value, c *ty
 		r.file = &f
 	case routing.QueryMap:
 		return addMapQuery(r, v, c, false)
+	case routing.QueryDeep:
+		if r.query == nil {
+			r.query = make(url.Values)
+		}
+		return writeDeepQuery(r.query, name, v)
 	case routing.Header:
 		return addText(v, c, func(s string) {
 			if r.header == nil {
@@ -497,12 +545,7 @@ func routeValue(r *routed, rt routing.Route, name string, v reflect.Value, c *ty
 			r.header.Add(name, s)
 		})
 	default:
-		return addText(v, c, func(s string) {
-			if r.query == nil {
-				r.query = make(url.Values)
-			}
-			r.query.Add(name, s)
-		})
+		return addText(v, c, func(s string) { r.addQuery(name, s) })
 	}
 	return nil
 }
@@ -560,10 +603,7 @@ func addMapQuery(r *routed, v reflect.Value, c *typeClass, fillPath bool) error 
 		}
 		val := iter.Value()
 		if isDeepQueryValue(val, c.mapValue) {
-			if r.query == nil {
-				r.query = make(url.Values)
-			}
-			if err := writeDeepQuery(r.query, k, val); err != nil {
+			if err := writeDeepQuery(r.queryValues(), k, val); err != nil {
 				return fmt.Errorf("map entry %q: %w", k, err)
 			}
 			continue
@@ -578,12 +618,7 @@ func addMapQuery(r *routed, v reflect.Value, c *typeClass, fillPath bool) error 
 			}
 			continue
 		}
-		err = addText(val, c.mapValue, func(s string) {
-			if r.query == nil {
-				r.query = make(url.Values)
-			}
-			r.query.Add(k, s)
-		})
+		err = addText(val, c.mapValue, func(s string) { r.addQuery(k, s) })
 		if err != nil {
 			return fmt.Errorf("map entry %q: %w", k, err)
 		}
@@ -653,10 +688,7 @@ func queryFrom(query any) (url.Values, error) {
 	if r.body.IsValid() || r.file != nil || r.target != nil || r.header != nil {
 		return nil, fmt.Errorf("query of type %T routes fields to a body, headers or the URL; a query has only parameters", query)
 	}
-	if r.query == nil {
-		r.query = url.Values{}
-	}
-	return r.query, nil
+	return r.queryValues(), nil
 }
 
 var queryPlans sync.Map // reflect.Type -> *paramPlan or error

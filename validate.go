@@ -237,8 +237,9 @@ func ruleMessage(fe validator.FieldError) string {
 }
 
 // validateValue validates v with val: a struct or pointer to one directly, a
-// slice or array element by element (paths prefixed with "[i]"). Other
-// values have nothing to validate.
+// slice or array element by element (paths prefixed with "[i]"), a map
+// entry by entry in the order of its keys' text (paths prefixed with
+// "[key]"). Other values have nothing to validate.
 func validateValue(val Validator, v reflect.Value) error {
 	if val == nil || !v.IsValid() {
 		return nil
@@ -256,33 +257,94 @@ func validateValue(val Validator, v reflect.Value) error {
 	case reflect.Struct:
 		return val.Validate(addressable(v).Addr().Interface())
 	case reflect.Slice, reflect.Array:
-		var all *ValidationError
-		var errs []error
+		all := &elemErrors{model: v.Type().String()}
 		for i := 0; i < v.Len(); i++ {
-			err := validateValue(val, v.Index(i))
-			if err == nil {
-				continue
-			}
-			var ve *ValidationError
-			if !errors.As(err, &ve) {
+			if err := all.add(fmt.Sprintf("[%d]", i), validateValue(val, v.Index(i))); err != nil {
 				return fmt.Errorf("element %d: %w", i, err)
 			}
-			if all == nil {
-				all = &ValidationError{Model: v.Type().String()}
-			}
-			for _, f := range ve.Fields {
-				f.Path = fmt.Sprintf("[%d].%s", i, f.Path)
-				all.Fields = append(all.Fields, f)
-			}
-			if ve.Err != nil {
-				errs = append(errs, fmt.Errorf("[%d]: %w", i, ve.Err))
-			}
 		}
-		if all == nil {
+		return all.result()
+	case reflect.Map:
+		if v.Len() == 0 || !validatable(v.Type().Elem()) {
 			return nil
 		}
-		all.Err = errors.Join(errs...)
-		return all
+		// Entries are validated in the map's order; the failures (usually
+		// none) are then reported in the order of their keys' text.
+		type failed struct {
+			label string
+			err   error
+		}
+		var fails []failed
+		for it := v.MapRange(); it.Next(); {
+			if err := validateValue(val, it.Value()); err != nil {
+				fails = append(fails, failed{fmt.Sprintf("[%v]", it.Key()), err})
+			}
+		}
+		slices.SortFunc(fails, func(a, b failed) int { return strings.Compare(a.label, b.label) })
+		all := &elemErrors{model: v.Type().String()}
+		for _, f := range fails {
+			if err := all.add(f.label, f.err); err != nil {
+				return fmt.Errorf("entry %s: %w", f.label, err)
+			}
+		}
+		return all.result()
 	}
 	return nil
+}
+
+// validatable reports whether values of type t hold a struct to validate:
+// a struct, or a pointer, slice, array or map of them. The values an
+// interface holds (a map[string]any of raw JSON) are not walked: they may
+// contain themselves.
+func validatable(t reflect.Type) bool {
+	for {
+		switch t.Kind() {
+		case reflect.Struct:
+			return true
+		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+			t = t.Elem()
+			continue
+		}
+		return false
+	}
+}
+
+// elemErrors gathers the validation errors of the elements (or entries) of
+// a slice or map into one *ValidationError, paths prefixed with the
+// element's label ("[2]", "[key]").
+type elemErrors struct {
+	model string
+	all   *ValidationError
+	errs  []error
+}
+
+// add records the error of the element labelled label; an error that is
+// not a *ValidationError is returned, to end the validation.
+func (e *elemErrors) add(label string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	if e.all == nil {
+		e.all = &ValidationError{Model: e.model}
+	}
+	for _, f := range ve.Fields {
+		f.Path = label + "." + f.Path
+		e.all.Fields = append(e.all.Fields, f)
+	}
+	if ve.Err != nil {
+		e.errs = append(e.errs, fmt.Errorf("%s: %w", label, ve.Err))
+	}
+	return nil
+}
+
+func (e *elemErrors) result() error {
+	if e.all == nil {
+		return nil
+	}
+	e.all.Err = errors.Join(e.errs...)
+	return e.all
 }

@@ -38,6 +38,8 @@ func TestTour(t *testing.T) {
 		"without the signing interceptor: *kit.HTTPError 401",
 		"OAuth2 client credentials, form-encoded: a Bearer token",
 		"→ POST /oauth/token",
+		"(deepObject): the server saw /echo/audit_logs?created[gt]=1700000000&limit=20&metadata[order]=6735",
+		`on a map[string]any: the JSON body {"name":"octoapp","public":true}`,
 		`multipart upload: the server got part "doc", file tour.bin, 5242880 bytes, checksum match true`,
 		"streamed download (R = kit.Result[io.ReadCloser]): 48 MiB",
 		"202 Accepted with Location exports/1",

@@ -62,15 +62,69 @@ func (d *Dialect) Body(method string, enc Encoding, body *Field, r Route, dynami
 		return false, fmt.Errorf("%s is a kit.File, the raw request body; with %s put it in the body model", subject, enc)
 	case r == RawFile:
 		return false, nil
+	case enc == Form && FormMap(body):
+		return true, nil
 	case enc != JSON && body.Class.Kind != Model:
 		return false, fmt.Errorf("%s: %s", subject, NotOneModel(enc, body.T.String()))
 	}
 	return true, nil
 }
 
+// FormMap reports whether body is a map sent as a whole form body: a map
+// marked body (`kit:",body"`, //kit:body {p}), whose keys are the form's
+// keys. The caller checks it as a form writes it (its keys strings, its
+// values text or nested values).
+func FormMap(body *Field) bool {
+	return body.Mark == MarkBody && body.T.Shape() == MapShape
+}
+
+// JSONProblem says why a value of type t cannot be written as JSON by
+// encoding/json, or "": a channel, a func, a complex number, an interface
+// with methods, an io.Reader, a kit.File (which has no JSON form), a map whose keys are
+// neither strings, integers nor text marshalers, anywhere in its pointers,
+// slices and maps. A struct's fields are checked by the caller as a body
+// model's are (JSONField); beyond maxDepth, encoding/json has the word.
+func JSONProblem(t Type) string { return jsonProblem(t, 0) }
+
+func jsonProblem(t Type, depth int) string {
+	if depth > maxDepth {
+		return ""
+	}
+	if isFile(t) {
+		return "type " + t.String() + " is a kit.File, which has no JSON form"
+	}
+	if t.Is(Time) || implements(t, TextMarshaler) {
+		return ""
+	}
+	if implements(t, Reader) {
+		return whyReader
+	}
+	switch t.Shape() {
+	case BasicShape, StructShape:
+		return ""
+	case PointerShape, SequenceShape:
+		return jsonProblem(t.Elem(), depth+1)
+	case MapShape:
+		k := t.Key()
+		if !k.Is(String) && !k.Is(Integer) && !implements(k, TextMarshaler) {
+			return "type " + t.String() + ": its key type " + k.String() + " is not a string, an integer or an encoding.TextMarshaler, which encoding/json requires"
+		}
+		return jsonProblem(t.Elem(), depth+1)
+	case InterfaceShape:
+		if t.HasMethods() {
+			return "type " + t.String() + " is an interface with methods"
+		}
+		return ""
+	}
+	return "type " + t.String() + " has no JSON form"
+}
+
 // NotOneModel is the refusal of a form or multipart body that is not one
 // data model.
 func NotOneModel(enc Encoding, typ string) string {
+	if enc == Form {
+		return fmt.Sprintf("a form body is one data model (a struct) or a map marked body, not %s", typ)
+	}
 	return fmt.Sprintf("a %s body is one data model (a struct), not %s", enc.noun(), typ)
 }
 

@@ -70,6 +70,7 @@ const (
 	KitResult                    // kit.Result[T]
 	KitStream                    // kit.Stream[T]
 	KitNullable                  // kit.Nullable[T]
+	Integer                      // a type whose underlying type is an integer
 )
 
 // Methods names a method set the rules ask about.

@@ -24,9 +24,11 @@ var Tags = &Dialect{
 		case MarkHeader:
 			return "`kit:\"" + f.Name + ",header\"`"
 		case MarkQuery:
-			return "`kit:\",query\"`"
+			return "`kit:\"" + named(f) + ",query\"`"
 		case MarkURL:
 			return "`kit:\",url\"`"
+		case MarkBody:
+			return "`kit:\",body\"`"
 		}
 		return "no tag option"
 	},
@@ -52,6 +54,8 @@ var Directives = &Dialect{
 			return "//kit:query {" + f.GoName + "}"
 		case MarkURL:
 			return "//kit:url {" + f.GoName + "}"
+		case MarkBody:
+			return "//kit:body {" + f.GoName + "}"
 		}
 		return "no directive"
 	},
@@ -62,8 +66,19 @@ var Directives = &Dialect{
 	bodyModel: "a parameter that is a struct",
 }
 
+// named is the name a tag gives f, or "".
+func named(f *Field) string {
+	if f.Named {
+		return f.Name
+	}
+	return ""
+}
+
 // subject names a field or parameter in messages: "field ID", "parameter id".
 func (d *Dialect) subject(goName string) string { return d.noun + " " + goName }
+
+// Subject names a field or parameter in messages: "field ID", "parameter id".
+func (d *Dialect) Subject(goName string) string { return d.subject(goName) }
 
 // Why some types cannot be sent, for the messages.
 const (

@@ -25,8 +25,12 @@ func Member(exported, embedded bool, shape Shape, kitTag string) (tag structtag.
 		return tag, Unmarked, false, ""
 	case tag.Unknown != "":
 		return tag, Unmarked, false, "unknown kit tag option " + strconv.Quote(tag.Unknown)
+	case tag.Body && (tag.Header || tag.Query || tag.URL):
+		return tag, Unmarked, false, "the kit tag option body excludes header, query and url"
 	case tag.Header && (tag.Query || tag.URL) || tag.Query && tag.URL:
 		return tag, Unmarked, false, "the kit tag options header, query and url exclude each other"
+	case tag.Body:
+		mark = MarkBody
 	case tag.Header:
 		mark = MarkHeader
 	case tag.Query:

@@ -22,6 +22,7 @@ const (
 	Dynamic                  // decided per call, by the value an interface holds
 	QueryStruct              // a struct marked query: its fields are query parameters
 	URL                      // the whole URL of the call
+	QueryDeep                // a map or struct marked query with a name: name[key]=v (OpenAPI's deepObject)
 )
 
 // String names the route in messages: "the path", "the body".
@@ -43,6 +44,8 @@ func (r Route) String() string {
 		return "query, field by field"
 	case URL:
 		return "URL"
+	case QueryDeep:
+		return "query, in brackets under its name"
 	}
 	return "nowhere"
 }
@@ -57,6 +60,7 @@ const (
 	MarkHeader             // `kit:"Name,header"`; //kit:header Name: {p}
 	MarkQuery              // `kit:",query"`; //kit:query {p} (or name: {p})
 	MarkURL                // `kit:",url"`; //kit:url {p}
+	MarkBody               // `kit:",body"`; //kit:body {p}
 )
 
 // Field describes one field of a parameter struct, or one parameter of a
@@ -71,16 +75,37 @@ type Field struct {
 	Placeholder bool // Name is a placeholder of the path
 }
 
-// Route decides where f goes, in this order: a mark (url, query, header),
-// a placeholder of its name, then its type (a data model or a kit.File is
-// the body; a map, entry by entry; an empty interface, by the value it
-// holds; anything else with a text form, the query).
+// Route decides where f goes, in this order: a mark (url, body, query,
+// header), a placeholder of its name, then its type (a data model or a
+// kit.File is the body; a map, entry by entry; an empty interface, by the
+// value it holds; anything else with a text form, the query).
+//
+// A field marked body is the JSON request body whatever its type (a map,
+// a slice, a string: what encoding/json writes), a kit.File the raw body.
+// A map or struct marked query with a name is written in brackets under
+// that name, nested as a form body is: name[key]=v, name[key][sub]=v
+// (OpenAPI's deepObject); the caller checks its elements as it checks a
+// form body's nested values.
 func (d *Dialect) Route(f *Field) (Route, error) {
 	c, subject := f.Class, d.subject(f.GoName)
-	if c.Kind == Invalid && f.Mark != MarkURL {
+	deep := f.Mark == MarkQuery && f.Named && (c.Kind == Model || f.T.Shape() == MapShape)
+	if c.Kind == Invalid && f.Mark != MarkURL && f.Mark != MarkBody && !deep {
 		return None, refusal(subject, f.T.String(), f.Name, c, false)
 	}
 	switch f.Mark {
+	case MarkBody:
+		switch {
+		case f.Named:
+			return None, fmt.Errorf("%s (%s) is the request body, which has no name: drop the name %q", subject, f.T.String(), f.Name)
+		case c.Kind == File:
+			return RawFile, nil
+		case c.Kind == Bytes:
+			return None, fmt.Errorf("%s (%s) cannot be the JSON request body: send raw bytes as a kit.File (kit.FileFromBytes), or a string", subject, f.T.String())
+		}
+		if why := JSONProblem(f.T); why != "" {
+			return None, fmt.Errorf("%s (%s) cannot be the JSON request body: %s", subject, f.T.String(), why)
+		}
+		return Body, nil
 	case MarkURL:
 		if !IsURL(f.T) {
 			return None, fmt.Errorf("%s (%s) is a string or a *url.URL, not %s", subject, d.mark(f), f.T.String())
@@ -90,10 +115,14 @@ func (d *Dialect) Route(f *Field) (Route, error) {
 		switch {
 		case c.Kind == Scalar || c.Kind == Slice:
 			return Query, nil
+		case deep && f.T.Shape() == MapShape && !f.T.Key().Is(String):
+			return None, fmt.Errorf("%s (%s) cannot be query parameter %s: %s", subject, f.T.String(), f.Name, FormMapKey(f.T.String(), f.T.Key().String()))
+		case deep:
+			return QueryDeep, nil
 		case c.Kind == Bytes && f.Named:
 			return None, fmt.Errorf("%s (%s) cannot be query parameter %s: %s", subject, f.T.String(), f.Name, whyBytes)
 		case f.Named:
-			return None, fmt.Errorf("%s (%s) cannot be query parameter %s: it is not text or a slice of text", subject, f.T.String(), f.Name)
+			return None, fmt.Errorf("%s (%s) cannot be query parameter %s: it is not text, a slice of text, a map or a struct", subject, f.T.String(), f.Name)
 		case c.Kind == Model:
 			return QueryStruct, nil
 		case c.Kind == Map:
@@ -198,18 +227,22 @@ func (p *Plan) Add(f *Field, r Route) error {
 			return fmt.Errorf("%s and %s would both be the whole URL, and a call has one", p.url, who)
 		}
 		p.url = who
-	case Query, Header:
+	case Query, Header, QueryDeep:
 		return p.Send(r, f.Name, who)
 	}
 	return nil
 }
 
-// Send records that who sends the query parameter (r is Query) or header
-// (r is Header) name. Header names are compared canonically.
+// Send records that who sends the query parameter (r is Query), the query
+// parameters name[...] (r is QueryDeep) or header (r is Header) name.
+// Header names are compared canonically.
 func (p *Plan) Send(r Route, name, who string) error {
 	what := fmt.Sprintf("query parameter %q", name)
-	if r == Header {
+	switch r {
+	case Header:
 		what = "header " + http.CanonicalHeaderKey(name)
+	case QueryDeep:
+		what = fmt.Sprintf("query parameters %q", name+"[...]")
 	}
 	if prev, dup := p.names[what]; dup {
 		return fmt.Errorf("%s and %s both send %s", prev, who, what)

@@ -164,7 +164,31 @@ func TestRoute(t *testing.T) {
 		{"query any", field("any", tAny, "v", MarkQuery, false), None, "cannot go in the query"},
 		{"query bytes", field("[]byte", slice(tByte), "v", MarkQuery, false), None, "cannot go in the query: a []byte"},
 		{"named query", named(field("string", tString, "q", MarkQuery, false)), Query, ""},
-		{"named query struct", named(field("M", tModel, "q", MarkQuery, false)), None, "cannot be query parameter q: it is not text or a slice of text"},
+		{"named query struct", named(field("M", tModel, "q", MarkQuery, false)), QueryDeep, ""},
+		{"named query *struct", named(field("*M", ptr(tModel), "q", MarkQuery, false)), QueryDeep, ""},
+		{"named query map", named(field("map[string]string", mapOf(tString, tString), "q", MarkQuery, false)), QueryDeep, ""},
+		{"named query map of models", named(field("map[string]M", mapOf(tString, tModel), "q", MarkQuery, false)), QueryDeep, ""},
+		{"named query int keys", named(field("map[int]string", mapOf(tInt, tString), "q", MarkQuery, false)), None, "cannot be query parameter q: type map[int]string: a map's keys are written as form keys"},
+		{"named query any", named(field("any", tAny, "q", MarkQuery, false)), None, "cannot be query parameter q: it is not text, a slice of text, a map or a struct"},
+		{"named query chan", named(field("chan int", tChan, "q", MarkQuery, false)), None, "cannot be sent: type chan int has no text form"},
+		{"body map", field("map[string]any", mapOf(tString, tAny), "", MarkBody, false), Body, ""},
+		{"body map of models", field("map[string]M", mapOf(tString, tModel), "", MarkBody, false), Body, ""},
+		{"body integer keys", field("map[int]M", mapOf(&fake{shape: BasicShape, is: []Known{Integer}}, tModel), "", MarkBody, false), Body, ""},
+		{"body text keys", field("map[T]int", mapOf(tText, tInt), "", MarkBody, false), Body, ""},
+		{"body slice of text", field("[]string", slice(tString), "", MarkBody, false), Body, ""},
+		{"body string", field("string", tString, "", MarkBody, false), Body, ""},
+		{"body any", field("any", tAny, "", MarkBody, false), Body, ""},
+		{"body model", field("M", tModel, "", MarkBody, false), Body, ""},
+		{"body time", field("time.Time", tTime, "", MarkBody, false), Body, ""},
+		{"body file", field("kit.File", tFile, "", MarkBody, false), RawFile, ""},
+		{"body bytes", field("[]byte", slice(tByte), "", MarkBody, false), None, "send raw bytes as a kit.File"},
+		{"body chan", field("chan int", tChan, "", MarkBody, false), None, "(chan int) cannot be the JSON request body: type chan int has no JSON form"},
+		{"body complex in a map", field("map[string]complex128", mapOf(tString, tComplex), "", MarkBody, false), None, "has no JSON form"},
+		{"body files", field("[]kit.File", slice(tFile), "", MarkBody, false), None, "is a kit.File, which has no JSON form"},
+		{"body reader", field("R", tReader, "", MarkBody, false), None, "cannot be the JSON request body: an io.Reader has no text form"},
+		{"body error", field("error", tError, "", MarkBody, false), None, "is an interface with methods"},
+		{"body model keys", field("map[M]int", mapOf(tModel, tInt), "", MarkBody, false), None, "is not a string, an integer or an encoding.TextMarshaler"},
+		{"body named", named(field("map[string]any", mapOf(tString, tAny), "b", MarkBody, false)), None, `is the request body, which has no name: drop the name "b"`},
 		{"url string", field("string", tString, "", MarkURL, false), URL, ""},
 		{"url *url.URL", field("*url.URL", tURL, "", MarkURL, false), URL, ""},
 		{"url int", field("int", tInt, "", MarkURL, false), None, "is a string or a *url.URL, not int"},
@@ -189,6 +213,16 @@ func TestMarksInMessages(t *testing.T) {
 			t.Errorf("%s: %v, want %q", d.noun, err, want)
 		}
 	}
+	q := &Field{GoName: "f", Name: "f", Named: true, Mark: MarkQuery}
+	b := &Field{GoName: "f", Mark: MarkBody}
+	for d, want := range map[*Dialect][2]string{
+		Tags:       {"`kit:\"f,query\"`", "`kit:\",body\"`"},
+		Directives: {"//kit:query f: {f}", "//kit:body {f}"},
+	} {
+		if got := [2]string{d.mark(q), d.mark(b)}; got != want {
+			t.Errorf("%s: marks %q, want %q", d.noun, got, want)
+		}
+	}
 }
 
 func TestPlan(t *testing.T) {
@@ -211,6 +245,8 @@ func TestPlan(t *testing.T) {
 		{f("I", ""), URL, "field H and field I would both be the whole URL, and a call has one"},
 		{f("J", "j"), QueryMap, ""},
 		{f("K", "j"), Dynamic, ""},
+		{f("L", "q"), QueryDeep, ""}, // q[key]=v beside q=v
+		{f("M", "q"), QueryDeep, `field L and field M both send query parameters "q[...]"`},
 	} {
 		err := p.Add(step.f, step.r)
 		if step.err == "" && err != nil || step.err != "" && (err == nil || err.Error() != step.err) {
@@ -237,6 +273,7 @@ func TestBody(t *testing.T) {
 	model := &Field{GoName: "opts", T: &fake{shape: StructShape, name: "Opts"}, Class: Classify(tModel)}
 	file := &Field{GoName: "f", T: &fake{shape: StructShape, is: []Known{KitFile}, name: "kit.File"}, Class: Classify(tFile)}
 	list := &Field{GoName: "l", T: &fake{shape: SequenceShape, elem: tModel, name: "[]Opts"}, Class: Classify(slice(tModel))}
+	formMap := &Field{GoName: "m", T: &fake{shape: MapShape, key: tString, elem: tAny, name: "map[string]any"}, Class: Classify(mapOf(tString, tAny)), Mark: MarkBody}
 	for _, tt := range []struct {
 		name, method string
 		enc          Encoding
@@ -251,7 +288,9 @@ func TestBody(t *testing.T) {
 		{"form without a model", "POST", Form, nil, None, false, false, "kit.FormBody() needs a body model: a field of P that is a struct", "kit.FormBody() needs a body model: a parameter that is a struct"},
 		{"form, decided at call time", "POST", Form, nil, None, true, false, "", ""},
 		{"form model", "POST", Form, model, Body, false, true, "", ""},
-		{"form list", "POST", Form, list, Body, false, false, "a form body is one data model (a struct), not []Opts", "a form body is one data model (a struct), not []Opts"},
+		{"form list", "POST", Form, list, Body, false, false, "a form body is one data model (a struct) or a map marked body, not []Opts", "a form body is one data model (a struct) or a map marked body, not []Opts"},
+		{"form map marked body", "POST", Form, formMap, Body, false, true, "", ""},
+		{"multipart map", "POST", Multipart, formMap, Body, false, false, "a multipart body is one data model (a struct), not map[string]any", "a multipart body is one data model (a struct), not map[string]any"},
 		{"raw file", "PUT", JSON, file, RawFile, false, false, "", ""},
 		{"raw file in multipart", "PUT", Multipart, file, RawFile, false, false, "with kit.Multipart() put it in the body model", "with kit.Multipart() put it in the body model"},
 		{"model on GET", "GET", JSON, model, Body, false, false, "tag the field `kit:\",query\"`", "add //kit:query {opts}"},

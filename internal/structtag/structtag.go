@@ -14,7 +14,8 @@ type Tag struct {
 	Skip      bool   // the tag is exactly "-"
 	OmitEmpty bool   // ",omitempty": zero values are not sent
 	Header    bool   // ",header": the field is a request header
-	Query     bool   // ",query": a struct field's fields are query parameters
+	Query     bool   // ",query": a struct field's fields are query parameters; with a name, a map or struct in brackets
+	Body      bool   // ",body": the field is the JSON request body, whatever its type
 	URL       bool   // ",url": the field is the whole URL of the call
 	Unknown   string // the first option that is not recognised, if any
 }
@@ -39,6 +40,8 @@ func Parse(tag string) Tag {
 			t.Query = true
 		case "url":
 			t.URL = true
+		case "body":
+			t.Body = true
 		case "":
 		default:
 			if t.Unknown == "" {

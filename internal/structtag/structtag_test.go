@@ -37,6 +37,8 @@ func TestParse(t *testing.T) {
 		{"q,omitempty,header", Tag{Name: "q", OmitEmpty: true, Header: true}},
 		{",query", Tag{Query: true}},
 		{"next,url", Tag{Name: "next", URL: true}},
+		{",body", Tag{Body: true}},
+		{"metadata,query,omitempty", Tag{Name: "metadata", Query: true, OmitEmpty: true}},
 		{"q,bogus,other", Tag{Name: "q", Unknown: "bogus"}},
 	}
 	for _, tt := range tests {

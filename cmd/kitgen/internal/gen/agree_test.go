@@ -16,66 +16,68 @@ import (
 // agreeTypes are the parameter types of TestAgree: for each, a value to
 // call with, and where it goes (written by hand from kit's documented
 // routing rules) as a query
-// parameter, as a {placeholder} and as //kit:header X-V: {v}: q query, p
-// path, h header, b JSON body, f raw File body, m query entries of a map,
-// d decided by the value held (here an int, so query or path), x refused.
+// parameter, as a {placeholder}, as //kit:header X-V: {v}, as //kit:body
+// {v} and as //kit:query v: {v}: q query, p path, h header, b JSON body, f
+// raw File body, m query entries of a map, o in brackets under its name
+// (v[key]=...), d decided by the value held (here an int, so query or
+// path), x refused.
 var agreeTypes = []struct {
 	typ, value string
-	want       string // query path header
+	want       string // query path header body named-query
 }{
-	{"string", `"a b/c"`, "q p h"},
-	{"int", "5", "q p h"},
-	{"int64", "-6", "q p h"},
-	{"uint8", "7", "q p h"},
-	{"uintptr", "8", "q p h"},
-	{"float64", "1.5", "q p h"},
-	{"bool", "true", "q p h"},
-	{"complex128", "1i", "x x x"},
-	{"time.Time", "time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)", "q p h"},
-	{"*time.Time", "&when", "q p h"},
-	{"time.Duration", "time.Second", "q p h"},
-	{"json.Number", `json.Number("12")`, "q p h"},
-	{"*string", "&text", "q p h"},
-	{"**int", "&numPtr", "q p h"},
-	{"[]string", `[]string{"a", "b"}`, "q x h"},
-	{"[]int", "[]int{1, 2}", "q x h"},
-	{"[2]string", `[2]string{"a", "b"}`, "q x h"},
-	{"[]*int", "[]*int{&num}", "q x h"},
-	{"[]time.Time", "[]time.Time{when}", "q x h"},
-	{"[]any", `[]any{1, "a"}`, "q x h"},
-	{"Level", "Level(3)", "q p h"},
-	{"*Level", "&level", "q p h"},
-	{"Color", "Color(2)", "q p h"},
-	{"net.IP", "net.IPv4(10, 0, 0, 1)", "q p h"},
-	{"TextStruct", "TextStruct{N: 4}", "q p h"},
-	{"fmt.Stringer", "stringer", "q p h"},
-	{"url.Values", `url.Values{"k": {"1"}}`, "m x x"},
-	{"map[string]string", `map[string]string{"k": "1"}`, "m x x"},
-	{"map[string]any", `map[string]any{"k": 1}`, "m x x"},
-	{"map[Level][]int", `map[Level][]int{1: {2}}`, "m x x"},
-	{"map[User]string", `map[User]string{}`, "x x x"},
-	{"map[string]User", `map[string]User{}`, "x x x"},
-	{"map[string]map[string]int", `map[string]map[string]int{"created": {"gte": 1}}`, "m x x"},
-	{"map[string]map[int]int", `map[string]map[int]int{}`, "x x x"},
-	{"kit.Nullable[string]", `kit.Value("n v")`, "q p h"},
-	{"kit.Nullable[[]int]", `kit.Value([]int{1})`, "x x x"},
-	{"any", "7", "d d h"},
-	{"User", `User{ID: 1, Name: "u"}`, "b x x"},
-	{"*User", `&User{ID: 2}`, "b x x"},
-	{"[]User", `[]User{{ID: 3}}`, "b x x"},
-	{"[]*User", `[]*User{{ID: 4}}`, "b x x"},
-	{"[2]User", `[2]User{{ID: 5}}`, "b x x"},
-	{"Stringish", `Stringish{Name: "s"}`, "b p h"},
-	{"kit.File", `kit.FileFromBytes("f.txt", []byte("file content"))`, "f x x"},
-	{"*kit.File", `&file`, "f x x"},
-	{"[]byte", `[]byte("raw")`, "x x h"},
-	{"[4]byte", `[4]byte{1, 2, 3, 4}`, "x x h"},
-	{"[]kit.File", `nil`, "x x x"},
-	{"io.Reader", `nil`, "x x x"},
-	{"ReaderStruct", `ReaderStruct{}`, "x x x"},
-	{"error", `nil`, "x x x"},
-	{"chan int", `nil`, "x x x"},
-	{"func()", `nil`, "x x x"},
+	{"string", `"a b/c"`, "q p h b q"},
+	{"int", "5", "q p h b q"},
+	{"int64", "-6", "q p h b q"},
+	{"uint8", "7", "q p h b q"},
+	{"uintptr", "8", "q p h b q"},
+	{"float64", "1.5", "q p h b q"},
+	{"bool", "true", "q p h b q"},
+	{"complex128", "1i", "x x x x x"},
+	{"time.Time", "time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)", "q p h b q"},
+	{"*time.Time", "&when", "q p h b q"},
+	{"time.Duration", "time.Second", "q p h b q"},
+	{"json.Number", `json.Number("12")`, "q p h b q"},
+	{"*string", "&text", "q p h b q"},
+	{"**int", "&numPtr", "q p h b q"},
+	{"[]string", `[]string{"a", "b"}`, "q x h b q"},
+	{"[]int", "[]int{1, 2}", "q x h b q"},
+	{"[2]string", `[2]string{"a", "b"}`, "q x h b q"},
+	{"[]*int", "[]*int{&num}", "q x h b q"},
+	{"[]time.Time", "[]time.Time{when}", "q x h b q"},
+	{"[]any", `[]any{1, "a"}`, "q x h b q"},
+	{"Level", "Level(3)", "q p h b q"},
+	{"*Level", "&level", "q p h b q"},
+	{"Color", "Color(2)", "q p h b q"},
+	{"net.IP", "net.IPv4(10, 0, 0, 1)", "q p h b q"},
+	{"TextStruct", "TextStruct{N: 4}", "q p h b q"},
+	{"fmt.Stringer", "stringer", "q p h x q"},
+	{"url.Values", `url.Values{"k": {"1"}}`, "m x x b o"},
+	{"map[string]string", `map[string]string{"k": "1"}`, "m x x b o"},
+	{"map[string]any", `map[string]any{"k": 1}`, "m x x b o"},
+	{"map[Level][]int", `map[Level][]int{1: {2}}`, "m x x b x"},
+	{"map[User]string", `map[User]string{}`, "x x x x x"},
+	{"map[string]User", `map[string]User{"a": {ID: 1}}`, "x x x b o"},
+	{"map[string]map[string]int", `map[string]map[string]int{"created": {"gte": 1}}`, "m x x b o"},
+	{"map[string]map[int]int", `map[string]map[int]int{}`, "x x x b x"},
+	{"kit.Nullable[string]", `kit.Value("n v")`, "q p h b q"},
+	{"kit.Nullable[[]int]", `kit.Value([]int{1})`, "x x x b x"},
+	{"any", "7", "d d h b x"},
+	{"User", `User{ID: 1, Name: "u"}`, "b x x b o"},
+	{"*User", `&User{ID: 2}`, "b x x b o"},
+	{"[]User", `[]User{{ID: 3}}`, "b x x b x"},
+	{"[]*User", `[]*User{{ID: 4}}`, "b x x b x"},
+	{"[2]User", `[2]User{{ID: 5}}`, "b x x b x"},
+	{"Stringish", `Stringish{Name: "s"}`, "b p h b o"},
+	{"kit.File", `kit.FileFromBytes("f.txt", []byte("file content"))`, "f x x f x"},
+	{"*kit.File", `&file`, "f x x f x"},
+	{"[]byte", `[]byte("raw")`, "x x h x x"},
+	{"[4]byte", `[4]byte{1, 2, 3, 4}`, "x x h x x"},
+	{"[]kit.File", `nil`, "x x x x x"},
+	{"io.Reader", `nil`, "x x x x x"},
+	{"ReaderStruct", `ReaderStruct{}`, "x x x x x"},
+	{"error", `nil`, "x x x x x"},
+	{"chan int", `nil`, "x x x x x"},
+	{"func()", `nil`, "x x x x x"},
 }
 
 // agreeDecls are the types and variables the agreeTypes values use.
@@ -173,6 +175,8 @@ var placements = []struct {
 	{"query", "/agree/q", "", "v"},
 	{"path", "/agree/p/{v}", "", "v"},
 	{"header", "/agree/h", "//kit:header X-V: {v}\n\t", "X-V,header"},
+	{"body", "/agree/b", "//kit:body {v}\n\t", ",body"},
+	{"object", "/agree/o", "//kit:query v: {v}\n\t", "v,query"},
 }
 
 // TestAgree checks that kitgen's classifier and kit's router agree, so
@@ -300,6 +304,8 @@ func routeCode(r routing.Route) string {
 		return "m"
 	case routing.Dynamic:
 		return "d"
+	case routing.QueryDeep:
+		return "o"
 	}
 	return r.String()
 }
@@ -379,6 +385,11 @@ func TestAgree(t *testing.T) {
 			ok = string(r.Body) == "file content" && !inQuery && !inHeader
 		case "m":
 			ok = len(q) > 0 && !inQuery && !inHeader && !hasBody
+		case "o":
+			ok = len(q) > 0 && !inHeader && !hasBody
+			for k := range q {
+				ok = ok && strings.HasPrefix(k, "v[")
+			}
 		}
 		if !ok {
 			t.Errorf("%s: kitgen says %s, kit sent %s %s header X-V=%q body %q", tc.what, tc.route, r.Method, r.URL, r.Header.Get("X-V"), r.Body)

@@ -18,10 +18,11 @@ import (
 //	get|post|put|patch|delete  Path, NoAuth
 //	resource                Path
 //	header                  Name and either Param ({p}) or Value (a literal)
-//	query                   Param, and Name when renaming (empty: spread)
+//	query                   Param, and Name when renaming (empty: spread; a map or struct with a Name: Name[key]=v)
 //	omitempty               Params
 //	option                  Expr
 //	url                     Param
+//	body                    Param
 type Directive struct {
 	Verb   string
 	Path   Arg
@@ -50,7 +51,7 @@ type DirectiveError struct {
 func (e *DirectiveError) Error() string { return e.Msg }
 
 // verbs are the directive verbs, in the order they are listed in messages.
-var verbs = []string{"client", "get", "post", "put", "patch", "delete", "header", "query", "omitempty", "option", "resource", "url"}
+var verbs = []string{"client", "get", "post", "put", "patch", "delete", "header", "query", "omitempty", "option", "resource", "url", "body"}
 
 // httpVerbs are the verbs that declare an endpoint.
 var httpVerbs = map[string]string{"get": "GET", "post": "POST", "put": "PUT", "patch": "PATCH", "delete": "DELETE"}
@@ -200,13 +201,13 @@ func ParseDirective(text string) (d Directive, ok bool, err error) {
 			return errorf(off, "//kit:option: %v", err)
 		}
 		d.Expr = expr
-	case "url":
+	case "url", "body":
 		if len(args) != 1 {
 			off := d.Off
 			if len(args) > 1 {
 				off = args[1].Off
 			}
-			return errorf(off, "want //kit:url {param}")
+			return errorf(off, "want //kit:%s {param}", verb)
 		}
 		p, err := paramRef(args[0])
 		if err != nil {
@@ -241,7 +242,7 @@ func (d Directive) String() string {
 			b.WriteString(" " + d.Name.Text + ":")
 		}
 		b.WriteString(" {" + d.Param.Text + "}")
-	case "url":
+	case "url", "body":
 		b.WriteString(" {" + d.Param.Text + "}")
 	case "omitempty":
 		for _, p := range d.Params {

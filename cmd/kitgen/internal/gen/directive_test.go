@@ -28,6 +28,7 @@ func TestParseDirective(t *testing.T) {
 		{in: "//kit:option kit.WithPaginator(kit.LinkHeader{})", want: "//kit:option kit.WithPaginator(kit.LinkHeader{})"},
 		{in: "//kit:resource /user/repos", want: "//kit:resource /user/repos"},
 		{in: "//kit:url {next}", want: "//kit:url {next}"},
+		{in: "//kit:body  {manifest}", want: "//kit:body {manifest}"},
 		{in: "// kit:get /x", wantErr: "no space after the slashes"},
 		{in: "//kit:gett /x", wantErr: "unknown directive //kit:gett"},
 		{in: "//kit:client x", wantErr: "takes no arguments"},
@@ -46,6 +47,8 @@ func TestParseDirective(t *testing.T) {
 		{in: "//kit:option kit.NoAuth(", wantErr: "//kit:option:"},
 		{in: "//kit:option kit.NoAuth() // why", wantErr: "a comment cannot follow"},
 		{in: "//kit:url next", wantErr: "want {param}"},
+		{in: "//kit:body", wantErr: "want //kit:body {param}"},
+		{in: "//kit:body {a} {b}", wantErr: "want //kit:body {param}"},
 	}
 	for _, tt := range tests {
 		d, ok, err := ParseDirective(tt.in)

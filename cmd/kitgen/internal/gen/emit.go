@@ -285,11 +285,15 @@ func (e *emitter) method(impl string, m *Method) {
 				continue
 			}
 			opts := ""
-			switch p.Route {
-			case routing.Header:
+			switch {
+			case p.Route == routing.Header:
 				opts = ",header"
-			case routing.URL:
+			case p.Route == routing.URL:
 				opts = ",url"
+			case p.Route == routing.QueryDeep:
+				opts = ",query"
+			case p.mark == routing.MarkBody:
+				opts = ",body"
 			}
 			if p.OmitEmpty {
 				opts += ",omitempty"

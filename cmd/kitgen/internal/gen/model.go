@@ -292,7 +292,7 @@ func (g *generator) indexTypes() []*ast.TypeSpec {
 var (
 	typeVerbs   = map[string]bool{"client": true, "option": true}
 	fieldVerbs  = map[string]bool{"resource": true, "option": true}
-	methodVerbs = map[string]bool{"get": true, "post": true, "put": true, "patch": true, "delete": true, "header": true, "query": true, "omitempty": true, "option": true, "url": true}
+	methodVerbs = map[string]bool{"get": true, "post": true, "put": true, "patch": true, "delete": true, "header": true, "query": true, "omitempty": true, "option": true, "url": true, "body": true}
 )
 
 // claim marks the directives of a doc comment as used and returns the

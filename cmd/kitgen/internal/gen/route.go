@@ -116,10 +116,13 @@ func (g goType) Is(k routing.Known) bool {
 		return isNamed(g.t, "time", "Time")
 	case routing.KitFile:
 		return isNamed(g.t, kitPath, "File")
-	case routing.Byte, routing.String:
+	case routing.Byte, routing.String, routing.Integer:
 		b, ok := g.t.Underlying().(*types.Basic)
-		if k == routing.Byte {
+		switch k {
+		case routing.Byte:
 			return ok && b.Kind() == types.Uint8
+		case routing.Integer:
+			return ok && b.Info()&types.IsInteger != 0
 		}
 		return ok && b.Info()&types.IsString != 0
 	case routing.URLPointer:
@@ -331,6 +334,10 @@ func (g *generator) routes(m *Method, placeholders []placeholder) {
 			if p := mark(dl, d.Param, routing.MarkURL); p != nil {
 				p.Tag = "" // `kit:",url"`
 			}
+		case "body":
+			if p := mark(dl, d.Param, routing.MarkBody); p != nil {
+				p.Tag = "" // `kit:",body"`
+			}
 		case "omitempty":
 			omit = append(omit, dl)
 		}
@@ -363,6 +370,13 @@ func (g *generator) routes(m *Method, placeholders []placeholder) {
 		}
 		if r == routing.QueryStruct && !g.spread(m, p, plan, isPlaceholder) {
 			continue
+		}
+		if r == routing.QueryDeep {
+			// kit writes it with the nested form encoder (buildFormNode).
+			if why := g.nestedFormProblem(p.Type, map[types.Type]bool{}); why != "" {
+				g.errorf(pos, "%s: %s: %s", m.Name, routing.Directives.Subject(p.Name), why)
+				continue
+			}
 		}
 		if err := plan.Add(f, r); err != nil {
 			switch r {
@@ -481,7 +495,7 @@ func (g *generator) spread(m *Method, p *Param, plan *routing.Plan, isPlaceholde
 			g.errorf(pos, "%sfield %s would be the request body; a spread struct has query and header fields only", prefix, label)
 		case f.route != routing.Header && f.placeholder:
 			g.errorf(pos, "%sfield %s is named like the placeholder {%s}; fill placeholders with parameters", prefix, label, f.name)
-		case f.route == routing.Query || f.route == routing.Header:
+		case f.route == routing.Query || f.route == routing.Header || f.route == routing.QueryDeep:
 			if err := plan.Send(f.route, f.name, fmt.Sprintf("parameter %s (field %s)", p.Name, f.goName)); err != nil {
 				g.errorf(p.Pos, "%s: %v", m.Name, err)
 			} else {
@@ -519,8 +533,8 @@ func (g *generator) spreadFields(st *types.Struct, owner string, isPlaceholder m
 			sf.err = fmt.Errorf("field %s: %s", label, problem)
 		case !routed:
 			continue
-		case mark == routing.MarkQuery || mark == routing.MarkURL:
-			sf.err = fmt.Errorf("field %s: the kit tag options query and url are for kit's own parameter structs; a spread struct has query and header fields", label)
+		case mark == routing.MarkURL || mark == routing.MarkBody || mark == routing.MarkQuery && tag.Name == "":
+			sf.err = fmt.Errorf("field %s: the kit tag options url, body and an unnamed query are for kit's own parameter structs; a spread struct has query and header fields", label)
 		default:
 			sf.name = routing.WireName(tag, f.Name())
 			sf.placeholder = isPlaceholder[sf.name]
@@ -528,6 +542,11 @@ func (g *generator) spreadFields(st *types.Struct, owner string, isPlaceholder m
 				GoName: label, T: ft, Class: routing.Classify(ft),
 				Name: sf.name, Named: tag.Name != "", Mark: mark,
 			})
+			if sf.err == nil && sf.route == routing.QueryDeep {
+				if why := g.nestedFormProblem(f.Type(), map[types.Type]bool{}); why != "" {
+					sf.err = fmt.Errorf("field %s: %s", label, why)
+				}
+			}
 		}
 		out = append(out, sf)
 	}
@@ -603,6 +622,11 @@ func (g *generator) checkBody(m *Method) {
 		if err := g.jsonFileField(m.body.Type); err != nil {
 			g.errorf(pos, "%s: %v", m.Name, err)
 		}
+	case routing.FormMap(body):
+		// kit.FormBody writes the map's entries as the form's keys (kit's buildFormNode).
+		if why := g.nestedFormProblem(m.body.Type, map[types.Type]bool{}); why != "" {
+			g.errorf(pos, "%s: %s: %s", m.Name, routing.Directives.Subject(m.body.Name), why)
+		}
 	default:
 		if err := g.formProblem(m.body.Type, enc == routing.Multipart); err != nil {
 			g.errorf(pos, "%s: %v", m.Name, err)
@@ -622,6 +646,9 @@ func (g *generator) jsonFileField(t types.Type) error {
 			t = u.Elem()
 			continue
 		case *types.Array:
+			t = u.Elem()
+			continue
+		case *types.Map:
 			t = u.Elem()
 			continue
 		}

@@ -139,34 +139,10 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 	}
 
 	// Query: required parameters positional, named in a directive;
-	// optional ones fields of the <Op>Params struct, spread.
+	// optional ones fields of the <Op>Params struct, spread (query.go).
 	var required []string
-	for _, p := range op.Params {
-		if p.In != "query" {
-			continue
-		}
-		typ := g.types.goType(p.Schema, name+exported(p.Name, "Param"))
-		elem := strings.TrimPrefix(typ, "[]")
-		switch {
-		case g.types.scalar(elem):
-		case typ == "map[string]string" && p.Style == "form" && p.Explode:
-			// Each entry is a query parameter of its own, as kit sends a map.
-		default:
-			return nil, fmt.Errorf("query parameter %s: a %s (style %s) has no form kit sends yet", p.Name, typ, p.Style)
-		}
-		if strings.HasPrefix(typ, "[]") && (!p.Explode || p.Style != "form") {
-			return nil, fmt.Errorf("query parameter %s: style %s, explode %v: kit repeats the key for each value", p.Name, p.Style, p.Explode)
-		}
-		if p.Required && !strings.HasPrefix(typ, "map[") {
-			goName := locals.name(local(p.Name))
-			required = append(required, goName+" "+typ)
-			m.directives = append(m.directives, fmt.Sprintf("//kit:query %s: {%s}", p.Name, goName))
-			continue
-		}
-		if !strings.HasPrefix(typ, "[]") && !strings.HasPrefix(typ, "map[") {
-			typ = "*" + typ
-		}
-		fields = append(fields, paramField(fnames, p, typ, p.Name+",omitempty"))
+	if err := g.queryParams(op, name, locals, fnames, &fields, &required, &m.directives, &m.decls); err != nil {
+		return nil, err
 	}
 	m.params = append(m.params[:bodyAt], append(required, m.params[bodyAt:]...)...)
 	if len(fields) > 0 {
@@ -204,11 +180,19 @@ func (g *generator) body(m *method, op *Operation, name string) error {
 		typ := g.types.goType(s, name+"Request")
 		g.types.fileFields = false
 		elem := strings.TrimPrefix(typ, "[]")
-		if !g.types.isStruct(elem) {
-			return fmt.Errorf("request body %s of type %s: kit sends a body model, a struct or a slice of them", chosen.Type, typ)
+		model := g.types.isStruct(elem)
+		formMap := chosen.Type == "application/x-www-form-urlencoded" && strings.HasPrefix(typ, "map[string]")
+		if !model && !jsonType(chosen.Type) && !formMap {
+			return fmt.Errorf("request body %s of type %s: kit sends such a body from an object model", chosen.Type, typ)
 		}
-		if chosen.Type != "multipart/form-data" && chosen.Type != "application/x-www-form-urlencoded" && !op.Body.Required && !strings.HasPrefix(typ, "[]") {
-			typ = "*" + typ
+		if (model || g.types.scalar(typ)) && jsonType(chosen.Type) && !op.Body.Required && !strings.HasPrefix(typ, "[]") {
+			typ = "*" + typ // nil sends no body
+		}
+		if !model {
+			// A map, an array of text, a string, any JSON: kit sends the
+			// parameter marked body as JSON whatever its type (a map in a
+			// form: its entries are the form's fields).
+			m.directives = append(m.directives, "//kit:body {body}")
 		}
 		m.params = append(m.params, "body "+typ)
 		switch chosen.Type {
