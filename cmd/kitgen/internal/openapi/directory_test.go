@@ -268,6 +268,9 @@ var skipRules = []struct {
 	re       *regexp.Regexp
 	category string
 }{
+	{regexp.MustCompile(`^query parameter .*: property .* is a .*, which has no form in a query`), "query parameter: an object with a list of objects"},
+	{regexp.MustCompile(`^(query parameter|property) .* and property .* are both sent as `), "query parameter: two values sent under one name"},
+	{regexp.MustCompile(`^query parameter .*: its name cannot be written in a kit struct tag`), "query parameter: a name a struct tag cannot hold"},
 	{regexp.MustCompile(`^query parameter .*: style (\w+), explode false`), "query parameter: a list, style $1 without explode"},
 	{regexp.MustCompile(`^query parameter .*: style (\w+), explode true`), "query parameter: a list, style $1 with explode"},
 	{regexp.MustCompile(`^query parameter .*: a \S*map\[.*\(style (\w+)\)`), "query parameter: a map, style $1"},
