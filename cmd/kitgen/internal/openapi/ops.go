@@ -91,6 +91,9 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 	var queryDirs []string
 	for _, pq := range inQuery {
 		p := byName[pq.param]
+		if p == nil {
+			return nil, fmt.Errorf("path query %s={%s}: the parameter fills another placeholder already", pq.key, pq.param)
+		}
 		typ := g.textType(p, name+exported(pq.param, "Param"))
 		if !g.types.scalar(typ) {
 			return nil, fmt.Errorf("path parameter %s: a %s has no text form", pq.param, typ)

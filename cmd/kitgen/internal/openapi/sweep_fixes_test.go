@@ -82,3 +82,23 @@ components:
 		t.Errorf("report:\n%s", r.String())
 	}
 }
+
+// A path parameter a path's own query names twice, or names in the path
+// too, skips the operation (it made the generator panic).
+func TestPathQueryPlaceholderTwice(t *testing.T) {
+	for _, path := range []string{"/a/{id}?id={id}", "/a?x={id}&y={id}"} {
+		doc := "openapi: 3.0.0\ninfo: {title: t, version: \"1\"}\npaths:\n  " + path + ":\n    get:\n      parameters: [{name: id, in: path, required: true, schema: {type: string}}]\n      responses: {\"204\": {description: ok}}\n"
+		d, err := LoadBytes("spec.yaml", []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := newGenerator(d, "api", "spec.yaml")
+		g.build()
+		if _, _, err := g.file(); err != nil {
+			t.Fatal(err)
+		}
+		if len(g.methods) != 0 || len(g.skipped) != 1 || !strings.Contains(g.skipped[0].Reason, "fills another placeholder") {
+			t.Errorf("%s: %d methods, skipped %+v", path, len(g.methods), g.skipped)
+		}
+	}
+}
