@@ -132,3 +132,18 @@ func (n *namer) name(want string) string {
 		}
 	}
 }
+
+// jsonTag returns the struct tag of a JSON member name with options
+// (",omitempty"), as Go source: "-" is "-," so that it is not skipped. ok
+// is false for a name no json tag can hold (the empty name, or one with a
+// comma, a quote, a backslash or a backquote: encoding/json and kit's
+// codec read none of them).
+func jsonTag(name, opts string) (tag string, ok bool) {
+	switch {
+	case name == "-":
+		name, opts = "-,", strings.TrimPrefix(opts, ",")
+	case name == "" || strings.ContainsAny(name, ",\\'\"`"):
+		return "`json:\"-\"`", false
+	}
+	return "`json:" + strconv.Quote(name+opts) + "`", true
+}

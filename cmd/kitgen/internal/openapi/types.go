@@ -301,17 +301,17 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 		fname = fields.name(fname)
 		typ := t.goType(p.Schema, name+fname)
 		req := required[p.Name]
-		tag := p.Name
+		tag := "" // the options after the name
 		switch {
 		case strings.HasPrefix(typ, "[]") || strings.HasPrefix(typ, "map[") || typ == "any":
 			if !req {
-				tag += ",omitempty"
+				tag = ",omitempty"
 			}
 		case !req && p.Schema.Nullable && (!t.fileFields || t.scalar(typ)):
 			// Three states: absent (left out), null, or a value.
-			typ, tag = "kit.Nullable["+typ+"]", tag+",omitzero"
+			typ, tag = "kit.Nullable["+typ+"]", ",omitzero"
 		case !req:
-			typ, tag = "*"+typ, tag+",omitempty"
+			typ, tag = "*"+typ, ",omitempty"
 		case p.Schema.Nullable || t.building[p.Schema]:
 			typ = "*" + typ // null, or a back edge of a recursive type
 			if !p.Schema.Nullable && t.note != nil && !t.noted[p.Schema] {
@@ -320,7 +320,15 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 					name, p.Name, typ[1:], "*"+typ[1:]))
 			}
 		}
-		fs = append(fs, field{fname, typ, fmt.Sprintf("`json:%s`", strconv.Quote(tag)), p.Schema.Description})
+		jt, ok := jsonTag(p.Name, tag)
+		doc := p.Schema.Description
+		if !ok {
+			doc = fmt.Sprintf("The member %s: a name no json tag can hold; it is neither sent nor read.", strconv.Quote(p.Name))
+			if t.note != nil {
+				t.note(p.Schema.Pos, fmt.Sprintf("schema %s: member %s: a name no json tag can hold (encoding/json and kit's codec read none with a comma, a quote, a backslash or a backquote, nor the empty name); field %s is neither sent nor read", name, strconv.Quote(p.Name), fname))
+			}
+		}
+		fs = append(fs, field{fname, typ, jt, doc})
 	}
 	var b strings.Builder
 	comment(&b, "", name, s.Description, "")

@@ -23,6 +23,9 @@ type variant struct {
 // caller then writes the raw-JSON wrapper.
 func (t *typer) sealedUnion(s *Schema, name string, branches []*Schema) (decl string, ok bool) {
 	d := s.Discriminator
+	if _, ok := jsonTag(d.Property, ""); !ok {
+		return "", false // a discriminator no tag can name: the raw wrapper
+	}
 	byType := map[string]*variant{}
 	var order []*variant
 	add := func(typ, value string) {
@@ -100,7 +103,8 @@ func (t *typer) sealedUnion(s *Schema, name string, branches []*Schema) (decl st
 	fmt.Fprintf(&b, "// MarshalJSON returns the JSON of Value, of Raw when Value is nil, or null.\nfunc (v %s) MarshalJSON() ([]byte, error) {\n\tif v.Value != nil {\n\t\treturn json.Marshal(v.Value)\n\t}\n\tif v.Raw != nil {\n\t\treturn v.Raw, nil\n\t}\n\treturn []byte(\"null\"), nil\n}\n\n", name)
 	fmt.Fprintf(&b, "// UnmarshalJSON decodes the variant the %q field names.\nfunc (v *%s) UnmarshalJSON(b []byte) error {\n", d.Property, name)
 	fmt.Fprintf(&b, "\tv.Value, v.Raw = nil, nil\n\tif string(b) == \"null\" {\n\t\treturn nil\n\t}\n")
-	fmt.Fprintf(&b, "\tvar probe struct {\n\t\tKind *string `json:%s`\n\t}\n", strconv.Quote(d.Property))
+	probe, _ := jsonTag(d.Property, "")
+	fmt.Fprintf(&b, "\tvar probe struct {\n\t\tKind *string %s\n\t}\n", probe)
 	fmt.Fprintf(&b, "\tif err := json.Unmarshal(b, &probe); err != nil {\n\t\treturn fmt.Errorf(\"decode %s: %%w\", err)\n\t}\n", name)
 	b.WriteString("\tkind := \"\"\n\tif probe.Kind != nil {\n\t\tkind = *probe.Kind\n\t}\n\tswitch kind {\n")
 	for _, v := range order {
