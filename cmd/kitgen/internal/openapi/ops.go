@@ -125,6 +125,9 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 			return nil, fmt.Errorf("header parameter %s: a %s has no text form", p.Name, typ)
 		}
 		if !p.Required {
+			if err := tagName(p.Name); err != nil {
+				return nil, fmt.Errorf("header parameter %s: %w", p.Name, err)
+			}
 			fields = append(fields, paramField(fnames, p, "*"+typ, p.Name+",header,omitempty"))
 			continue
 		}
