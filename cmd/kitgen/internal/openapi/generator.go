@@ -434,7 +434,7 @@ func pruneImports(src []byte) ([]byte, error) {
 	if err := format.Node(&out, fset, f); err != nil {
 		return nil, err
 	}
-	return format.Source(out.Bytes())
+	return out.Bytes(), nil
 }
 
 // errorModel returns the error schema most of the selected operations
