@@ -183,12 +183,9 @@ var nextLinkKeys = []string{"next", "next_page_uri", "next_page_url", "nextLink"
 var sizeParams = []string{"per_page", "page_size", "pageSize", "limit", "size"}
 
 // paginate returns an iter.Seq2 result and adds the paginator option when
-// the operation is a paged list, as configured or detected; "" otherwise.
-func (g *generator) paginate(m *method, op *Operation, ok *Response, s *Schema, typ string) (string, error) {
-	p, err := g.configured(op)
-	if err != nil {
-		return "", fmt.Errorf("pagination: %w", err)
-	}
+// the operation is a paged list, as configured (p, nil when the config and
+// the document name none) or detected; "" otherwise.
+func (g *generator) paginate(m *method, op *Operation, ok *Response, s *Schema, typ string, p *Paging) (string, error) {
 	if p != nil {
 		return g.pagedAs(m, p, s, typ)
 	}

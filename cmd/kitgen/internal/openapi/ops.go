@@ -226,11 +226,12 @@ func (g *generator) result(m *method, op *Operation, name string, stream bool) e
 			break
 		}
 	}
-	if p, err := g.configured(op); err != nil || (p != nil && p.Type != "none" && !stream && !hasJSONResult(ok)) {
-		if err == nil {
-			err = fmt.Errorf("%s: the operation answers no JSON page to walk", p.from)
-		}
+	paging, err := g.configured(op)
+	if err != nil {
 		return fmt.Errorf("pagination: %w", err)
+	}
+	if paging != nil && paging.Type != "none" && !stream && !hasJSONResult(ok) {
+		return fmt.Errorf("pagination: %s: the operation answers no JSON page to walk", paging.from)
 	}
 	if ok == nil || len(ok.Content) == 0 {
 		m.result = "error"
@@ -258,7 +259,7 @@ func (g *generator) result(m *method, op *Operation, name string, stream bool) e
 	switch {
 	case js != nil:
 		typ := g.types.goType(js.Schema, name+"Response")
-		p, err := g.paginate(m, op, ok, js.Schema, typ)
+		p, err := g.paginate(m, op, ok, js.Schema, typ, paging)
 		if err != nil {
 			return err
 		}
