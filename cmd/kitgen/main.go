@@ -48,8 +48,8 @@
 // cannot see it (the document's x-kit-pagination, x-speakeasy-pagination,
 // x-fern-pagination and x-ms-pageable are read too). $refs to URLs are
 // followed only with -remote (which also takes a URL as the spec). The
-// directives and routing rules are described in the README of
-// github.com/kithttp/kit, section "Generated clients: kitgen".
+// directives and routing rules are described in the kitgen guide of
+// github.com/kithttp/kit (docs/kitgen.md; docs/openapi.md for kitgen openapi).
 package main
 
 import (
