@@ -76,7 +76,7 @@ func (st *clientState) logAttempt(ctx context.Context, req *Request, start time.
 	attrs := make([]slog.Attr, 0, 6)
 	attrs = append(attrs,
 		slog.String("method", req.Method),
-		slog.String("url", st.redact(req.URL)),
+		slog.String("url", st.redactorOf(req).url(req.URL)),
 	)
 	if status != 0 {
 		attrs = append(attrs, slog.Int("status", status))
