@@ -452,8 +452,12 @@
 // token fetch) is returned as a [*PanicError], whose %+v prints the stack.
 //
 // Error text reads "kit: <what was attempted>: <what went wrong>", says the
-// method and URL, and never contains credentials: secret-looking query
-// values are redacted.
+// method and URL, and never contains credentials: the URL is redacted
+// wherever kit reports it (errors, HTTPError.URL, log records, observer
+// events), with user info, the values of secret-looking query parameters
+// (and of those the client's Auth adds), and the path segments that a
+// secret-looking path parameter fills ({token}, every segment of a
+// {token...}) replaced by "REDACTED".
 //
 //	var he *kit.HTTPError
 //	if errors.As(err, &he) && he.StatusCode == http.StatusNotFound { ... }

@@ -13,8 +13,9 @@ import (
 // "kit request" and these attributes:
 //
 //   - method: the HTTP method
-//   - url: the request URL, with user info and secret-looking query values
-//     redacted (as in error messages)
+//   - url: the request URL, redacted as in error messages: user info,
+//     secret-looking query values and secret-looking path parameters
+//     ({token}, every segment of a {token...}) are "REDACTED"
 //   - status: the response status, when there was a response
 //   - duration: from sending the request to having read its body (for an
 //     error status: the part of it kept in the [*HTTPError]; for a streamed
