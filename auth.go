@@ -258,7 +258,7 @@ func (st *clientState) authLayer(next Sender) Sender {
 	ref, canRefresh := st.auth.(Refresher)
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		if req.URL == nil {
-			return nil, finalError{errorf(st.opOf(req.Method, nil), "%w", errNilURL)}
+			return nil, finalError{errorf(st.opOf(req), "%w", errNilURL)}
 		}
 		if req.policy.noAuth || !st.sameOrigin(req.URL) {
 			return next(withoutAuthRecord(ctx), req)
@@ -289,7 +289,7 @@ func (st *clientState) authLayer(next Sender) Sender {
 			st.observeRenewal(ctx, req, true, start, err)
 		}
 		if err != nil {
-			return nil, finalError{errorf(st.opOf(req.Method, req.URL), "got 401, refreshing credentials: %w", err)}
+			return nil, finalError{errorf(st.opOf(req), "got 401, refreshing credentials: %w", err)}
 		}
 		a, actx, _, _, err = st.authenticate(ctx, req)
 		if err != nil {
@@ -322,7 +322,7 @@ func (st *clientState) authenticate(ctx context.Context, req *Request) (_ *Reque
 	if err != nil {
 		// The request's URL stays out of the text: the Auth may have put
 		// a credential in it already.
-		return nil, nil, 0, led, finalError{errorf(st.opOf(req.Method, req.URL), "adding credentials: %w", err)}
+		return nil, nil, 0, led, finalError{errorf(st.opOf(req), "adding credentials: %w", err)}
 	}
 	a.URL, a.Header = hr.URL, hr.Header
 	return a, context.WithValue(ctx, authRecordKey{}, st.record(req.Header, req.URL.RawQuery, hr)), 0, false, nil

@@ -356,7 +356,7 @@ func (st *clientState) cachedResponse(req *Request, e *cacheEntry, owned bool, a
 		Header:     h,
 		Request:    &s.req,
 		body:       e.body,
-		secrets:    &st.secrets,
+		redact:     st.redactorOf(req),
 		cached:     true,
 	}
 	return &s.resp
@@ -595,7 +595,7 @@ func (st *clientState) logCache(ctx context.Context, req *Request, doing string,
 	}
 	st.logger.LogAttrs(ctx, slog.LevelWarn, "kit cache",
 		slog.String("method", req.Method),
-		slog.String("url", st.redact(req.URL)),
+		slog.String("url", st.redactorOf(req).url(req.URL)),
 		slog.String("error", doing+" the cache: "+err.Error()),
 	)
 }

@@ -94,7 +94,7 @@ func decodeInto(kind routing.ResultKind, st *clientState, resp *Response, ptr an
 		return err
 	}
 	if err := validateValue(st.validator, reflect.ValueOf(ptr).Elem()); err != nil {
-		return errorf(st.opOf(resp.Request.Method, resp.Request.URL), "response: %w", err)
+		return errorf(resp.redact.op(resp.Request.Method, resp.Request.URL), "response: %w", err)
 	}
 	return nil
 }
@@ -134,7 +134,7 @@ func decodeError(resp *Response, v any, err error) *DecodeError {
 		de.Want = t.Elem().String()
 	}
 	if resp.Request != nil {
-		de.Method, de.URL = resp.Request.Method, resp.secrets.redact(resp.Request.URL)
+		de.Method, de.URL = resp.Request.Method, resp.redact.url(resp.Request.URL)
 	}
 	if mt, _, perr := mime.ParseMediaType(de.ContentType); perr == nil && !isJSONMediaType(mt) && de.ContentType != "" {
 		de.Err = fmt.Errorf("content type is not JSON: %w", err)

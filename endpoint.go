@@ -219,8 +219,11 @@ type endpointDecl struct {
 	method string
 	name   string
 	tmpl   *pathtmpl.Template
-	plan   *paramPlan
-	noArgs bool // P has nothing to route
+	// secretPath: a placeholder of tmpl has a secret-looking name, whose
+	// value is redacted wherever the URL is reported.
+	secretPath bool
+	plan       *paramPlan
+	noArgs     bool // P has nothing to route
 	// origin is the scheme and host of an absolute path's URL; nil for a
 	// path below the base URL.
 	origin *url.URL
@@ -271,7 +274,7 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 	if err != nil {
 		return nil, declErr("%v", err)
 	}
-	d.tmpl = tmpl
+	d.tmpl, d.secretPath = tmpl, hasSecretPlaceholder(tmpl)
 	if tmpl.Origin != "" {
 		if o, err := url.Parse(tmpl.Origin); err == nil {
 			d.origin = &url.URL{Scheme: o.Scheme, Host: o.Host}

@@ -156,7 +156,7 @@ func (st *clientState) checkBody(pol *callPolicy, resp *Response) error {
 	hreq := resp.Request
 	return &HTTPError{
 		Method:     hreq.Method,
-		URL:        st.redact(hreq.URL),
+		URL:        resp.redact.url(hreq.URL),
 		StatusCode: resp.StatusCode,
 		Header:     resp.Header,
 		Body:       body,

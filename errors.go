@@ -83,8 +83,13 @@ var (
 // &httpErr) still finds the HTTPError. A 304 Not Modified matches
 // [ErrNotModified].
 type HTTPError struct {
-	Method     string
-	URL        string // secret-looking query values are redacted
+	Method string
+	// URL is the request's URL as kit reports it, redacted: user info,
+	// the values of secret-looking query parameters (and of those the
+	// client's Auth adds) and the path segments that a secret-looking
+	// path parameter fills ({token}, {token...}) are "REDACTED". It is
+	// for reading, not for sending again: the caller has the request.
+	URL        string
 	StatusCode int
 	Header     http.Header
 	Body       []byte
@@ -158,7 +163,7 @@ var errorType = reflect.TypeFor[error]()
 // result type.
 type DecodeError struct {
 	Method      string
-	URL         string
+	URL         string // redacted, as HTTPError.URL
 	ContentType string // the response's Content-Type
 	Want        string // the Go type the body was decoded into
 	Offset      int64  // byte offset in the body where decoding failed, when known

@@ -46,7 +46,7 @@ func (o maxFlightOption) String() string { return fmt.Sprintf("kit.WithMaxInFlig
 func (st *clientState) inflightLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		if err := st.slots.acquire(ctx); err != nil {
-			return nil, errorf(st.opOf(req.Method, req.URL), "waiting for one of %d request slots: %w", st.slots.max, err)
+			return nil, errorf(st.opOf(req), "waiting for one of %d request slots: %w", st.slots.max, err)
 		}
 		held := false
 		defer func() {

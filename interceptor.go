@@ -46,6 +46,11 @@ type Request struct {
 	call    *callState  // shared by the attempts of a retried call; else nil
 	keyed   bool        // carries an idempotency key: a write safe to retry
 
+	// secretPath holds the runs of path segments that secret path
+	// parameters filled in URL as kit built it, for redaction (see
+	// redactor); nil when none did.
+	secretPath []string
+
 	// own is set on the copy the retry layer makes for one attempt: that
 	// copy is the attempt's alone, and the auth layer adds its header to it
 	// in place rather than copying it again. Nil on every other Request.

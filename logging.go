@@ -13,8 +13,9 @@ import (
 // "kit request" and these attributes:
 //
 //   - method: the HTTP method
-//   - url: the request URL, with user info and secret-looking query values
-//     redacted (as in error messages)
+//   - url: the request URL, redacted as in error messages: user info,
+//     secret-looking query values and secret-looking path parameters
+//     ({token}, every segment of a {token...}) are "REDACTED"
 //   - status: the response status, when there was a response
 //   - duration: from sending the request to having read its body (for an
 //     error status: the part of it kept in the [*HTTPError]; for a streamed
@@ -76,7 +77,7 @@ func (st *clientState) logAttempt(ctx context.Context, req *Request, start time.
 	attrs := make([]slog.Attr, 0, 6)
 	attrs = append(attrs,
 		slog.String("method", req.Method),
-		slog.String("url", st.redact(req.URL)),
+		slog.String("url", st.redactorOf(req).url(req.URL)),
 	)
 	if status != 0 {
 		attrs = append(attrs, slog.Int("status", status))

@@ -116,23 +116,29 @@ type CallInfo struct {
 // URL returns the call's URL as text for a trace or a log, with user
 // info, the values of secret-looking query parameters (and of those the
 // client's Auth puts in the query), and the path segments that fill a
-// secret-looking template parameter ({token}, {api_key}, ...) replaced by
-// "REDACTED". Other path parameters (an id) are kept: they make the URL
-// what it is, which is why metrics and span names use Template instead.
+// secret-looking template parameter ({token}, {api_key}, ..., and every
+// segment of a {token...}) replaced by "REDACTED", as in kit's errors and
+// logs. Other path parameters (an id) are kept: they make the URL what it
+// is, which is why metrics and span names use Template instead.
 func (c CallInfo) URL() string {
 	if c.Request == nil || c.Request.URL == nil {
 		return ""
 	}
+	r := redactor{secrets: c.secrets, path: c.Request.secretPath}
 	u := c.Request.URL
-	if p, ok := redactPath(c.Template, u.EscapedPath()); ok {
-		cu := *u
-		cu.Path, cu.RawPath = "", ""
-		if pu, err := url.Parse(p); err == nil {
-			cu.Path, cu.RawPath = pu.Path, pu.RawPath
-			u = &cu
+	if r.path == nil {
+		// A Request kit did not build (a test's): its path is matched
+		// against the template instead.
+		if p, ok := redactPath(c.Template, u.EscapedPath()); ok {
+			cu := *u
+			cu.Path, cu.RawPath = "", ""
+			if pu, err := url.Parse(p); err == nil {
+				cu.Path, cu.RawPath = pu.Path, pu.RawPath
+				u = &cu
+			}
 		}
 	}
-	return c.secrets.redact(u)
+	return r.url(u)
 }
 
 // CallResult is how a call ended.

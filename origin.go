@@ -350,12 +350,3 @@ func removeParams(rawQuery string, pairs [][2]string) (string, bool) {
 	}
 	return q.Encode(), true
 }
-
-// opOf is what a request to u with method attempts, for error text:
-// "GET https://h/users?api_key=REDACTED".
-func (st *clientState) opOf(method string, u *url.URL) string {
-	if u == nil {
-		return method + " <no URL>"
-	}
-	return method + " " + st.secrets.redact(u)
-}

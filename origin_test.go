@@ -34,7 +34,7 @@ func TestAPIKeyQueryParamIsRedacted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := st.redact(u); got != "https://h/p?other=1&zorp=REDACTED" {
+	if got := st.redactorOf(nil).url(u); got != "https://h/p?other=1&zorp=REDACTED" {
 		t.Errorf("redact = %s", got)
 	}
 	if got := redactURL(u); got != "https://h/p?zorp=v&other=1" {

@@ -390,7 +390,7 @@ func pageDecodeError(resp *Response, recs any, err error) error {
 		Err:         err,
 	}
 	if resp.Request != nil {
-		de.Method, de.URL = resp.Request.Method, resp.secrets.redact(resp.Request.URL)
+		de.Method, de.URL = resp.Request.Method, resp.redact.url(resp.Request.URL)
 	}
 	return de
 }
@@ -475,7 +475,7 @@ func (info *pageInfo) scannedFor(p Paginator) bool {
 func pageFactError(resp *Response, info *pageInfo, format string, args ...any) error {
 	where := ""
 	if resp != nil && resp.Request != nil {
-		where = resp.Request.Method + " " + resp.secrets.redact(resp.Request.URL)
+		where = resp.Request.Method + " " + resp.redact.url(resp.Request.URL)
 	}
 	what := fmt.Errorf(format, args...)
 	if info != nil && info.index > 0 {

@@ -215,7 +215,8 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool, opts []CallOpt
 		}
 	}
 	var base strings.Builder
-	if err := st.writePath(&base, d, &r); err != nil {
+	secretPath, err := st.writePath(&base, d, &r)
+	if err != nil {
 		return nil, err
 	}
 	q := r.queryValues()
@@ -224,7 +225,7 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool, opts []CallOpt
 		return nil, err
 	}
 	w := newWalk(st, d, &d.paging, chain, base.String(), r.header, q)
-	w.call = cs
+	w.call, w.secretPath = cs, secretPath
 	w.post, w.body = post, body
 	return w, nil
 }

@@ -100,7 +100,7 @@ func (st *clientState) rateLimitLayer(next Sender) Sender {
 			if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 				err = ctxErr
 			}
-			return nil, errorf(st.opOf(req.Method, req.URL), "waiting for the rate limit: %w", err)
+			return nil, errorf(st.opOf(req), "waiting for the rate limit: %w", err)
 		}
 		return next(ctx, req)
 	}

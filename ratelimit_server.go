@@ -152,15 +152,15 @@ func (st *clientState) serverRateLayer(next Sender) Sender {
 			wait := l.reset.Sub(now)
 			rle := &RateLimitError{Reset: l.reset, Limit: l.limit, Remaining: 0}
 			if wait > st.serverRate {
-				return nil, finalError{errorf(st.opOf(req.Method, req.URL), "%w", rle)}
+				return nil, finalError{errorf(st.opOf(req), "%w", rle)}
 			}
 			if dl, ok := ctx.Deadline(); ok && dl.Before(l.reset) {
 				rle.Err = context.DeadlineExceeded
-				return nil, finalError{errorf(st.opOf(req.Method, req.URL), "%w", rle)}
+				return nil, finalError{errorf(st.opOf(req), "%w", rle)}
 			}
 			if err := sleepCtx(ctx, wait); err != nil {
 				rle.Err = err
-				return nil, errorf(st.opOf(req.Method, req.URL), "%w", rle)
+				return nil, errorf(st.opOf(req), "%w", rle)
 			}
 		}
 		resp, err := next(ctx, req)

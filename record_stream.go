@@ -160,7 +160,7 @@ func newRecordStream(st *clientState, resp *Response, sc *streamCall, t reflect.
 		st:      st,
 		sc:      sc,
 		ctx:     sc.ctx,
-		op:      st.opOf(resp.Request.Method, resp.Request.URL),
+		op:      resp.redact.op(resp.Request.Method, resp.Request.URL),
 		want:    t.String(),
 		ctype:   resp.Header.Get("Content-Type"),
 		resp:    resp,
@@ -299,7 +299,7 @@ func (rs *recordStream) decodeError(off int64, err error) *DecodeError {
 		Err:         err,
 	}
 	if resp.Request != nil {
-		de.Method, de.URL = resp.Request.Method, rs.st.redact(resp.Request.URL)
+		de.Method, de.URL = resp.Request.Method, resp.redact.url(resp.Request.URL)
 	}
 	return de
 }

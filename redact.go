@@ -2,10 +2,13 @@ package kit
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/kithttp/kit/internal/pathtmpl"
 )
 
 // Private implementation past this point.
@@ -71,13 +74,86 @@ func (s *secrets) isSecret(name string) bool {
 	return false
 }
 
+// redactor turns URLs into text for whatever kit reports: error texts,
+// HTTPError.URL and DecodeError.URL, log records, observer events. It is
+// the only way kit reports a URL: user info, the values of secret query
+// parameters, and the path segments that a secret-looking path parameter
+// fills ({token}, and every segment of a {token...}) are replaced by
+// "REDACTED". The zero value redacts by name only.
+type redactor struct {
+	secrets *secrets // the client's; nil: by name only
+	// path holds the runs of whole path segments that secret path
+	// parameters filled when kit built the URL (see
+	// pathtmpl.ExpandSecrets), escaped; nil when none did.
+	path []string
+}
+
+// isSecretName reports whether a path or query parameter's name looks
+// secret ({token}, api_key, ...): its value is redacted in every client.
+func isSecretName(name string) bool { return (*secrets)(nil).isSecret(name) }
+
+// hasSecretPlaceholder reports whether a placeholder of t has a
+// secret-looking name.
+func hasSecretPlaceholder(t *pathtmpl.Template) bool {
+	return slices.ContainsFunc(t.Placeholders, isSecretName)
+}
+
 // redactURL returns u as text with userinfo and secret query values
 // replaced by "REDACTED", by name only (for URLs that belong to no client
 // yet, such as a base URL being checked).
-func redactURL(u *url.URL) string { return (*secrets)(nil).redact(u) }
+func redactURL(u *url.URL) string { return redactor{}.url(u) }
+
+// url returns u as text, redacted.
+func (r redactor) url(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	if len(r.path) > 0 {
+		if p, ok := redactRuns(u.EscapedPath(), r.path); ok {
+			c := *u
+			c.RawPath = p
+			c.Path, _ = url.PathUnescape(p)
+			u = &c
+		}
+	}
+	return r.secrets.redact(u)
+}
+
+// op is what a request to u with method attempts, for error text:
+// "GET https://h/users?api_key=REDACTED".
+func (r redactor) op(method string, u *url.URL) string {
+	if u == nil {
+		return method + " <no URL>"
+	}
+	return method + " " + r.url(u)
+}
+
+// text redacts a URL given as text.
+func (r redactor) text(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return strconv.Quote("<unparsable URL>")
+	}
+	return r.url(u)
+}
+
+// redactorOf is the redactor of the URLs of req (nil: of a URL that no
+// request of this client built).
+func (st *clientState) redactorOf(req *Request) redactor {
+	r := redactor{secrets: &st.secrets}
+	if req != nil {
+		r.path = req.secretPath
+	}
+	return r
+}
+
+// opOf is what req attempts, for error text: its method and redacted URL.
+func (st *clientState) opOf(req *Request) string {
+	return st.redactorOf(req).op(req.Method, req.URL)
+}
 
 // redact returns u as text with userinfo and secret query values replaced
-// by "REDACTED".
+// by "REDACTED". Only redactor calls it: it leaves the path alone.
 func (s *secrets) redact(u *url.URL) string {
 	if u == nil {
 		return ""
@@ -111,23 +187,53 @@ func (s *secrets) redact(u *url.URL) string {
 	return c.String()
 }
 
-// redactString redacts a URL given as text.
-func (s *secrets) redactString(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return strconv.Quote("<unparsable URL>")
+// redactRuns returns the escaped path p with every occurrence of each run
+// (one or more whole segments, without the slashes around them) replaced
+// by the one segment "REDACTED", and whether it changed anything.
+func redactRuns(p string, runs []string) (string, bool) {
+	changed := false
+	for _, run := range runs {
+		if run == "" {
+			continue
+		}
+		var b strings.Builder
+		rest := p
+		for {
+			i := strings.Index(rest, "/"+run)
+			if i < 0 {
+				break
+			}
+			end := i + 1 + len(run)
+			if end < len(rest) && rest[end] != '/' {
+				// Not a whole segment: go on after this '/'.
+				b.WriteString(rest[:i+1])
+				rest = rest[i+1:]
+				continue
+			}
+			b.WriteString(rest[:i])
+			b.WriteString("/REDACTED")
+			rest = rest[end:]
+			changed = true
+		}
+		if b.Len() > 0 {
+			b.WriteString(rest)
+			p = b.String()
+		}
 	}
-	return s.redact(u)
+	return p, changed
 }
-
-// redact is st's secrets' redact.
-func (st *clientState) redact(u *url.URL) string { return st.secrets.redact(u) }
 
 // redactPath returns the escaped path p with the segments that fill a
 // secret-looking placeholder of template replaced by REDACTED, and whether
-// it changed anything. The template's segments are matched against the
-// last segments of p (p may start with the base URL's path); a placeholder
-// always fills part of one segment, as kit escapes its value as one.
+// it changed anything: for a Request kit did not build, which carries no
+// runs of its own (see redactor). The template's segments are matched
+// against the last segments of p (p may start with the base URL's path);
+// a placeholder fills part of one segment, as kit escapes its value as
+// one, except {name...}, which fills one or more: the segments before the
+// first such placeholder are then matched at the first place in p where
+// their literals stand, and every segment between the two ends is
+// redacted when a placeholder there is secret. The number of segments is
+// kept.
 func redactPath(template, p string) (string, bool) {
 	t, _, _ := strings.Cut(template, "?")
 	if i := strings.Index(t, "://"); i >= 0 {
@@ -145,21 +251,83 @@ func redactPath(template, p string) (string, bool) {
 	if len(psegs) < len(tsegs) {
 		return "", false
 	}
-	off := len(psegs) - len(tsegs)
-	changed := false
-	for i, seg := range tsegs {
+	// secretSeg reports whether a template segment holds a secret
+	// placeholder, and whether it holds a {name...} one.
+	secretSeg := func(seg string) (secret, multi bool) {
 		for rest := seg; ; {
 			_, after, ok := strings.Cut(rest, "{")
 			if !ok {
-				break
+				return secret, multi
 			}
 			name, tail, _ := strings.Cut(after, "}")
-			if (*secrets)(nil).isSecret(name) {
-				psegs[off+i] = "REDACTED"
-				changed = true
-				break
-			}
+			name, m := strings.CutSuffix(name, "...")
+			multi = multi || m
+			secret = secret || isSecretName(name)
 			rest = tail
+		}
+	}
+	first, last := -1, -1 // template segments with a {name...}
+	for i, seg := range tsegs {
+		if _, m := secretSeg(seg); m {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	changed := false
+	redact := func(i int) {
+		psegs[i] = "REDACTED"
+		changed = true
+	}
+	if first < 0 {
+		off := len(psegs) - len(tsegs)
+		for i, seg := range tsegs {
+			if s, _ := secretSeg(seg); s {
+				redact(off + i)
+			}
+		}
+	} else {
+		// The tail, after the last {name...}, from the end.
+		tail := len(tsegs) - 1 - last
+		for i := range tail {
+			if s, _ := secretSeg(tsegs[last+1+i]); s {
+				redact(len(psegs) - tail + i)
+			}
+		}
+		// The head, before the first {name...}, where its literals first
+		// stand with at least one segment left for the middle.
+		head := tsegs[:first]
+		end := len(psegs) - tail // the middle ends here
+		k := -1
+		for at := 0; at+len(head) < end && k < 0; at++ {
+			k = at
+			for i, seg := range head {
+				if !strings.Contains(seg, "{") && psegs[at+i] != seg {
+					k = -1
+					break
+				}
+			}
+		}
+		from := 0 // no place for the head: the middle is everything
+		if k >= 0 {
+			for i, seg := range head {
+				if s, _ := secretSeg(seg); s {
+					redact(k + i)
+				}
+			}
+			from = k + len(head)
+		}
+		secretMiddle := false
+		for _, seg := range tsegs[first : last+1] {
+			if s, _ := secretSeg(seg); s {
+				secretMiddle = true
+			}
+		}
+		if secretMiddle {
+			for i := from; i < end; i++ {
+				redact(i)
+			}
 		}
 	}
 	if !changed {

@@ -56,6 +56,7 @@ func (st *clientState) buildIn(d *endpointDecl, r *routed, rawURL string, box *r
 		box = &requestBox{}
 	}
 	var u, built *url.URL // built: u's scheme and host, when shared
+	var secretPath []string
 	switch {
 	case rawURL == "" && r.target != nil:
 		var err error
@@ -65,11 +66,11 @@ func (st *clientState) buildIn(d *endpointDecl, r *routed, rawURL string, box *r
 	case rawURL == "":
 		var b strings.Builder
 		b.Grow(len(st.prefix) + len(d.tmpl.Raw) + 64)
-		if err := st.writePath(&b, d, r); err != nil {
+		var err error
+		if secretPath, err = st.writePath(&b, d, r); err != nil {
 			return nil, err
 		}
 		writeQuery(&b, st.baseQueryFor(d), d.tmpl.Static, r)
-		var err error
 		if u, built, err = st.parseBuilt(b.String(), d.tmpl.Origin == "", &box.url); err != nil {
 			return nil, errorf(d.name, "building the URL: %w", err)
 		}
@@ -85,7 +86,7 @@ func (st *clientState) buildIn(d *endpointDecl, r *routed, rawURL string, box *r
 	}
 	req := &box.req
 	req.Method, req.URL, req.Endpoint = d.method, u, d.name
-	req.policy, req.built = r.call.policyOf(d), built
+	req.policy, req.built, req.secretPath = r.call.policyOf(d), built, secretPath
 	if r.target != nil {
 		// A URL given at run time is often one a server sent (a Location
 		// to follow): the headers of the call were declared for the
@@ -332,10 +333,10 @@ func (st *clientState) targetURL(target *url.URL, query url.Values) (*url.URL, e
 	switch u.Scheme {
 	case "http", "https":
 	default:
-		return nil, fmt.Errorf("URL %s: scheme %q is not http or https", st.redact(u), u.Scheme)
+		return nil, fmt.Errorf("URL %s: scheme %q is not http or https", st.redactorOf(nil).url(u), u.Scheme)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("URL %s has no host", st.redact(u))
+		return nil, fmt.Errorf("URL %s has no host", st.redactorOf(nil).url(u))
 	}
 	var baseQuery url.Values
 	if st.sameOrigin(u) {
@@ -353,11 +354,12 @@ func (st *clientState) targetURL(target *url.URL, query url.Values) (*url.URL, e
 
 // writePath writes the URL of a call of d without its query: the client's
 // base URL (or the template's own origin, for an absolute URL) and the
-// expanded path.
-func (st *clientState) writePath(b *strings.Builder, d *endpointDecl, r *routed) error {
+// expanded path. It returns the runs of path segments that secret-looking
+// placeholders filled, for the request's redactor.
+func (st *clientState) writePath(b *strings.Builder, d *endpointDecl, r *routed) ([]string, error) {
 	for i, ok := range r.filled {
 		if !ok {
-			return errorf(d.name, "no value for path parameter {%s}", r.names[i])
+			return nil, errorf(d.name, "no value for path parameter {%s}", r.names[i])
 		}
 	}
 	if d.tmpl.Origin != "" {
@@ -365,10 +367,17 @@ func (st *clientState) writePath(b *strings.Builder, d *endpointDecl, r *routed)
 	} else {
 		b.WriteString(st.prefix)
 	}
-	if err := d.tmpl.Expand(b, r.names, r.vals); err != nil {
-		return errorf(d.name, "%w", err)
+	var runs []string
+	var err error
+	if d.secretPath {
+		runs, err = d.tmpl.ExpandSecrets(b, r.names, r.vals, isSecretName)
+	} else {
+		err = d.tmpl.Expand(b, r.names, r.vals)
 	}
-	return nil
+	if err != nil {
+		return nil, errorf(d.name, "%w", err)
+	}
+	return runs, nil
 }
 
 // baseQueryFor is the base URL's query for a call of d: none for an

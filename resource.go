@@ -267,7 +267,7 @@ func newResourceCore(b Binding, path string, opts []ResourceOption, kind string)
 			if err != nil {
 				return fail("%w", err)
 			}
-			rc.ops[op] = &endpointDecl{method: spec.method, name: spec.method + " " + spec.path, tmpl: tmpl}
+			rc.ops[op] = &endpointDecl{method: spec.method, name: spec.method + " " + spec.path, tmpl: tmpl, secretPath: hasSecretPlaceholder(tmpl)}
 		}
 	}
 	return rc
@@ -443,7 +443,7 @@ func getPage[T any](ctx context.Context, st *clientState, layout *pageLayout, ch
 	}
 	if resultKindOf(reflect.TypeFor[T]()) == routing.ResultTyped {
 		if err := validateValue(st.validator, reflect.ValueOf(page.Records)); err != nil {
-			return nil, st.decoded(req, resp, errorf(st.opOf(req.Method, req.URL), "page records: %w", err))
+			return nil, st.decoded(req, resp, errorf(st.opOf(req), "page records: %w", err))
 		}
 	}
 	return page, st.decoded(req, resp, nil)

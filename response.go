@@ -21,7 +21,7 @@ type Response struct {
 	body        []byte
 	stream      *streamBody     // the unread body of a streamed response; nil otherwise
 	page        *pageInfo       // what the single pass over a page found
-	secrets     *secrets        // the client's, for redacting URLs in errors
+	redact      redactor        // the client's and request's, for redacting URLs in errors
 	cached      bool            // served from the client's cache (WithCache)
 	observed    context.Context // a streamed call's context from Observer.CallStart; nil otherwise
 	observedEnd *streamedEnd    // a streamed call's Observer.CallEnd; nil otherwise

@@ -346,7 +346,7 @@ func (st *clientState) retryLayer(next Sender) Sender {
 			if err == nil {
 				return resp, nil
 			}
-			op := st.opOf(req.Method, req.URL)
+			op := st.opOf(req)
 			var header http.Header
 			var he *HTTPError
 			var final finalError

@@ -88,7 +88,7 @@ func (st *clientState) chain(transport Sender) (Sender, error) {
 func (st *clientState) urlGuardLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		if req.URL == nil {
-			return nil, errorf(st.opOf(req.Method, nil), "%w", errNilURL)
+			return nil, errorf(st.opOf(req), "%w", errNilURL)
 		}
 		return next(ctx, req)
 	}
@@ -100,7 +100,7 @@ func (st *clientState) urlGuardLayer(next Sender) Sender {
 // leaves the interceptor (see hop).
 func (st *clientState) send(ctx context.Context, chain Sender, req *Request) (*Response, error) {
 	if ctx == nil {
-		return nil, errorf(st.opOf(req.Method, req.URL), "nil Context")
+		return nil, errorf(st.opOf(req), "nil Context")
 	}
 	if o := st.observer; o != nil && (o.CallStart != nil || o.CallEnd != nil || o.StreamEnd != nil) {
 		return st.observeSend(ctx, chain, req)
@@ -188,7 +188,7 @@ func (st *clientState) checkAnswer(req *Request, resp *Response, err error, opti
 		return nil, err
 	}
 	if resp == nil {
-		return nil, errorf(st.opOf(req.Method, req.URL), "%s: interceptor %d returned neither a response nor an error", option, i)
+		return nil, errorf(st.opOf(req), "%s: interceptor %d returned neither a response nor an error", option, i)
 	}
 	if resp.Request == nil {
 		c := *resp
@@ -196,7 +196,13 @@ func (st *clientState) checkAnswer(req *Request, resp *Response, err error, opti
 		if req.URL != nil {
 			c.Request.Host = req.URL.Host
 		}
-		c.secrets = &st.secrets
+		c.redact = st.redactorOf(req)
+		resp = &c
+	} else if resp.redact.secrets == nil {
+		// Made with NewResponse for a Request of the interceptor's: its
+		// URL is reported as req's would be.
+		c := *resp
+		c.redact = st.redactorOf(req)
 		resp = &c
 	}
 	if is2xx(resp.StatusCode) {
@@ -212,7 +218,7 @@ func (st *clientState) checkAnswer(req *Request, resp *Response, err error, opti
 	if len(body) > MaxErrorBodySize {
 		body = body[:MaxErrorBodySize] // as the transport keeps of a server's
 	}
-	return nil, st.httpError(req.policy, resp.Request, resp.Request, resp.StatusCode, resp.Header, body)
+	return nil, st.httpError(req.policy, resp.redact, resp.Request, resp.Request, resp.StatusCode, resp.Header, body)
 }
 
 func is2xx(code int) bool { return code >= 200 && code <= 299 }

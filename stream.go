@@ -256,8 +256,8 @@ type streamBody struct {
 
 // newStreamBody wraps hresp's body. When ctx is the context of a tracked
 // async call of st, the call is held open until the body is closed.
-func (st *clientState) newStreamBody(ctx context.Context, hreq *http.Request, hresp *http.Response) *streamBody {
-	s := &streamBody{body: hresp.Body, op: st.opOf(hreq.Method, hreq.URL), ctx: ctx}
+func (st *clientState) newStreamBody(ctx context.Context, req *Request, hreq *http.Request, hresp *http.Response) *streamBody {
+	s := &streamBody{body: hresp.Body, op: st.redactorOf(req).op(hreq.Method, hreq.URL), ctx: ctx}
 	if t, ok := ctx.Value(asyncTaskKey{}).(*asyncTask); ok && t.w == &st.work {
 		t.hold()
 		s.releases = append(s.releases, t.unhold)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // Private implementation past this point.
@@ -38,7 +39,7 @@ func (st *clientState) syncTransport(ctx context.Context, req *Request) (*Respon
 // reached it yet.
 func (st *clientState) asyncTransport(ctx context.Context, req *Request) (*Response, error) {
 	if st.work.isCancelling() {
-		return nil, errorf(st.opOf(req.Method, req.URL), "%w (%w)", context.Canceled, errCloseCancelled)
+		return nil, errorf(st.opOf(req), "%w (%w)", context.Canceled, errCloseCancelled)
 	}
 	hreq, err := st.httpRequest(ctx, req)
 	if err != nil {
@@ -59,11 +60,11 @@ func (st *clientState) asyncTransport(ctx context.Context, req *Request) (*Respo
 // and Header: nothing below the transport changes them.
 func (st *clientState) httpRequest(ctx context.Context, req *Request) (*http.Request, error) {
 	if req.URL == nil {
-		return nil, finalError{errorf(st.opOf(req.Method, nil), "%w", errNilURL)}
+		return nil, finalError{errorf(st.opOf(req), "%w", errNilURL)}
 	}
 	hreq, err := http.NewRequestWithContext(ctx, req.Method, "", nil)
 	if err != nil {
-		return nil, finalError{errorf(st.opOf(req.Method, req.URL), "building the request: %w", err)}
+		return nil, finalError{errorf(st.opOf(req), "building the request: %w", err)}
 	}
 	hreq.URL = req.URL
 	hreq.Host = ""
@@ -74,7 +75,7 @@ func (st *clientState) httpRequest(ctx context.Context, req *Request) (*http.Req
 	if req.GetBody != nil {
 		body, err := req.GetBody()
 		if err != nil {
-			return nil, finalError{errorf(st.opOf(req.Method, req.URL), "opening the request body: %w", err)}
+			return nil, finalError{errorf(st.opOf(req), "opening the request body: %w", err)}
 		}
 		hreq.Body = body
 		hreq.GetBody = req.GetBody
@@ -82,6 +83,10 @@ func (st *clientState) httpRequest(ctx context.Context, req *Request) (*http.Req
 	}
 	return hreq, nil
 }
+
+// errBadLocation replaces net/http's error for a redirect whose Location
+// is not a URL, which repeats it.
+var errBadLocation = errors.New("following a redirect: the Location header is not a valid URL")
 
 // errNilURL is the error of a request that an interceptor left without a
 // URL: it is not sent.
@@ -91,20 +96,20 @@ var errNilURL = errors.New("an interceptor set the request's URL to nil")
 // response with its body read within the limit, or an error.
 func (st *clientState) receive(ctx context.Context, req *Request, hreq *http.Request, hresp *http.Response, err error) (*Response, error) {
 	if err != nil {
-		return nil, st.transportError(ctx, hreq, err)
+		return nil, st.transportError(ctx, req, err)
 	}
 	if hresp == nil {
-		return nil, errorf(st.opOf(hreq.Method, hreq.URL), "the engine returned neither a response nor an error")
+		return nil, errorf(st.opOf(req), "the engine returned neither a response nor an error")
 	}
 	if !is2xx(hresp.StatusCode) {
 		defer hresp.Body.Close()
 		body, _ := readLimited(hresp.Body, MaxErrorBodySize, hresp.ContentLength, true)
 		drain(hresp.Body)
-		return nil, st.httpError(req.policy, hreq, hresp.Request, hresp.StatusCode, hresp.Header, body)
+		return nil, st.httpError(req.policy, st.redactorOf(req), hreq, hresp.Request, hresp.StatusCode, hresp.Header, body)
 	}
 	if req.policy.stream {
 		// Handed over unread; no size limit. The caller closes it.
-		return &Response{StatusCode: hresp.StatusCode, Header: hresp.Header, Request: hreq, stream: st.newStreamBody(ctx, hreq, hresp)}, nil
+		return &Response{StatusCode: hresp.StatusCode, Header: hresp.Header, Request: hreq, stream: st.newStreamBody(ctx, req, hreq, hresp), redact: st.redactorOf(req)}, nil
 	}
 	defer hresp.Body.Close()
 	limit := cmp.Or(req.policy.maxBody, st.maxBody)
@@ -113,19 +118,19 @@ func (st *clientState) receive(ctx context.Context, req *Request, hreq *http.Req
 		size = 0 // a HEAD response has no body, whatever its Content-Length says
 	}
 	if size > limit {
-		return nil, errorf(st.opOf(hreq.Method, hreq.URL), "%w: Content-Length %d exceeds the limit of %d bytes", ErrBodyTooLarge, size, limit)
+		return nil, errorf(st.opOf(req), "%w: Content-Length %d exceeds the limit of %d bytes", ErrBodyTooLarge, size, limit)
 	}
 	body, err := readLimited(hresp.Body, limit, size, false)
 	if err != nil {
 		if errors.Is(err, ErrBodyTooLarge) {
-			return nil, errorf(st.opOf(hreq.Method, hreq.URL), "%w: more than %d bytes", ErrBodyTooLarge, limit)
+			return nil, errorf(st.opOf(req), "%w: more than %d bytes", ErrBodyTooLarge, limit)
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
-		return nil, errorf(st.opOf(hreq.Method, hreq.URL), "reading the %d response body: %w", hresp.StatusCode, err)
+		return nil, errorf(st.opOf(req), "reading the %d response body: %w", hresp.StatusCode, err)
 	}
-	resp := &Response{StatusCode: hresp.StatusCode, Header: hresp.Header, Request: hreq, body: body, secrets: &st.secrets}
+	resp := &Response{StatusCode: hresp.StatusCode, Header: hresp.Header, Request: hreq, body: body, redact: st.redactorOf(req)}
 	if req.policy.bodyCheck != nil || st.bodyCheck != nil {
 		if err := st.checkBody(req.policy, resp); err != nil {
 			return nil, err
@@ -138,7 +143,7 @@ func (st *clientState) receive(ctx context.Context, req *Request, hreq *http.Req
 // request that got it (another, after a redirect), nil when unknown. The
 // body is decoded into the error model of the endpoint (pol), else of the
 // client, if there is one.
-func (st *clientState) httpError(pol *callPolicy, req, final *http.Request, status int, header http.Header, body []byte) *HTTPError {
+func (st *clientState) httpError(pol *callPolicy, rd redactor, req, final *http.Request, status int, header http.Header, body []byte) *HTTPError {
 	if final == nil {
 		final = req
 	}
@@ -148,7 +153,7 @@ func (st *clientState) httpError(pol *callPolicy, req, final *http.Request, stat
 	}
 	return &HTTPError{
 		Method:     req.Method,
-		URL:        st.redact(req.URL),
+		URL:        rd.url(req.URL),
 		StatusCode: status,
 		Header:     header,
 		Body:       body,
@@ -160,15 +165,20 @@ func (st *clientState) httpError(pol *callPolicy, req, final *http.Request, stat
 
 // transportError wraps an engine error with what was attempted. The
 // engine's own *url.Error is unwrapped: its text carries the unredacted URL.
-func (st *clientState) transportError(ctx context.Context, req *http.Request, err error) error {
+func (st *clientState) transportError(ctx context.Context, req *Request, err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
+	if strings.HasPrefix(err.Error(), "failed to parse Location header") {
+		// net/http quotes the Location it could not follow, which may
+		// hold a secret (a presigned URL's signature), and wraps nothing.
+		err = errBadLocation
+	}
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 		err = fmt.Errorf("%w (%v)", ctxErr, err)
 	}
-	return errorf(st.opOf(req.Method, req.URL), "%w", err)
+	return errorf(st.opOf(req), "%w", err)
 }
 
 // Reading bodies: the first allocation follows what the server announces

@@ -72,6 +72,16 @@ type walk struct {
 	records    seenHashes   // the records of the pages received (non-empty ones)
 	prevReqURL *url.URL     // URL of the request that produced the last page; next links resolve against it
 	pages      int
+
+	// secretPath holds the runs of base's path that secret path
+	// parameters filled (see redactor): redacted in every page's URL.
+	secretPath []string
+}
+
+// redactor is how the walk reports URLs: its collection's secret path
+// parameters stay redacted in the links the server sends back.
+func (w *walk) redactor() redactor {
+	return redactor{secrets: &w.st.secrets, path: w.secretPath}
 }
 
 // newWalk returns a walk of the collection at base; first must be called
@@ -131,7 +141,7 @@ func (w *walk) nextTarget() (pageTarget, error) {
 		key += "\x00" + string(t.body)
 	}
 	if _, seen := w.seen.add(key, 0); seen {
-		what := w.st.secrets.redactString(t.url)
+		what := w.redactor().text(t.url)
 		if w.post {
 			what = "POST " + what + " with the same body"
 		}
@@ -237,8 +247,12 @@ func mergeBody(base []byte, set map[string]any) ([]byte, error) {
 // build makes the request of a page at t.
 func (w *walk) build(t pageTarget) (*Request, error) {
 	req, err := w.st.build(w.d, &routed{header: w.header, call: w.call}, t.url)
-	if err != nil || !w.post {
-		return req, err
+	if err != nil {
+		return nil, err
+	}
+	req.secretPath = w.secretPath
+	if !w.post {
+		return req, nil
 	}
 	req.GetBody = bytesBody(t.body)
 	req.ContentLength = int64(len(t.body))
@@ -299,7 +313,7 @@ func (w *walk) pageURL(pr PageRequest, prev *url.URL) (string, error) {
 	if pr.URL == "" {
 		return w.collectionURL(pr.Params), nil
 	}
-	ref, err := url.Parse(pr.URL)
+	ref, err := parseURL(pr.URL) // its error leaves the URL out
 	if err != nil {
 		return "", errorf(w.op(), "bad next-page URL: %w", err)
 	}
@@ -310,9 +324,9 @@ func (w *walk) pageURL(pr PageRequest, prev *url.URL) (string, error) {
 	u := base.ResolveReference(ref)
 	if !sameOrigin(u, w.origin) {
 		if w.origin == w.st.base {
-			return "", errorf(w.op(), "next page %s: %w %s", w.st.redact(u), ErrCrossOrigin, w.st.origin())
+			return "", errorf(w.op(), "next page %s: %w %s", w.redactor().url(u), ErrCrossOrigin, w.st.origin())
 		}
-		return "", errorf(w.op(), "next page %s: %w: the walk is on %s", w.st.redact(u), ErrCrossOrigin, w.originText())
+		return "", errorf(w.op(), "next page %s: %w: the walk is on %s", w.redactor().url(u), ErrCrossOrigin, w.originText())
 	}
 	q := u.Query()
 	added := false
@@ -339,7 +353,7 @@ func (w *walk) originText() string {
 // op is what a walk attempts, for its errors: walking the pages of the
 // collection's (redacted) URL.
 func (w *walk) op() string {
-	return w.d.method + " " + w.st.secrets.redactString(w.collectionURL(nil)) + ": walking pages"
+	return w.d.method + " " + w.redactor().text(w.collectionURL(nil)) + ": walking pages"
 }
 
 // window is how many page requests an async walk keeps in flight ahead of
@@ -589,7 +603,7 @@ func (r *pageRun[T]) start(f *pageFetch[T]) *pageFetch[T] {
 		// Pages are started in page order: so are their tokens.
 		f.req.token = reserveTicket(r.w.st.limiter)
 	}
-	what := r.w.st.opOf(f.req.Method, f.req.URL)
+	what := r.w.st.opOf(f.req)
 	task, err := r.w.st.beginAsync(ctx)
 	if err != nil {
 		f.req.token.release()

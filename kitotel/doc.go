@@ -26,7 +26,8 @@
 //   - url.template: the declaration's path, "/users/{id}"
 //   - url.full: the URL with user info, secret-looking query values (and
 //     those the client's Auth adds) and secret-looking path parameters
-//     ({token}, {api_key}, ...) redacted; see kit.CallInfo.URL
+//     ({token}, {api_key}, ..., every segment of a {token...}) redacted,
+//     as in kit's logs and errors; see kit.CallInfo.URL
 //   - server.address, server.port
 //   - http.response.status_code, when a response came
 //   - error.type: the status ("503") of an error status, else a class of

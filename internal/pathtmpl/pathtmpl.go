@@ -114,6 +114,26 @@ func Parse(raw string) (*Template, error) {
 // value with such a segment; so is a placeholder without a value,
 // reported as an empty one.
 func (t *Template) Expand(b *strings.Builder, names, vals []string) error {
+	_, err := t.expand(b, names, vals, nil)
+	return err
+}
+
+// ExpandSecrets is Expand that also returns, for each placeholder whose
+// name secret reports true for, the run of whole path segments its value
+// fills in what was written, escaped as written and without the slashes
+// around it: "abc" for {token} in /resets/{token}, "a/b/c" for a
+// {token...} filled with a/b/c, "report.abc" for {sig} in
+// /files/{name}.{sig}. Whoever reports the path replaces each run with a
+// placeholder; a run covers the whole segments, so the value cannot be
+// told from what is left.
+func (t *Template) ExpandSecrets(b *strings.Builder, names, vals []string, secret func(name string) bool) ([]string, error) {
+	return t.expand(b, names, vals, secret)
+}
+
+// expand is Expand and ExpandSecrets: with secret nil, no runs.
+func (t *Template) expand(b *strings.Builder, names, vals []string, secret func(string) bool) ([]string, error) {
+	start := b.Len()
+	var spans [][2]int // in b, of the secret values written
 	for _, p := range t.Parts {
 		if p.Name == "" {
 			b.WriteString(p.Literal)
@@ -126,26 +146,47 @@ func (t *Template) Expand(b *strings.Builder, names, vals []string) error {
 				break
 			}
 		}
+		from := b.Len()
 		if p.Rest {
 			for i, seg := range strings.Split(v, "/") {
 				switch seg {
 				case "", ".", "..":
-					return fmt.Errorf("path parameter {%s...} is %q, whose segment %q would change the resource addressed", p.Name, v, seg)
+					return nil, fmt.Errorf("path parameter {%s...} is %q, whose segment %q would change the resource addressed", p.Name, v, seg)
 				}
 				if i > 0 {
 					b.WriteByte('/')
 				}
 				b.WriteString(url.PathEscape(seg))
 			}
-			continue
+		} else {
+			switch v {
+			case "", ".", "..":
+				return nil, fmt.Errorf("path parameter {%s} is %q, which would change the resource addressed", p.Name, v)
+			}
+			b.WriteString(url.PathEscape(v))
 		}
-		switch v {
-		case "", ".", "..":
-			return fmt.Errorf("path parameter {%s} is %q, which would change the resource addressed", p.Name, v)
+		if secret != nil && secret(p.Name) {
+			spans = append(spans, [2]int{from, b.Len()})
 		}
-		b.WriteString(url.PathEscape(v))
 	}
-	return nil
+	if len(spans) == 0 {
+		return nil, nil
+	}
+	// Widen each span to the whole segments it touches. The path starts
+	// with '/', so every span has one before it.
+	s := b.String()
+	runs := make([]string, 0, len(spans))
+	for _, sp := range spans {
+		from := start + strings.LastIndexByte(s[start:sp[0]], '/') + 1
+		to := len(s)
+		if i := strings.IndexByte(s[sp[1]:], '/'); i >= 0 {
+			to = sp[1] + i
+		}
+		if run := s[from:to]; !slices.Contains(runs, run) {
+			runs = append(runs, run)
+		}
+	}
+	return runs, nil
 }
 
 // IsPathByte reports whether c may stand unescaped in a path (RFC 3986

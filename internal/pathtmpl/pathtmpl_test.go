@@ -3,6 +3,7 @@ package pathtmpl
 import (
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -131,6 +132,37 @@ func TestExpandRest(t *testing.T) {
 		}
 		if err != nil || b.String() != tt.want {
 			t.Errorf("expand(%q) = %q, %v; want %q", tt.path, b.String(), err, tt.want)
+		}
+	}
+}
+
+// TestExpandSecrets: the runs of whole segments that secret placeholders
+// fill, a {name...} one's every segment included, after any prefix.
+func TestExpandSecrets(t *testing.T) {
+	t.Parallel()
+	secret := func(name string) bool { return strings.Contains(name, "token") }
+	for _, tt := range []struct {
+		tmpl  string
+		vals  []string // for names a, token, token2
+		want  []string
+		wantP string
+	}{
+		{"/resets/{token}", []string{"", "abc"}, []string{"abc"}, "/v1/resets/abc"},
+		{"/download/{token...}/raw", []string{"", "a/b c/d"}, []string{"a/b%20c/d"}, "/v1/download/a/b%20c/d/raw"},
+		{"/files/{a}.{token}", []string{"report", "sig"}, []string{"report.sig"}, "/v1/files/report.sig"},
+		{"/{token}/{a}/{token2}", []string{"7", "x", "y"}, []string{"x", "y"}, "/v1/x/7/y"},
+		{"/{token}/{token}", []string{"", "x"}, []string{"x"}, "/v1/x/x"},
+		{"/users/{a}", []string{"7"}, nil, "/v1/users/7"},
+	} {
+		p, err := Parse(tt.tmpl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		b.WriteString("/v1")
+		runs, err := p.ExpandSecrets(&b, []string{"a", "token", "token2"}, append(tt.vals, "", "")[:3], secret)
+		if err != nil || b.String() != tt.wantP || !slices.Equal(runs, tt.want) {
+			t.Errorf("%s with %q = %q, %q, %v; want %q, %q", tt.tmpl, tt.vals, b.String(), runs, err, tt.wantP, tt.want)
 		}
 	}
 }
