@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 )
 
 // hostilePayloads end a comment, a string, a line or a directive, or are
@@ -223,6 +224,9 @@ type generated struct {
 // generateText runs the generator on the document hostileDoc(p) makes,
 // with p in the file names and flags too.
 func generateText(t testing.TB, p string) (*generated, error) {
+	// A document is UTF-8 (JSON writes what is not as U+FFFD); so is the
+	// -config file that names its operations.
+	p = strings.ToValidUTF8(p, "\uFFFD")
 	doc, err := LoadBytes("spec"+p+".json", hostileDoc(p))
 	if err != nil {
 		return nil, err
@@ -262,8 +266,11 @@ type shape struct {
 // character that is not printable (but a tab or a newline) anywhere.
 func shapeOf(t testing.TB, name string, src []byte) shape {
 	t.Helper()
+	if !utf8.Valid(src) {
+		t.Fatalf("%s: not UTF-8\n%s", name, src)
+	}
 	for i, r := range string(src) {
-		if r != '\n' && r != '\t' && !unicode.IsPrint(r) {
+		if r != '\n' && r != '\t' && unsafeRune(r) {
 			t.Fatalf("%s: offset %d: character %U\n%s", name, i, r, src)
 		}
 	}
@@ -311,6 +318,14 @@ func shapeOf(t testing.TB, name string, src []byte) shape {
 	return s
 }
 
+// unsafeRune reports whether r is what no generated file (nor the report)
+// may hold raw: a control character, a line break or space but ' ', the
+// byte order mark, a bidirectional control.
+func unsafeRune(r rune) bool {
+	return unicode.IsControl(r) || unicode.IsSpace(r) && r != ' ' || r == '\ufeff' ||
+		r == '\u061c' || r == '\u200e' || r == '\u200f' || r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069'
+}
+
 // within reports what s has that clean has not.
 func (s shape) within(clean shape) []string {
 	var extra []string
@@ -347,7 +362,7 @@ func checkHostile(t testing.TB, p string, clean, got *generated) {
 		}
 	}
 	for i, r := range string(got.report) {
-		if r != '\n' && !unicode.IsPrint(r) {
+		if r != '\n' && unsafeRune(r) {
 			t.Errorf("payload %q: report: offset %d: character %U\n%s", p, i, r, got.report)
 			break
 		}
