@@ -196,7 +196,7 @@ func hostileDoc(p string) []byte {
 			},
 		},
 	}
-	b, err := json.MarshalIndent(doc, "", " ")
+	b, err := json.Marshal(doc)
 	if err != nil {
 		panic(err)
 	}
@@ -219,6 +219,19 @@ func strQuote(s string) string {
 // kitgen's own pass: openapi_gen.go, client.go and the report.
 type generated struct {
 	src, client, report []byte
+	shapes              map[string]shape // by file name, once parsed
+}
+
+// shape returns the shape of one of the files, parsing it once.
+func (g *generated) shape(t testing.TB, name string, src []byte) shape {
+	if s, ok := g.shapes[name]; ok {
+		return s
+	}
+	if g.shapes == nil {
+		g.shapes = map[string]shape{}
+	}
+	g.shapes[name] = shapeOf(t, name, src)
+	return g.shapes[name]
 }
 
 // generateText runs the generator on the document hostileDoc(p) makes,
@@ -249,7 +262,7 @@ func generateText(t testing.TB, p string) (*generated, error) {
 	client := clientFile(doc, cfg, "api", "api")
 	var r bytes.Buffer
 	g.report(doc).Print(&r, cfg.Spec)
-	return &generated{src, client, r.Bytes()}, nil
+	return &generated{src: src, client: client, report: r.Bytes()}, nil
 }
 
 // shape is what a generated file declares, by kind, without names: the
@@ -356,7 +369,7 @@ func checkHostile(t testing.TB, p string, clean, got *generated) {
 		name       string
 		clean, got []byte
 	}{{"openapi_gen.go", clean.src, got.src}, {"client.go", clean.client, got.client}} {
-		cs, gs := shapeOf(t, f.name, f.clean), shapeOf(t, f.name, f.got)
+		cs, gs := clean.shape(t, f.name, f.clean), shapeOf(t, f.name, f.got)
 		if extra := gs.within(cs); len(extra) > 0 {
 			t.Errorf("payload %q: %s has what the document did not ask for: %s\n%s", p, f.name, strings.Join(extra, "; "), f.got)
 		}
@@ -501,5 +514,18 @@ func TestPackageNameChecked(t *testing.T) {
 		if entries, _ := os.ReadDir(out); len(entries) > 0 {
 			t.Errorf("-package %q: %d files written", pkg, len(entries))
 		}
+	}
+}
+
+// A document whose name starts with a dash was written after the flags
+// as it was, and kitgen read it as a flag when go generate ran the line.
+func TestGenerateLineSpecLikeAFlag(t *testing.T) {
+	d, err := LoadBytes("-spec.yaml", []byte("openapi: 3.0.3\ninfo: {title: T, version: \"1\"}\npaths: {}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := string(clientFile(d, Config{Spec: "-spec.yaml"}, ".", "api"))
+	if !strings.Contains(client, "//go:generate go tool kitgen openapi -package api -- -spec.yaml\n") {
+		t.Errorf("client.go:\n%s", client)
 	}
 }
