@@ -62,6 +62,7 @@ import (
 	"github.com/kithttp/kit"
 	"github.com/kithttp/kit/cmd/kitgen/internal/gen"
 	"github.com/kithttp/kit/cmd/kitgen/internal/openapi"
+	"github.com/kithttp/kit/cmd/kitgen/internal/safetext"
 )
 
 func main() {
@@ -138,7 +139,8 @@ func runOpenAPI(args []string) int {
 		rep.Print(os.Stdout, cfg.Spec)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		// The message may quote the document: one line, as it is.
+		fmt.Fprintln(os.Stderr, safetext.Terminal(err.Error()))
 		return 1
 	}
 	return 0

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"testing"
@@ -16,6 +17,14 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("KITGEN_TEST_AS_KITGEN") == "1" {
 		os.Exit(run(os.Args[1:]))
+	}
+	if file := os.Getenv("KITGEN_TEST_ECHO_ARGS"); file != "" {
+		// A stand-in for a go:generate command: it writes its arguments.
+		b, _ := json.Marshal(os.Args[1:])
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	testmod.SetEnv()
 	os.Exit(m.Run())

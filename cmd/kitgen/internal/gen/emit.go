@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kithttp/kit"
+	"github.com/kithttp/kit/cmd/kitgen/internal/safetext"
 	"github.com/kithttp/kit/internal/routing"
 )
 
@@ -49,7 +50,7 @@ func (g *generator) emit() ([]byte, error) {
 	var out bytes.Buffer
 	out.WriteString(Header + "\n")
 	if len(g.model.Sources) > 0 {
-		out.WriteString("// Source: " + strings.Join(g.model.Sources, ", ") + "\n")
+		out.WriteString("// Source: " + safetext.Comment(strings.Join(g.model.Sources, ", ")) + "\n")
 	}
 	out.WriteString("\npackage " + g.pkg.Name() + "\n\n")
 	out.WriteString(e.im.block())
@@ -93,10 +94,11 @@ func (e *emitter) nameAll(reserved map[string]bool) {
 // pKey keys the name of a method's parameter struct.
 type pKey struct{ m *Method }
 
-// comment writes a // comment, wrapped.
+// comment writes a // comment, wrapped; the text of the declarations it
+// holds (a name, a path) is made comment text.
 func (e *emitter) comment(format string, args ...any) {
 	line := "//"
-	for _, word := range strings.Fields(fmt.Sprintf(format, args...)) {
+	for _, word := range strings.Fields(safetext.Comment(fmt.Sprintf(format, args...))) {
 		if len(line)+1+len(word) > 78 && line != "//" {
 			e.b.WriteString(line + "\n")
 			line = "//"
@@ -274,7 +276,7 @@ func (e *emitter) method(impl string, m *Method) {
 	ep, pType := e.names[m], e.names[pKey{m}]
 	src := fmt.Sprintf("%s:%d", filepath.Base(m.Src.Filename), m.Src.Line)
 
-	e.printf("// %s: %s %s (%s).\n", m.Name, m.Verb, m.Path, src)
+	e.printf("// %s\n", safetext.Comment(fmt.Sprintf("%s: %s %s (%s).", m.Name, m.Verb, m.Path, src)))
 	if len(m.Params) == 0 && len(m.Headers) == 0 {
 		e.printf("type %s = %s.NoParams\n\n", pType, kit)
 	} else {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/txtar"
@@ -45,9 +47,53 @@ func FuzzImport(f *testing.F) {
 		}
 		g := newGenerator(d, "api", "spec.yaml")
 		g.build()
-		if src, _, err := g.file(); err != nil {
+		src, _, err := g.file()
+		if err != nil {
 			t.Fatalf("the generator wrote Go that does not format: %v\n%s", err, src)
 		}
+		// What parses holds no init function, no directive but //kit:
+		// lines, and imports only what the generator writes.
+		for im := range shapeOf(t, Output, src).imports {
+			if !generatorImports[im] {
+				t.Errorf("import %s\n%s", im, src)
+			}
+		}
+		shapeOf(t, "client.go", clientFile(d, Config{Spec: "spec.yaml"}, ".", "api"))
+	})
+}
+
+// generatorImports are the imports openapi_gen.go may have.
+var generatorImports = map[string]bool{}
+
+func init() {
+	for _, im := range []string{"context", "github.com/kithttp/kit", "encoding/json", "fmt", "io", "iter", "maps", "slices", "strconv", "strings", "time"} {
+		generatorImports[strconv.Quote(im)] = true
+	}
+}
+
+// FuzzHostileText: whatever text is in every field kitgen copies (and in
+// the file names and flags), the generated package has nothing the
+// document did not ask for: no init function, no other import, no
+// directive, no declaration the clean document does not have.
+func FuzzHostileText(f *testing.F) {
+	for _, p := range hostilePayloads {
+		f.Add(p)
+	}
+	clean, err := generateText(f, "")
+	if err != nil {
+		f.Fatal(err)
+	}
+	clean.shape(f, "openapi_gen.go", clean.src) // parsed once, before the fuzzing goroutines read them
+	clean.shape(f, "client.go", clean.client)
+	f.Fuzz(func(t *testing.T, p string) {
+		got, err := generateText(t, p)
+		if err != nil {
+			if strings.HasPrefix(err.Error(), "kitgen") {
+				return // the -config file's values are the user's, and checked
+			}
+			t.Fatalf("payload %q fails the document: %v", p, err)
+		}
+		checkHostile(t, p, clean, got)
 	})
 }
 

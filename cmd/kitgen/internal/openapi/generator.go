@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kithttp/kit/cmd/kitgen/internal/safetext"
 	"golang.org/x/tools/go/ast/astutil"
 )
 
@@ -54,8 +55,22 @@ func (g *generator) note(at Pos, msg string) {
 // reservedNames are the top-level names kitgen and client.go write.
 var reservedNames = []string{"Client", "NewClient", "BindClient", "DefaultBaseURL", "New", "API"}
 
-// methodsOfClient are the methods of *kit.Client, which the root embeds.
-var methodsOfClient = []string{"Close", "BaseURL"}
+// methodsOfClient are the methods of *kit.Client, which the root embeds,
+// and the name of that embedded field, which would hide a method of the
+// same name.
+var methodsOfClient = []string{"Close", "BaseURL", "Client"}
+
+// stdMethods are the method names go vet's stdmethods check holds to the
+// signature of a standard interface (golang.org/x/tools/go/analysis/
+// passes/stdmethods), with that interface: an operation's method has
+// another signature, which vet refuses.
+var stdMethods = map[string]string{
+	"As": "errors.As", "Format": "fmt.Formatter", "GobDecode": "gob.GobDecoder", "GobEncode": "gob.GobEncoder",
+	"Is": "errors.Is", "MarshalJSON": "json.Marshaler", "MarshalXML": "xml.Marshaler", "ReadByte": "io.ByteReader",
+	"ReadFrom": "io.ReaderFrom", "ReadRune": "io.RuneReader", "Scan": "fmt.Scanner", "Seek": "io.Seeker",
+	"UnmarshalJSON": "json.Unmarshaler", "UnmarshalXML": "xml.Unmarshaler", "UnreadByte": "io.ByteScanner",
+	"UnreadRune": "io.RuneScanner", "Unwrap": "errors.Unwrap", "WriteByte": "io.ByteWriter", "WriteTo": "io.WriterTo",
+}
 
 func newGenerator(doc *Doc, pkg, spec string) *generator {
 	names := newNamer(reservedNames...)
@@ -115,6 +130,9 @@ func (g *generator) build() {
 		g.types.goType(g.errSchema, "Error") // declared first: its name is the plain one
 	}
 	mnames := newNamer(methodsOfClient...)
+	for name := range stdMethods {
+		mnames.taken[name] = true
+	}
 	named := map[string]*Operation{} // a method name → the operation that has it
 	for _, op := range g.doc.Ops {
 		if !g.selected(op) {
@@ -133,6 +151,8 @@ func (g *generator) build() {
 		if name != want {
 			if first, ok := named[want]; ok {
 				g.note(op.Pos, fmt.Sprintf("%s %s: its name %s is %s's already (%s); this one is %s", op.Method, op.Path, want, first.Method+" "+first.Path, first.Pos, name))
+			} else if iface, ok := stdMethods[want]; ok {
+				g.note(op.Pos, fmt.Sprintf("%s %s: %s is the method of %s, whose signature go vet checks; this one is %s", op.Method, op.Path, want, iface, name))
 			} else {
 				g.note(op.Pos, fmt.Sprintf("%s %s: %s is a name kitgen or *kit.Client uses; this one is %s", op.Method, op.Path, want, name))
 			}
@@ -339,7 +359,8 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 	if title == "" {
 		title = "the API"
 	}
-	fmt.Fprintf(&b, "// Client is a client of %s, generated from %s.\n//\n//kit:client\n", firstSentence(title), path.Base(g.spec))
+	specName := safetext.Comment(path.Base(g.spec))
+	fmt.Fprintf(&b, "// Client is a client of %s, generated from %s.\n//\n//kit:client\n", firstSentence(title), specName)
 	if g.errSchema != nil {
 		fmt.Fprintf(&b, "//kit:option kit.WithErrorModel[%s]()\n", g.types.goType(g.errSchema, "Error"))
 	}
@@ -383,7 +404,7 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 			if m.op.Deprecated {
 				b.WriteString("\t// Deprecated: the API marks this operation deprecated.\n\t//\n")
 			}
-			fmt.Fprintf(&b, "\t// openapi: %s:%d\n", path.Base(g.spec), m.op.Pos.Line)
+			fmt.Fprintf(&b, "\t// openapi: %s:%d\n", specName, m.op.Pos.Line)
 			for _, d := range m.directives {
 				fmt.Fprintf(&b, "\t%s\n", d)
 			}

@@ -72,7 +72,7 @@ func exported(s, fallback string) string {
 	if out == "" {
 		out = fallback
 	}
-	if r := []rune(out)[0]; !unicode.IsLetter(r) {
+	if !token.IsExported(out) { // a digit, or a letter with no upper case (名前)
 		out = "X" + out
 	}
 	return out

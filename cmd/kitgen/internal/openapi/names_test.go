@@ -8,6 +8,9 @@ func TestNames(t *testing.T) {
 		"+1": "Plus1", "-1": "X1", "": "Fallback", "filter[state]": "FilterState", "StartTime<": "StartTime",
 		"createChatCompletion": "CreateChatCompletion", "repos/get-content": "ReposGetContent", "2fa": "X2fa",
 		"api_url": "APIURL", "x-github-api-version": "XGithubAPIVersion",
+		// A letter with no upper case gave an unexported name: a field
+		// encoding/json neither sends nor reads.
+		"名前": "X名前", "ǅx": "Ǆx", "ª": "Xª",
 	} {
 		if got := exported(in, "Fallback"); got != want {
 			t.Errorf("exported(%q) = %q, want %q", in, got, want)

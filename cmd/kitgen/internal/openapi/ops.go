@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/kithttp/kit/cmd/kitgen/internal/safetext"
 )
 
 // method is one operation as an interface method with //kit: directives.
@@ -19,6 +21,18 @@ type method struct {
 }
 
 var placeholderRE = regexp.MustCompile(`\{([^{}]*)\}`)
+
+// directiveText refuses document text a //kit: directive cannot hold as
+// it is: a line break would end the directive there, and what follows it
+// would be Go; a control or bidirectional character would make the line
+// read otherwise than it shows. Such a path or parameter name skips its
+// operation.
+func directiveText(what, s string) error {
+	if safetext.Comment(s) != s {
+		return fmt.Errorf("%s %q: a line break or control character a //kit: directive cannot hold", what, s)
+	}
+	return nil
+}
 
 // jsonType reports whether a media type is JSON.
 func jsonType(mt string) bool {
@@ -43,6 +57,9 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 	case "GET", "POST", "PUT", "PATCH", "DELETE":
 	default:
 		return nil, fmt.Errorf("method %s: kit declares GET, POST, PUT, PATCH and DELETE calls", op.Method)
+	}
+	if err := directiveText("path", op.Path); err != nil {
+		return nil, err
 	}
 	m := &method{op: op, name: name, iface: g.ifaceOf(op)}
 	locals := newNamer("ctx", "opts", "params", "body")
@@ -130,6 +147,9 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 			}
 			fields = append(fields, paramField(fnames, p, "*"+typ, p.Name+",header,omitempty"))
 			continue
+		}
+		if err := directiveText("header parameter", p.Name); err != nil {
+			return nil, err
 		}
 		goName := locals.name(local(p.Name))
 		m.params = append(m.params, goName+" "+typ)

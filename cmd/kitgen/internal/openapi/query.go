@@ -59,6 +59,9 @@ func (g *generator) queryParams(op *Operation, name string, locals, fnames *name
 			return fmt.Errorf("query parameter %s: %w", p.Name, err)
 		}
 		if len(specs) == 1 && specs[0].own && p.Required && !strings.HasPrefix(specs[0].typ, "map[") {
+			if err := directiveText("query parameter", p.Name); err != nil {
+				return err
+			}
 			goName := locals.name(local(p.Name))
 			*required = append(*required, goName+" "+specs[0].typ)
 			*directives = append(*directives, fmt.Sprintf("//kit:query %s: {%s}", p.Name, goName))

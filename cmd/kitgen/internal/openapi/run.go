@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/token"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/kithttp/kit/cmd/kitgen/internal/gen"
+	"github.com/kithttp/kit/cmd/kitgen/internal/safetext"
 )
 
 // Config is what kitgen openapi is asked to do.
@@ -80,6 +82,9 @@ func Run(cfg Config) (*Report, error) {
 			return nil, err
 		}
 		pkg = packageName(filepath.Base(abs))
+	}
+	if !token.IsIdentifier(pkg) || pkg == "_" {
+		return nil, fmt.Errorf("kitgen openapi: -package %q: not a Go package name", pkg)
 	}
 	files := []string{Output, gen.DefaultOutput, "client.go"}
 	saved := map[string][]byte{}
@@ -199,7 +204,8 @@ func (g *generator) report(doc *Doc) *Report {
 }
 
 // Print writes the report: a summary line, then one line per skipped
-// operation, file:line:col first.
+// operation, file:line:col first, then the notes. Line breaks and other
+// characters a terminal does not print are written as Go escapes (\n).
 func (r *Report) Print(w io.Writer, spec string) {
 	var names []string
 	for k := range r.Paginated {
@@ -214,13 +220,18 @@ func (r *Report) Print(w io.Writer, spec string) {
 	if len(kinds) > 0 {
 		pag = strings.Join(kinds, ", ")
 	}
-	fmt.Fprintf(w, "kitgen openapi: %s: %d operations, %d methods, %d skipped; paginated: %s\n",
+	// Each line is the document's text as much as kitgen's: written with
+	// its line breaks and controls escaped, it is one line on a terminal.
+	line := func(format string, args ...any) {
+		fmt.Fprintln(w, safetext.Terminal(fmt.Sprintf(format, args...)))
+	}
+	line("kitgen openapi: %s: %d operations, %d methods, %d skipped; paginated: %s",
 		filepath.Base(spec), r.Operations, len(r.Emitted), len(r.Skipped), pag)
 	for _, s := range r.Skipped {
-		fmt.Fprintf(w, "%s: skipped %s %s: %s\n", s.Pos, s.Method, s.Path, s.Reason)
+		line("%s: skipped %s %s: %s", s.Pos, s.Method, s.Path, s.Reason)
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "%s: note: %s\n", n.Pos, n.Msg)
+		line("%s: note: %s", n.Pos, n.Msg)
 	}
 }
 
@@ -257,21 +268,25 @@ func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "package %s\n\n", pkg)
-	args := "-package " + pkg
+	args := []string{"-package", pkg}
 	if cfg.Ops != "" {
-		args += " -ops " + cfg.Ops
+		args = append(args, "-ops", cfg.Ops)
 	}
 	if len(cfg.Tags) > 0 {
-		args += " -tags " + strings.Join(cfg.Tags, ",")
+		args = append(args, "-tags", strings.Join(cfg.Tags, ","))
 	}
 	if cfg.Config != "" {
-		args += " -config " + relativeTo(dir, cfg.Config)
+		args = append(args, "-config", relativeTo(dir, cfg.Config))
 	}
 	if cfg.Remote {
-		args += " -remote"
+		args = append(args, "-remote")
 	}
+	if strings.HasPrefix(spec, "-") {
+		args = append(args, "--") // the spec is not a flag
+	}
+	args = append(args, spec)
 	fmt.Fprintf(&b, "// This file is yours: kitgen openapi writes it once and never again.\n\n")
-	fmt.Fprintf(&b, "//go:generate go tool kitgen openapi %s %s\n//go:generate go tool kitgen\n\n", args, spec)
+	fmt.Fprintf(&b, "//go:generate go tool kitgen openapi %s\n//go:generate go tool kitgen\n\n", safetext.GenerateArgs(args...))
 	b.WriteString("import \"github.com/kithttp/kit\"\n\n")
 	base := ""
 	if len(doc.Servers) > 0 {
@@ -290,7 +305,7 @@ func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
 		b.WriteString("\n// credentials. The document's security schemes:\n//\n")
 		for _, name := range schemes {
 			s := doc.Security[name]
-			fmt.Fprintf(&b, "//   - %s: %s\n", name, authHint(s))
+			fmt.Fprintf(&b, "//   - %s: %s\n", safetext.Comment(name), safetext.Comment(authHint(s)))
 		}
 	}
 	b.WriteString("func New(opts ...kit.Option) (*Client, error) {\n\treturn NewClient(DefaultBaseURL, opts...)\n}\n")

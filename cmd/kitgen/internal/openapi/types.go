@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kithttp/kit/cmd/kitgen/internal/safetext"
 )
 
 // typer maps schemas to Go types, declaring the named ones (objects,
@@ -408,7 +410,7 @@ func comment(b *strings.Builder, indent, name, desc, what string) {
 // with comment-breaking text removed, cut at 200 characters.
 func firstSentence(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n\n")
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(safetext.Comment(s)), " ")
 	s = strings.ReplaceAll(s, "*/", "* /")
 	if r := []rune(s); len(r) > 200 {
 		s = string(r[:197]) + "..."
@@ -419,7 +421,7 @@ func firstSentence(s string) string {
 func wrap76(s string) []string {
 	var lines []string
 	line := ""
-	for _, w := range strings.Fields(s) {
+	for _, w := range strings.Fields(safetext.Comment(s)) {
 		if line != "" && len(line)+1+len(w) > 76 {
 			lines = append(lines, line)
 			line = w
