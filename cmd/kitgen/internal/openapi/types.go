@@ -15,10 +15,13 @@ type typer struct {
 	decls    []string           // type declarations, in order
 	building map[*Schema]bool   // structs being declared: a field of one of them is a back edge
 	imports  map[string]bool
-	structs  map[string]bool  // declared struct types
-	enums    map[string]bool  // declared string types
-	markers  map[string]bool  // "Type.isUnion": marker methods declared
-	passing  map[*Schema]bool // schemas that are another one, being resolved
+	structs  map[string]bool // declared struct types
+	enums    map[string]bool // declared string types
+	markers  map[string]bool // "Type.isUnion": marker methods declared
+	lists    map[string]bool // declared slice and map types (of themselves)
+	// stack is the schemas being resolved, outermost first: one reached
+	// again while on it is a schema that contains itself.
+	stack []*frame
 
 	// fileFields makes binary strings kit.File (multipart bodies).
 	fileFields bool
@@ -33,7 +36,7 @@ type typer struct {
 
 func newTyper(names *namer) *typer {
 	return &typer{names: names, declared: map[*Schema]string{}, building: map[*Schema]bool{}, imports: map[string]bool{},
-		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, passing: map[*Schema]bool{}, noted: map[*Schema]bool{}}
+		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, lists: map[string]bool{}, noted: map[*Schema]bool{}}
 }
 
 // isObject reports whether s becomes a Go struct.
@@ -97,6 +100,20 @@ func union(s *Schema) []*Schema {
 	return nil
 }
 
+// frame is a schema being resolved.
+type frame struct {
+	s    *Schema
+	hint string
+	// container: s is an array or a map, so a way back to a schema
+	// through it is a type Go can declare (type D []D).
+	container bool
+	// barrier: s is a declared type (a struct, a union), so a way back to
+	// a schema through it ends at its name.
+	barrier bool
+	// name is the type s is declared as, once it is reached again.
+	name string
+}
+
 // goType returns the Go type of s; hint names a declaration it needs when
 // s has no name of its own.
 func (t *typer) goType(s *Schema, hint string) string {
@@ -106,32 +123,79 @@ func (t *typer) goType(s *Schema, hint string) string {
 	if name, ok := t.declared[s]; ok {
 		return name
 	}
+	if typ, ok := t.reentry(s); ok {
+		return typ
+	}
+	f := &frame{s: s, hint: hint}
+	t.stack = append(t.stack, f)
+	typ := t.resolve(s, hint, f)
+	t.stack = t.stack[:len(t.stack)-1]
+	if f.name == "" {
+		return typ
+	}
+	// s contains itself through an array or a map: it is a named type,
+	// which Go allows (type D []D, type G map[string]G).
+	t.declared[s] = f.name
+	t.lists[f.name] = true
+	var b strings.Builder
+	comment(&b, "", f.name, s.Description, "")
+	fmt.Fprintf(&b, "type %s %s\n", f.name, typ)
+	t.decls = append(t.decls, b.String())
+	return f.name
+}
+
+// reentry returns the type of s when s is being resolved already (ok is
+// false when it is not, or when it is to be resolved again).
+func (t *typer) reentry(s *Schema) (typ string, ok bool) {
+	container, barrier := false, false
+	for i := len(t.stack) - 1; i >= 0; i-- {
+		f := t.stack[i]
+		container = container || f.container
+		if f.s == s {
+			switch {
+			case container && !barrier:
+				// Back through an array or a map: s names itself.
+				if f.name == "" {
+					f.name = t.declName(s, f.hint)
+				}
+				return f.name, true
+			case f.container:
+				// Back through a declared type, which ends the way
+				// round: s is resolved again, and meets that type.
+				return "", false
+			default:
+				// A schema that is another one (an allOf, oneOf or
+				// anyOf of one) and comes back to itself says nothing.
+				return "any", true
+			}
+		}
+		barrier = barrier || f.barrier
+	}
+	return "", false
+}
+
+// resolve returns the Go type of s, which f, on the stack, stands for.
+func (t *typer) resolve(s *Schema, hint string, f *frame) string {
 	// A schema that is another one (an allOf, oneOf or anyOf of one) is
-	// that one's type; a cycle of them (A is allOf [A]) says nothing.
-	if t.passing[s] {
-		return "any"
-	}
-	through := func(to *Schema) string {
-		t.passing[s] = true
-		defer delete(t.passing, s)
-		return t.goType(to, hint)
-	}
+	// that one's type.
 	if one := allOfOne(s); one != nil {
-		return through(one) // allOf of one: that schema, with a description
+		return t.goType(one, hint) // allOf of one: that schema, with a description
 	}
 	if u := union(s); u != nil {
 		if scalars(u) {
 			return "string" // integer or string (an id or a name): its text is what is sent
 		}
+		f.barrier = true
 		return t.declareUnion(s, u, hint)
 	}
 	if len(s.OneOf) == 1 {
-		return through(s.OneOf[0])
+		return t.goType(s.OneOf[0], hint)
 	}
 	if len(s.AnyOf) == 1 {
-		return through(s.AnyOf[0])
+		return t.goType(s.AnyOf[0], hint)
 	}
 	if isObject(s) {
+		f.barrier = true
 		return t.declareStruct(s, hint)
 	}
 	typ := s.Type
@@ -163,9 +227,11 @@ func (t *typer) goType(s *Schema, hint string) string {
 	case "boolean":
 		return "bool"
 	case "array":
+		f.container = true
 		return "[]" + t.goType(s.Items, hint+"Item")
 	}
 	if s.AdditionalProperties != nil {
+		f.container = true
 		return "map[string]" + t.goType(s.AdditionalProperties, hint+"Value")
 	}
 	if s.Type == "object" {
@@ -303,7 +369,7 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 		req := required[p.Name]
 		tag := "" // the options after the name
 		switch {
-		case strings.HasPrefix(typ, "[]") || strings.HasPrefix(typ, "map[") || typ == "any":
+		case strings.HasPrefix(typ, "[]") || strings.HasPrefix(typ, "map[") || typ == "any" || t.lists[typ]:
 			if !req {
 				tag = ",omitempty"
 			}

@@ -1,0 +1,190 @@
+package openapi
+
+import (
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kithttp/kit/internal/leakcheck"
+)
+
+// generated is what generateWithin returns.
+type generated struct {
+	g   *generator
+	src []byte
+}
+
+// generateWithin reads doc and generates from it in a goroutine, failing
+// the test when that has not ended within a generous bound: a schema that
+// makes the generator recurse without end fails the test instead of
+// hanging it.
+func generateWithin(t *testing.T, doc string) generated {
+	t.Helper()
+	type result struct {
+		out generated
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		d, err := LoadBytes("spec.yaml", []byte(doc))
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		g := newGenerator(d, "api", "spec.yaml")
+		g.build()
+		src, _, err := g.file()
+		if err != nil {
+			err = fmt.Errorf("%w\n%s", err, src)
+		}
+		done <- result{generated{g, src}, err}
+	}()
+	const bound = 20 * time.Second
+	select {
+	case r := <-done:
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		return r.out
+	case <-time.After(bound):
+		t.Fatalf("generating did not end within %v: the generator recurses without end", bound)
+		return generated{}
+	}
+}
+
+// checkDecls type-checks the model declarations the generator wrote, as a
+// package of their own: a type that contains itself by value, or is
+// itself (type A A), is an error here.
+func checkDecls(t *testing.T, g *generator) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("package api\n\nimport (\n")
+	for _, im := range g.types.sortedImports() {
+		if im == "iter" {
+			continue
+		}
+		fmt.Fprintf(&b, "\t%q\n", im)
+	}
+	b.WriteString(")\n\n")
+	for _, d := range g.types.decls {
+		b.WriteString(d + "\n")
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "models.go", b.String(), 0)
+	if err != nil {
+		t.Fatalf("the models do not parse: %v\n%s", err, b.String())
+	}
+	// Blank uses keep an import the models do not need from failing.
+	for _, im := range f.Imports {
+		name := strings.Trim(im.Path.Value, `"`)
+		name = name[strings.LastIndex(name, "/")+1:]
+		f.Decls = append(f.Decls, &ast.GenDecl{Tok: token.VAR, Specs: []ast.Spec{&ast.ValueSpec{
+			Names:  []*ast.Ident{ast.NewIdent("_")},
+			Values: []ast.Expr{&ast.SelectorExpr{X: ast.NewIdent(name), Sel: ast.NewIdent(usedName[name])}},
+		}}})
+	}
+	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+	if _, err := conf.Check("api", fset, []*ast.File{f}, nil); err != nil {
+		t.Fatalf("the models do not type-check: %v\n%s", err, b.String())
+	}
+}
+
+// usedName is a name of each package the models may import.
+var usedName = map[string]string{"json": "Marshal", "fmt": "Sprint", "time": "Now"}
+
+// docWith is a document with one operation, GET /x, that answers the
+// first of schemas (components/schemas entries, indented by four).
+func docWith(first, schemas string) string {
+	return `openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /x:
+    get:
+      operationId: getX
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/` + first + `"}}}}
+components:
+  schemas:
+` + schemas
+}
+
+// TestSelfContainingSchemas: an array, a map or a union that contains
+// itself ends: a named schema reached again is its named type (type D
+// []D), and the models type-check.
+func TestSelfContainingSchemas(t *testing.T) {
+	leakcheck.Check(t)
+	for _, c := range []struct {
+		name, first, schemas string
+		want                 []string
+	}{
+		{"array of itself", "D", `    D: {type: array, items: {$ref: "#/components/schemas/D"}}
+`, []string{"type D []D", "GetX(ctx context.Context) (D, error)"}},
+		{"map of itself", "G", `    G: {type: object, additionalProperties: {$ref: "#/components/schemas/G"}}
+`, []string{"type G map[string]G", "(G, error)"}},
+		{"map of arrays of itself", "M", `    M: {type: object, additionalProperties: {type: array, items: {$ref: "#/components/schemas/M"}}}
+`, []string{"type M map[string][]M"}},
+		{"oneOf containing itself", "C", `    C: {oneOf: [{type: number}, {type: array, items: {$ref: "#/components/schemas/C"}}]}
+`, []string{"type C struct", "AsCList() ([]C, error)", "AsFloat64() (float64, error)"}},
+		{"anyOf of one containing itself", "U", `    U: {anyOf: [{type: array, items: {$ref: "#/components/schemas/U"}}]}
+`, []string{"type U []U"}},
+		{"array of a nullable oneOf of itself", "N", `    N: {type: array, items: {oneOf: [{$ref: "#/components/schemas/N"}, {type: "null"}]}}
+`, []string{"type N []N"}},
+		{"indirect", "A", `    A: {type: array, items: {$ref: "#/components/schemas/B"}}
+    B: {type: array, items: {$ref: "#/components/schemas/A"}}
+`, []string{"type A [][]A"}},
+		{"through allOf", "A", `    A: {allOf: [{$ref: "#/components/schemas/B"}], description: A list.}
+    B: {type: array, items: {$ref: "#/components/schemas/A"}}
+`, []string{"type A []A"}},
+		{"inline, by a pointer into a schema", "Geo", `    Geo:
+      type: object
+      properties:
+        coords: {type: array, items: {$ref: "#/components/schemas/Geo/properties/coords"}}
+`, []string{"type GeoCoords []GeoCoords", "Coords GeoCoords `json:\"coords,omitempty\"`"}},
+		{"struct field", "S", `    S:
+      type: object
+      required: [tree]
+      properties:
+        tree: {$ref: "#/components/schemas/T"}
+    T: {type: object, additionalProperties: {$ref: "#/components/schemas/T"}}
+`, []string{"Tree T `json:\"tree\"`", "type T map[string]T"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := generateWithin(t, docWith(c.first, c.schemas))
+			if len(out.g.skipped) != 0 {
+				t.Errorf("skipped %+v", out.g.skipped)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(string(out.src), w) {
+					t.Errorf("no %q in\n%s", w, out.src)
+				}
+			}
+			checkDecls(t, out.g)
+		})
+	}
+}
+
+// TestAliasCycles: schemas that are only each other say nothing: a $ref
+// chain that comes back skips its operation with the reason; an allOf
+// of one that comes back is any. Neither hangs.
+func TestAliasCycles(t *testing.T) {
+	leakcheck.Check(t)
+	out := generateWithin(t, docWith("A", `    A: {$ref: "#/components/schemas/B"}
+    B: {$ref: "#/components/schemas/A"}
+`))
+	if len(out.g.methods) != 0 || len(out.g.doc.Skipped) != 1 || !strings.Contains(out.g.doc.Skipped[0].Reason, "a cycle?") {
+		t.Errorf("$ref cycle: %d methods, skipped %+v", len(out.g.methods), out.g.doc.Skipped)
+	}
+	out = generateWithin(t, docWith("A", `    A: {allOf: [{$ref: "#/components/schemas/B"}]}
+    B: {allOf: [{$ref: "#/components/schemas/A"}]}
+`))
+	if !strings.Contains(string(out.src), "GetX(ctx context.Context) (any, error)") {
+		t.Errorf("allOf cycle:\n%s", out.src)
+	}
+	checkDecls(t, out.g)
+}
