@@ -188,3 +188,78 @@ func TestAliasCycles(t *testing.T) {
 	}
 	checkDecls(t, out.g)
 }
+
+// TestDeepInlineSchemas: inline schemas nested deeper than MaxSchemaDepth
+// skip their operation with the reason, quickly.
+func TestDeepInlineSchemas(t *testing.T) {
+	leakcheck.Check(t)
+	for _, kind := range []string{`{"type": "array", "items": `, `{"type": "object", "properties": {"a": `, `{"type": "object", "additionalProperties": `} {
+		const levels = 1000
+		var b strings.Builder
+		b.WriteString(`{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {"/x": {"get": {"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": `)
+		b.WriteString(strings.Repeat(kind, levels))
+		b.WriteString(`{"type": "string"}`)
+		b.WriteString(strings.Repeat(strings.Repeat("}", strings.Count(kind, "{")), levels))
+		b.WriteString(`}}}}}}}}`)
+		out := generateWithin(t, b.String())
+		if len(out.g.methods) != 0 || len(out.g.doc.Skipped) != 1 || !strings.Contains(out.g.doc.Skipped[0].Reason, "nested more than") {
+			t.Errorf("%s: %d methods, skipped %+v", kind, len(out.g.methods), out.g.doc.Skipped)
+		}
+	}
+}
+
+// TestDeepSchemaChain: a chain of named schemas, each an array (or a
+// struct) of the next, deeper than MaxSchemaDepth: the loader reads each
+// at its own depth, so the generator bounds the chain, and skips the
+// operation with the reason (the type names had grown by "Item" at every
+// step), and each other operation that needs its types. An operation
+// whose chain is short is kept.
+func TestDeepSchemaChain(t *testing.T) {
+	leakcheck.Check(t)
+	for _, kind := range []string{"array", "object"} {
+		const n = 10000
+		var b strings.Builder
+		b.WriteString(`openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /long:
+    get:
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/S1"}}}}
+  /again:
+    get:
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/S1"}}}}
+  /short:
+    get:
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/S9990"}}}}
+components:
+  schemas:
+`)
+		// The last first: each is read when the one it names is read already.
+		for i := n; i >= 1; i-- {
+			switch {
+			case i == n:
+				fmt.Fprintf(&b, "    S%d: {type: string}\n", i)
+			case kind == "array":
+				fmt.Fprintf(&b, "    S%d: {type: array, items: {$ref: \"#/components/schemas/S%d\"}}\n", i, i+1)
+			default:
+				fmt.Fprintf(&b, "    S%d: {type: object, required: [a], properties: {a: {$ref: \"#/components/schemas/S%d\"}}}\n", i, i+1)
+			}
+		}
+		out := generateWithin(t, b.String())
+		if len(out.g.methods) != 1 || out.g.methods[0].op.Path != "/short" {
+			t.Errorf("%s: methods %+v", kind, out.g.methods)
+		}
+		// /again needs the types /long declared already: skipped too.
+		if len(out.g.skipped) != 2 {
+			t.Fatalf("%s: skipped %+v", kind, out.g.skipped)
+		}
+		for i, path := range []string{"/long", "/again"} {
+			if s := out.g.skipped[i]; s.Path != path || !strings.Contains(s.Reason, "nested more than") || s.Pos.Line < 20 {
+				t.Errorf("%s: skipped %+v", kind, s)
+			}
+		}
+	}
+}

@@ -10,7 +10,9 @@ import (
 
 // MaxSchemaDepth bounds how deeply inline schemas nest (references do not
 // count: a recursive schema is one object reached again), so that a
-// hostile document cannot exhaust the stack.
+// hostile document cannot exhaust the stack. It bounds the Go types made
+// of them too, references included: an operation whose types nest deeper
+// is skipped.
 const MaxSchemaDepth = 256
 
 // schemaNamed reads a components/schemas entry.

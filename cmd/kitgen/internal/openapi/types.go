@@ -22,6 +22,12 @@ type typer struct {
 	// stack is the schemas being resolved, outermost first: one reached
 	// again while on it is a schema that contains itself.
 	stack []*frame
+	// err is why a schema resolved since it was last cleared has no Go
+	// type (nil: none): the operation that needs it is skipped.
+	err *Error
+	// failed keeps, for a declared type that met err, that err, for each
+	// operation that needs the type.
+	failed map[*Schema]*Error
 
 	// fileFields makes binary strings kit.File (multipart bodies).
 	fileFields bool
@@ -36,7 +42,7 @@ type typer struct {
 
 func newTyper(names *namer) *typer {
 	return &typer{names: names, declared: map[*Schema]string{}, building: map[*Schema]bool{}, imports: map[string]bool{},
-		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, lists: map[string]bool{}, noted: map[*Schema]bool{}}
+		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, lists: map[string]bool{}, failed: map[*Schema]*Error{}, noted: map[*Schema]bool{}}
 }
 
 // isObject reports whether s becomes a Go struct.
@@ -121,10 +127,19 @@ func (t *typer) goType(s *Schema, hint string) string {
 		return "any"
 	}
 	if name, ok := t.declared[s]; ok {
+		if e := t.failed[s]; e != nil {
+			t.fail(e)
+		}
 		return name
 	}
 	if typ, ok := t.reentry(s); ok {
 		return typ
+	}
+	if len(t.stack) >= MaxSchemaDepth {
+		// A chain of references can be as long as the document: the
+		// loader reads each schema at its own depth.
+		t.fail(&Error{Pos: s.Pos, Msg: fmt.Sprintf("schemas nested more than %d deep, references included", MaxSchemaDepth)})
+		return "any"
 	}
 	f := &frame{s: s, hint: hint}
 	t.stack = append(t.stack, f)
@@ -142,6 +157,17 @@ func (t *typer) goType(s *Schema, hint string) string {
 	fmt.Fprintf(&b, "type %s %s\n", f.name, typ)
 	t.decls = append(t.decls, b.String())
 	return f.name
+}
+
+// fail records why a schema being resolved has no Go type, for the
+// operation that needs it and for the declared types it is in.
+func (t *typer) fail(e *Error) {
+	if t.err == nil {
+		t.err = e
+	}
+	for _, f := range t.stack {
+		t.failed[f.s] = e
+	}
 }
 
 // reentry returns the type of s when s is being resolved already (ok is
