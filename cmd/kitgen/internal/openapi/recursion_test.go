@@ -263,3 +263,45 @@ components:
 		}
 	}
 }
+
+// TestRequiredBackEdgeThroughAlias: a required field that leads back to
+// the struct it is in through an allOf of one (a description beside the
+// $ref) is a pointer, as a plain $ref's is: by value, the type would
+// contain itself.
+func TestRequiredBackEdgeThroughAlias(t *testing.T) {
+	leakcheck.Check(t)
+	for _, c := range []struct{ name, schemas, want string }{
+		{"inline allOf", `    Node:
+      type: object
+      required: [parent]
+      properties:
+        parent: {allOf: [{$ref: "#/components/schemas/Node"}], description: The parent.}
+`, "Parent *Node `json:\"parent\"`"},
+		{"named alias", `    Node:
+      type: object
+      required: [parent]
+      properties:
+        parent: {$ref: "#/components/schemas/Parent"}
+    Parent: {oneOf: [{$ref: "#/components/schemas/Node"}]}
+`, "Parent *Node `json:\"parent\"`"},
+		{"two structs", `    Node:
+      type: object
+      required: [edge]
+      properties:
+        edge: {$ref: "#/components/schemas/Edge"}
+    Edge:
+      type: object
+      required: [to]
+      properties:
+        to: {allOf: [{$ref: "#/components/schemas/Node"}], description: Where it goes.}
+`, "To *Node `json:\"to\"`"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := generateWithin(t, docWith("Node", c.schemas))
+			if !strings.Contains(string(out.src), c.want) {
+				t.Errorf("no %q in\n%s", c.want, out.src)
+			}
+			checkDecls(t, out.g)
+		})
+	}
+}

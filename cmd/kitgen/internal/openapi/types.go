@@ -13,7 +13,7 @@ type typer struct {
 	names    *namer
 	declared map[*Schema]string // schema → its declared Go type
 	decls    []string           // type declarations, in order
-	building map[*Schema]bool   // structs being declared: a field of one of them is a back edge
+	building map[string]bool    // structs being declared: a field of one of them is a back edge
 	imports  map[string]bool
 	structs  map[string]bool // declared struct types
 	enums    map[string]bool // declared string types
@@ -41,7 +41,7 @@ type typer struct {
 }
 
 func newTyper(names *namer) *typer {
-	return &typer{names: names, declared: map[*Schema]string{}, building: map[*Schema]bool{}, imports: map[string]bool{},
+	return &typer{names: names, declared: map[*Schema]string{}, building: map[string]bool{}, imports: map[string]bool{},
 		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, lists: map[string]bool{}, failed: map[*Schema]*Error{}, noted: map[*Schema]bool{}}
 }
 
@@ -377,8 +377,8 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 	name := t.declName(s, hint)
 	t.declared[s] = name
 	t.structs[name] = true
-	t.building[s] = true
-	defer delete(t.building, s)
+	t.building[name] = true
+	defer delete(t.building, name)
 	props, required := flatten(s, map[*Schema]bool{})
 	fields := newNamer()
 	if s == t.errorModel {
@@ -404,7 +404,9 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 			typ, tag = "kit.Nullable["+typ+"]", ",omitzero"
 		case !req:
 			typ, tag = "*"+typ, ",omitempty"
-		case p.Schema.Nullable || t.building[p.Schema]:
+		case p.Schema.Nullable || t.building[typ]:
+			// By its type's name: a schema that is another one (an allOf
+			// of one with a description) is a back edge too.
 			typ = "*" + typ // null, or a back edge of a recursive type
 			if !p.Schema.Nullable && t.note != nil && !t.noted[p.Schema] {
 				t.noted[p.Schema] = true
