@@ -379,7 +379,12 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 	t.structs[name] = true
 	t.building[name] = true
 	defer delete(t.building, name)
-	props, required := flatten(s, map[*Schema]bool{})
+	flat := newFlattener(map[*Schema]bool{})
+	flat.add(s, 0)
+	props, required := flat.props, flat.req
+	if flat.deep {
+		t.fail(&Error{Pos: s.Pos, Msg: fmt.Sprintf("allOf parts nested more than %d deep", MaxSchemaDepth)})
+	}
 	fields := newNamer()
 	if s == t.errorModel {
 		fields.taken["Error"] = true // the method
@@ -444,39 +449,51 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 
 // flatten returns the properties of s and of its allOf parts, in order
 // (a later one of the same name replaces an earlier), and which are
-// required.
+// required. Parts nested deeper than MaxSchemaDepth are left out.
 func flatten(s *Schema, seen map[*Schema]bool) ([]*Property, map[string]bool) {
-	req := map[string]bool{}
-	var props []*Property
-	if seen[s] {
-		return nil, req
+	f := newFlattener(seen)
+	f.add(s, 0)
+	return f.props, f.req
+}
+
+// flattener gathers the properties of a schema and its allOf parts, in
+// time linear in their number.
+type flattener struct {
+	seen  map[*Schema]bool
+	props []*Property
+	at    map[string]int // a property's name → its index in props
+	req   map[string]bool
+	deep  bool // parts nested deeper than MaxSchemaDepth were left out
+}
+
+func newFlattener(seen map[*Schema]bool) *flattener {
+	return &flattener{seen: seen, at: map[string]int{}, req: map[string]bool{}}
+}
+
+// add gathers s's parts, then s's own properties, at depth.
+func (f *flattener) add(s *Schema, depth int) {
+	if f.seen[s] {
+		return
 	}
-	seen[s] = true
-	add := func(ps []*Property, r map[string]bool) {
-		for _, p := range ps {
-			replaced := false
-			for i, q := range props {
-				if q.Name == p.Name {
-					props[i], replaced = p, true
-				}
-			}
-			if !replaced {
-				props = append(props, p)
-			}
-		}
-		for k := range r {
-			req[k] = true
-		}
+	if depth > MaxSchemaDepth {
+		f.deep = true
+		return
 	}
+	f.seen[s] = true
 	for _, part := range s.AllOf {
-		add(flatten(part, seen))
+		f.add(part, depth+1)
 	}
-	own := map[string]bool{}
+	for _, p := range s.Properties {
+		if i, ok := f.at[p.Name]; ok {
+			f.props[i] = p
+			continue
+		}
+		f.at[p.Name] = len(f.props)
+		f.props = append(f.props, p)
+	}
 	for _, r := range s.Required {
-		own[r] = true
+		f.req[r] = true
 	}
-	add(s.Properties, own)
-	return props, req
 }
 
 // comment writes a doc comment for name: the schema's description (its
