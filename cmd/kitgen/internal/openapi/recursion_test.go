@@ -325,3 +325,18 @@ func TestDeepAllOf(t *testing.T) {
 		t.Errorf("deep: %d methods, skipped %+v", len(out.g.methods), out.g.skipped)
 	}
 }
+
+// TestDeepComponentSkipsEveryUse: a component schema nested too deep is
+// refused each time it is read, not only the first (when the
+// components are read): an operation that uses it is skipped, not given
+// the part read before the refusal.
+func TestDeepComponentSkipsEveryUse(t *testing.T) {
+	leakcheck.Check(t)
+	deep := strings.Repeat("{type: array, items: ", 300) + "{type: string}" + strings.Repeat("}", 300)
+	out := generateWithin(t, docWith("Holder", `    Holder: {type: object, properties: {a: {type: string}, deep: {$ref: "#/components/schemas/Deep"}}}
+    Deep: `+deep+`
+`))
+	if len(out.g.methods) != 0 || len(out.g.doc.Skipped) != 1 || !strings.Contains(out.g.doc.Skipped[0].Reason, "nested more than") {
+		t.Errorf("%d methods, skipped %+v\n%s", len(out.g.methods), out.g.doc.Skipped, out.src)
+	}
+}
