@@ -295,13 +295,24 @@ func validateValue(val Validator, v reflect.Value) error {
 // validatable reports whether values of type t hold a struct to validate:
 // a struct, or a pointer, slice, array or map of them. The values an
 // interface holds (a map[string]any of raw JSON) are not walked: they may
-// contain themselves.
+// contain themselves. Nor are types that do (type T map[string]T): they
+// come back to a type met already, which holds no struct.
 func validatable(t reflect.Type) bool {
-	for {
+	var seen map[reflect.Type]bool
+	for hops := 0; ; hops++ {
 		switch t.Kind() {
 		case reflect.Struct:
 			return true
 		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+			if hops >= 8 { // a few hops in, remember the types met
+				if seen[t] {
+					return false
+				}
+				if seen == nil {
+					seen = map[reflect.Type]bool{}
+				}
+				seen[t] = true
+			}
 			t = t.Elem()
 			continue
 		}

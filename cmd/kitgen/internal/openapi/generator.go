@@ -128,6 +128,10 @@ func (g *generator) build() {
 	if g.errSchema = g.errorModel(); g.errSchema != nil {
 		g.types.errorModel = g.errSchema
 		g.types.goType(g.errSchema, "Error") // declared first: its name is the plain one
+		if e := g.types.err; e != nil {
+			g.note(e.Pos, fmt.Sprintf("the error model %s is left out: %s", g.types.declared[g.errSchema], e.Msg))
+			g.errSchema, g.types.errorModel, g.types.err = nil, nil, nil
+		}
 	}
 	mnames := newNamer(methodsOfClient...)
 	for name := range stdMethods {
@@ -170,9 +174,15 @@ func (g *generator) build() {
 			if stream {
 				n = mnames.name(name + "Stream")
 			}
+			g.types.err = nil
 			m, err := g.methodFor(op, n, stream)
 			if err != nil {
 				g.skipped = append(g.skipped, Skip{Method: op.Method, Path: op.Path, Pos: op.Pos, Reason: err.Error()})
+				continue
+			}
+			if e := g.types.err; e != nil {
+				// A schema it needs has no Go type: where that schema is.
+				g.skipped = append(g.skipped, Skip{Method: op.Method, Path: op.Path, Pos: e.Pos, Reason: e.Msg})
 				continue
 			}
 			g.methods = append(g.methods, m)

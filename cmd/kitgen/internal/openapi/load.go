@@ -75,6 +75,7 @@ type loader struct {
 	files   map[string]*yaml.Node // file name or URL → document's root mapping
 	disk    bool                  // other files may be read
 	schemas map[*yaml.Node]*Schema
+	read    []*yaml.Node // the keys of schemas, in the order they were added
 	// client fetches remote documents; nil: remote $refs are errors.
 	client *http.Client
 	ctx    context.Context

@@ -10,7 +10,9 @@ import (
 
 // MaxSchemaDepth bounds how deeply inline schemas nest (references do not
 // count: a recursive schema is one object reached again), so that a
-// hostile document cannot exhaust the stack.
+// hostile document cannot exhaust the stack. It bounds the Go types made
+// of them too, references included: an operation whose types nest deeper
+// is skipped.
 const MaxSchemaDepth = 256
 
 // schemaNamed reads a components/schemas entry.
@@ -29,7 +31,7 @@ func (l *loader) schema(sn node) (*Schema, error) {
 	return l.schemaAt(sn, 0)
 }
 
-func (l *loader) schemaAt(sn node, depth int) (*Schema, error) {
+func (l *loader) schemaAt(sn node, depth int) (_ *Schema, err error) {
 	if depth > MaxSchemaDepth {
 		return nil, sn.errorf("schemas nested more than %d deep", MaxSchemaDepth)
 	}
@@ -42,7 +44,7 @@ func (l *loader) schemaAt(sn node, depth int) (*Schema, error) {
 			}
 		}
 	}
-	sn, err := l.deref(sn)
+	sn, err = l.deref(sn)
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +76,18 @@ func (l *loader) schemaAt(sn node, depth int) (*Schema, error) {
 		Pos:         sn.pos(),
 	}
 	l.schemas[n] = s // before the children: a recursive schema meets itself
+	mark := len(l.read)
+	l.read = append(l.read, n)
+	defer func() {
+		if err != nil {
+			// s is not whole, nor is what was read inside it and may
+			// point at it: each is read again (and refused) when met.
+			for _, m := range l.read[mark:] {
+				delete(l.schemas, m)
+			}
+			l.read = l.read[:mark]
+		}
+	}()
 	if t := get(n, "type"); t != nil {
 		switch t.Kind {
 		case yaml.ScalarNode:

@@ -15,12 +15,21 @@ type typer struct {
 	names    *namer
 	declared map[*Schema]string // schema → its declared Go type
 	decls    []string           // type declarations, in order
-	building map[*Schema]bool   // structs being declared: a field of one of them is a back edge
+	building map[string]bool    // structs being declared: a field of one of them is a back edge
 	imports  map[string]bool
-	structs  map[string]bool  // declared struct types
-	enums    map[string]bool  // declared string types
-	markers  map[string]bool  // "Type.isUnion": marker methods declared
-	passing  map[*Schema]bool // schemas that are another one, being resolved
+	structs  map[string]bool // declared struct types
+	enums    map[string]bool // declared string types
+	markers  map[string]bool // "Type.isUnion": marker methods declared
+	lists    map[string]bool // declared slice and map types (of themselves)
+	// stack is the schemas being resolved, outermost first: one reached
+	// again while on it is a schema that contains itself.
+	stack []*frame
+	// err is why a schema resolved since it was last cleared has no Go
+	// type (nil: none): the operation that needs it is skipped.
+	err *Error
+	// failed keeps, for a declared type that met err, that err, for each
+	// operation that needs the type.
+	failed map[*Schema]*Error
 
 	// fileFields makes binary strings kit.File (multipart bodies).
 	fileFields bool
@@ -34,8 +43,8 @@ type typer struct {
 }
 
 func newTyper(names *namer) *typer {
-	return &typer{names: names, declared: map[*Schema]string{}, building: map[*Schema]bool{}, imports: map[string]bool{},
-		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, passing: map[*Schema]bool{}, noted: map[*Schema]bool{}}
+	return &typer{names: names, declared: map[*Schema]string{}, building: map[string]bool{}, imports: map[string]bool{},
+		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, lists: map[string]bool{}, failed: map[*Schema]*Error{}, noted: map[*Schema]bool{}}
 }
 
 // isObject reports whether s becomes a Go struct.
@@ -99,6 +108,20 @@ func union(s *Schema) []*Schema {
 	return nil
 }
 
+// frame is a schema being resolved.
+type frame struct {
+	s    *Schema
+	hint string
+	// container: s is an array or a map, so a way back to a schema
+	// through it is a type Go can declare (type D []D).
+	container bool
+	// barrier: s is a declared type (a struct, a union), so a way back to
+	// a schema through it ends at its name.
+	barrier bool
+	// name is the type s is declared as, once it is reached again.
+	name string
+}
+
 // goType returns the Go type of s; hint names a declaration it needs when
 // s has no name of its own.
 func (t *typer) goType(s *Schema, hint string) string {
@@ -106,34 +129,101 @@ func (t *typer) goType(s *Schema, hint string) string {
 		return "any"
 	}
 	if name, ok := t.declared[s]; ok {
+		if e := t.failed[s]; e != nil {
+			t.fail(e)
+		}
 		return name
 	}
-	// A schema that is another one (an allOf, oneOf or anyOf of one) is
-	// that one's type; a cycle of them (A is allOf [A]) says nothing.
-	if t.passing[s] {
+	if typ, ok := t.reentry(s); ok {
+		return typ
+	}
+	if len(t.stack) >= MaxSchemaDepth {
+		// A chain of references can be as long as the document: the
+		// loader reads each schema at its own depth.
+		t.fail(&Error{Pos: s.Pos, Msg: fmt.Sprintf("schemas nested more than %d deep, references included", MaxSchemaDepth)})
 		return "any"
 	}
-	through := func(to *Schema) string {
-		t.passing[s] = true
-		defer delete(t.passing, s)
-		return t.goType(to, hint)
+	f := &frame{s: s, hint: hint}
+	t.stack = append(t.stack, f)
+	typ := t.resolve(s, hint, f)
+	t.stack = t.stack[:len(t.stack)-1]
+	if f.name == "" {
+		return typ
 	}
+	// s contains itself through an array or a map: it is a named type,
+	// which Go allows (type D []D, type G map[string]G).
+	t.declared[s] = f.name
+	t.lists[f.name] = true
+	var b strings.Builder
+	comment(&b, "", f.name, s.Description, "")
+	fmt.Fprintf(&b, "type %s %s\n", f.name, typ)
+	t.decls = append(t.decls, b.String())
+	return f.name
+}
+
+// fail records why a schema being resolved has no Go type, for the
+// operation that needs it and for the declared types it is in.
+func (t *typer) fail(e *Error) {
+	if t.err == nil {
+		t.err = e
+	}
+	for _, f := range t.stack {
+		t.failed[f.s] = e
+	}
+}
+
+// reentry returns the type of s when s is being resolved already (ok is
+// false when it is not, or when it is to be resolved again).
+func (t *typer) reentry(s *Schema) (typ string, ok bool) {
+	container, barrier := false, false
+	for i := len(t.stack) - 1; i >= 0; i-- {
+		f := t.stack[i]
+		container = container || f.container
+		if f.s == s {
+			switch {
+			case container && !barrier:
+				// Back through an array or a map: s names itself.
+				if f.name == "" {
+					f.name = t.declName(s, f.hint)
+				}
+				return f.name, true
+			case f.container:
+				// Back through a declared type, which ends the way
+				// round: s is resolved again, and meets that type.
+				return "", false
+			default:
+				// A schema that is another one (an allOf, oneOf or
+				// anyOf of one) and comes back to itself says nothing.
+				return "any", true
+			}
+		}
+		barrier = barrier || f.barrier
+	}
+	return "", false
+}
+
+// resolve returns the Go type of s, which f, on the stack, stands for.
+func (t *typer) resolve(s *Schema, hint string, f *frame) string {
+	// A schema that is another one (an allOf, oneOf or anyOf of one) is
+	// that one's type.
 	if one := allOfOne(s); one != nil {
-		return through(one) // allOf of one: that schema, with a description
+		return t.goType(one, hint) // allOf of one: that schema, with a description
 	}
 	if u := union(s); u != nil {
 		if scalars(u) {
 			return "string" // integer or string (an id or a name): its text is what is sent
 		}
+		f.barrier = true
 		return t.declareUnion(s, u, hint)
 	}
 	if len(s.OneOf) == 1 {
-		return through(s.OneOf[0])
+		return t.goType(s.OneOf[0], hint)
 	}
 	if len(s.AnyOf) == 1 {
-		return through(s.AnyOf[0])
+		return t.goType(s.AnyOf[0], hint)
 	}
 	if isObject(s) {
+		f.barrier = true
 		return t.declareStruct(s, hint)
 	}
 	typ := s.Type
@@ -165,9 +255,11 @@ func (t *typer) goType(s *Schema, hint string) string {
 	case "boolean":
 		return "bool"
 	case "array":
+		f.container = true
 		return "[]" + t.goType(s.Items, hint+"Item")
 	}
 	if s.AdditionalProperties != nil {
+		f.container = true
 		return "map[string]" + t.goType(s.AdditionalProperties, hint+"Value")
 	}
 	if s.Type == "object" {
@@ -287,9 +379,14 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 	name := t.declName(s, hint)
 	t.declared[s] = name
 	t.structs[name] = true
-	t.building[s] = true
-	defer delete(t.building, s)
-	props, required := flatten(s, map[*Schema]bool{})
+	t.building[name] = true
+	defer delete(t.building, name)
+	flat := newFlattener(map[*Schema]bool{})
+	flat.add(s, 0)
+	props, required := flat.props, flat.req
+	if flat.deep {
+		t.fail(&Error{Pos: s.Pos, Msg: fmt.Sprintf("allOf parts nested more than %d deep", MaxSchemaDepth)})
+	}
 	fields := newNamer()
 	if s == t.errorModel {
 		fields.taken["Error"] = true // the method
@@ -305,7 +402,7 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 		req := required[p.Name]
 		tag := "" // the options after the name
 		switch {
-		case strings.HasPrefix(typ, "[]") || strings.HasPrefix(typ, "map[") || typ == "any":
+		case strings.HasPrefix(typ, "[]") || strings.HasPrefix(typ, "map[") || typ == "any" || t.lists[typ]:
 			if !req {
 				tag = ",omitempty"
 			}
@@ -314,7 +411,9 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 			typ, tag = "kit.Nullable["+typ+"]", ",omitzero"
 		case !req:
 			typ, tag = "*"+typ, ",omitempty"
-		case p.Schema.Nullable || t.building[p.Schema]:
+		case p.Schema.Nullable || t.building[typ]:
+			// By its type's name: a schema that is another one (an allOf
+			// of one with a description) is a back edge too.
 			typ = "*" + typ // null, or a back edge of a recursive type
 			if !p.Schema.Nullable && t.note != nil && !t.noted[p.Schema] {
 				t.noted[p.Schema] = true
@@ -352,39 +451,51 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 
 // flatten returns the properties of s and of its allOf parts, in order
 // (a later one of the same name replaces an earlier), and which are
-// required.
+// required. Parts nested deeper than MaxSchemaDepth are left out.
 func flatten(s *Schema, seen map[*Schema]bool) ([]*Property, map[string]bool) {
-	req := map[string]bool{}
-	var props []*Property
-	if seen[s] {
-		return nil, req
+	f := newFlattener(seen)
+	f.add(s, 0)
+	return f.props, f.req
+}
+
+// flattener gathers the properties of a schema and its allOf parts, in
+// time linear in their number.
+type flattener struct {
+	seen  map[*Schema]bool
+	props []*Property
+	at    map[string]int // a property's name → its index in props
+	req   map[string]bool
+	deep  bool // parts nested deeper than MaxSchemaDepth were left out
+}
+
+func newFlattener(seen map[*Schema]bool) *flattener {
+	return &flattener{seen: seen, at: map[string]int{}, req: map[string]bool{}}
+}
+
+// add gathers s's parts, then s's own properties, at depth.
+func (f *flattener) add(s *Schema, depth int) {
+	if f.seen[s] {
+		return
 	}
-	seen[s] = true
-	add := func(ps []*Property, r map[string]bool) {
-		for _, p := range ps {
-			replaced := false
-			for i, q := range props {
-				if q.Name == p.Name {
-					props[i], replaced = p, true
-				}
-			}
-			if !replaced {
-				props = append(props, p)
-			}
-		}
-		for k := range r {
-			req[k] = true
-		}
+	if depth > MaxSchemaDepth {
+		f.deep = true
+		return
 	}
+	f.seen[s] = true
 	for _, part := range s.AllOf {
-		add(flatten(part, seen))
+		f.add(part, depth+1)
 	}
-	own := map[string]bool{}
+	for _, p := range s.Properties {
+		if i, ok := f.at[p.Name]; ok {
+			f.props[i] = p
+			continue
+		}
+		f.at[p.Name] = len(f.props)
+		f.props = append(f.props, p)
+	}
 	for _, r := range s.Required {
-		own[r] = true
+		f.req[r] = true
 	}
-	add(s.Properties, own)
-	return props, req
 }
 
 // comment writes a doc comment for name: the schema's description (its
