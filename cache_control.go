@@ -29,6 +29,14 @@ type cacheControl struct {
 // taken as 2^31 seconds.
 const maxDelta = int64(1 << 31)
 
+// maxAge is maxDelta seconds: the bound of every age and lifetime kit
+// works out, far enough from time.Duration's limit (about 292 years) that
+// the sum of two never overflows.
+const maxAge = time.Duration(maxDelta) * time.Second
+
+// clampAge bounds d, an age or a lifetime, to [0, maxAge].
+func clampAge(d time.Duration) time.Duration { return min(max(d, 0), maxAge) }
+
 // parseCacheControl reads the directives of every Cache-Control line of h.
 // A malformed directive is skipped; a malformed max-age is taken as 0 (stale,
 // as RFC 9111 §4.2.1 asks of an invalid freshness value).
@@ -88,14 +96,14 @@ func deltaSeconds(s string) time.Duration {
 	if err != nil {
 		// All digits but too large: the largest value.
 		if s != "" && strings.Trim(s, "0123456789") == "" {
-			return time.Duration(maxDelta) * time.Second
+			return maxAge
 		}
 		return 0
 	}
 	if n < 0 {
 		return 0
 	}
-	return time.Duration(min(n, maxDelta)) * time.Second
+	return time.Duration(min(n, maxDelta)) * time.Second // at most maxAge
 }
 
 // heuristicStatus are the statuses RFC 9110 §15.1 defines as heuristically
@@ -129,11 +137,14 @@ func freshness(status int, h http.Header, cc cacheControl, reqTime, respTime tim
 			lifetime = min(date.Sub(lm)/10, maxHeuristic)
 		}
 	}
-	lifetime = min(lifetime, time.Duration(maxDelta)*time.Second) // an Expires centuries away
+	// An Expires centuries away, a Date centuries ago: time.Time.Sub
+	// saturates at about 292 years; every value here is kept to maxAge
+	// before it is added to another.
+	lifetime = clampAge(lifetime)
 	// §4.2.3: the corrected initial age.
-	apparent := max(respTime.Sub(date), 0)
+	apparent := clampAge(respTime.Sub(date))
 	ageValue := deltaSeconds(strings.TrimSpace(h.Get("Age")))
-	corrected := ageValue + max(respTime.Sub(reqTime), 0)
+	corrected := min(ageValue+clampAge(respTime.Sub(reqTime)), maxAge)
 	return lifetime, max(apparent, corrected)
 }
 

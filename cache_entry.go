@@ -94,8 +94,10 @@ func decodeEntry(data []byte) (*cacheEntry, error) {
 	e := &cacheEntry{}
 	status := r.uvarint()
 	resp := r.varint()
-	e.initialAge = time.Duration(r.varint())
-	e.lifetime = time.Duration(r.varint())
+	// Kept to [0, maxAge] like every age and lifetime kit works out: the
+	// store is not kit's, and what it holds is added to and subtracted from.
+	e.initialAge = clampAge(time.Duration(r.varint()))
+	e.lifetime = clampAge(time.Duration(r.varint()))
 	flags := r.byte()
 	nVary, nHeader := r.uvarint(), r.uvarint()
 	if r.bad || status < 100 || status > 999 || nVary > uint64(len(r.b)) || nHeader > uint64(len(r.b)) {
@@ -256,7 +258,10 @@ func (e *cacheEntry) private() *cacheEntry {
 	return &c
 }
 
-// age is the entry's current age at now (RFC 9111 §4.2.3).
+// age is the entry's current age at now (RFC 9111 §4.2.3): never
+// negative, and at most maxDelta seconds whatever the entry says (it may
+// come from a store kit does not control) and however far the clock is
+// from its time of arrival, so that no sum overflows.
 func (e *cacheEntry) age(now time.Time) time.Duration {
-	return e.initialAge + max(now.Sub(e.respTime), 0)
+	return min(clampAge(e.initialAge)+clampAge(now.Sub(e.respTime)), maxAge)
 }
