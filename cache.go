@@ -43,7 +43,11 @@ type CacheStore interface {
 //     served without a request.
 //   - A stale one with a validator (ETag, Last-Modified) is revalidated
 //     with If-None-Match / If-Modified-Since; a 304 serves the stored body
-//     with its headers updated from the 304, as a 200.
+//     with its headers updated from the 304, as a 200, when it is for the
+//     stored response (RFC 9111 §4.3.4: its ETag, else its Last-Modified,
+//     matches the stored one's, or it has neither). A 304 that names
+//     another representation updates nothing: the entry is dropped and the
+//     request sent again without the conditional headers.
 //   - A response with Cache-Control no-store (or to a request with it) is
 //     never stored; no-cache (response or request) always revalidates; a
 //     request's max-age and min-fresh are honoured; Vary is honoured (one
@@ -202,6 +206,18 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 	resp, err := next(ctx, send)
 	respTime := time.Now()
 	var he *HTTPError
+	if stored != nil && errors.As(err, &he) && he.StatusCode == http.StatusNotModified {
+		if !selects(he.Header, stored.header) {
+			// RFC 9111 §4.3.4: a 304 for another representation updates
+			// nothing; what is stored is not it. Ask again for the whole
+			// response.
+			st.deleteEntry(ctx, req, key)
+			stored = nil
+			reqTime = time.Now()
+			resp, err = next(ctx, req)
+			respTime = time.Now()
+		}
+	}
 	if stored != nil && errors.As(err, &he) && he.StatusCode == http.StatusNotModified {
 		// RFC 9111 §4.3.4: the stored response, its headers updated.
 		for k, vs := range he.Header {

@@ -153,3 +153,30 @@ func freshness(status int, h http.Header, cc cacheControl, reqTime, respTime tim
 func hasExplicitFreshness(h http.Header, cc cacheControl) bool {
 	return cc.hasMaxAge || h.Get("Expires") != ""
 }
+
+// selects reports whether a 304 with header notMod is for the stored
+// response with header stored, the selection of RFC 9111 §4.3.4: a strong
+// ETag selects the stored response with the same strong ETag; a weak one,
+// the stored response whose ETag it matches weakly; with no ETag, a
+// Last-Modified selects the stored response modified at that time; a 304
+// without any validator selects the stored response (kit keeps one per
+// key).
+func selects(notMod, stored http.Header) bool {
+	if tag := notMod.Get("Etag"); tag != "" {
+		have := stored.Get("Etag")
+		if !strings.HasPrefix(tag, "W/") {
+			return tag == have // strong comparison: have must be strong too
+		}
+		return strings.TrimPrefix(tag, "W/") == strings.TrimPrefix(have, "W/")
+	}
+	if lm := notMod.Get("Last-Modified"); lm != "" {
+		have := stored.Get("Last-Modified")
+		if lm == have {
+			return true
+		}
+		t1, err1 := http.ParseTime(lm)
+		t2, err2 := http.ParseTime(have)
+		return err1 == nil && err2 == nil && t1.Equal(t2)
+	}
+	return true
+}

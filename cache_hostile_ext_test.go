@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,7 +12,8 @@ import (
 )
 
 // The tests of this file are a server's hostile or broken answers to a
-// client made WithCache: dates centuries away, huge ages and lifetimes.
+// client made WithCache: dates centuries away, huge ages and lifetimes, a
+// 304 for another representation.
 
 // checkAge fails unless r's Age is a number of seconds in [0, 2^31].
 func checkAge(t *testing.T, r *kit.Response) {
@@ -70,6 +72,66 @@ func TestCacheExtremeDatesAndAges(t *testing.T) {
 			}
 			if n := s.hits.Load(); n != want {
 				t.Errorf("server saw %d requests, want %d", n, want)
+			}
+		})
+	}
+}
+
+// RFC 9111 §4.3.4: a 304 updates the stored response only when its
+// validator selects it. A 304 that names another representation is not
+// the stored one's: the request is sent again, unconditionally.
+func TestCache304ForAnotherValidatorDoesNotUpdate(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name              string
+		first, notMod     map[string]string
+		wantBody, wantTag string
+	}{
+		{"another strong ETag",
+			map[string]string{"Etag": `"v1"`}, map[string]string{"Etag": `"v2"`}, "two", `"v2"`},
+		{"strong ETag against a weak one",
+			map[string]string{"Etag": `W/"v1"`}, map[string]string{"Etag": `"v2"`}, "two", `"v2"`},
+		{"another Last-Modified, no ETag",
+			map[string]string{"Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"},
+			map[string]string{"Last-Modified": "Tue, 02 Jan 2024 00:00:00 GMT"}, "two", ""},
+		{"the same strong ETag", map[string]string{"Etag": `"v1"`}, map[string]string{"Etag": `"v1"`}, "one", `"v1"`},
+		{"the same weak ETag", map[string]string{"Etag": `W/"v1"`}, map[string]string{"Etag": `W/"v1"`}, "one", `W/"v1"`},
+		{"no validator in the 304", map[string]string{"Etag": `"v1"`}, map[string]string{}, "one", `"v1"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var n atomic.Int64
+			s, c := newCacheServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Cache-Control", "max-age=0")
+				if n.Add(1) == 1 {
+					for k, v := range tc.first {
+						w.Header().Set(k, v)
+					}
+					fmt.Fprint(w, "one")
+					return
+				}
+				for k, v := range tc.notMod {
+					w.Header().Set(k, v)
+				}
+				if r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != "" {
+					w.WriteHeader(http.StatusNotModified)
+					return
+				}
+				fmt.Fprint(w, "two")
+			}, kit.WithCache(kit.NewMemoryCache(0)))
+			getDoc(t, c)
+			second := getDoc(t, c)
+			if got := string(second.Bytes()); got != tc.wantBody || second.Header.Get("Etag") != tc.wantTag {
+				t.Errorf("second call: body %q ETag %q, want %q %q", got, second.Header.Get("Etag"), tc.wantBody, tc.wantTag)
+			}
+			if tc.wantBody == "two" {
+				if second.FromCache() || s.hits.Load() != 3 {
+					t.Errorf("FromCache %v after %d requests, want false after 3 (304, then unconditional)", second.FromCache(), s.hits.Load())
+				}
+				// What is stored now is the second representation.
+				if got := string(getDoc(t, c).Bytes()); got != "two" {
+					t.Errorf("third call: body %q, want two", got)
+				}
 			}
 		})
 	}
