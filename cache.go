@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -351,20 +350,16 @@ func (st *clientState) deleteEntry(ctx context.Context, req *Request, key string
 
 // cachedResponse is e served to req at current age age. When e is not
 // owned (it is shared by other hits), the response gets a copy of its
-// header; the body is shared either way (Response.Bytes says not to modify
-// it).
+// header, values included, so that the caller may change it as it likes;
+// the body is shared either way (Response.Bytes says not to modify it).
 func (st *clientState) cachedResponse(req *Request, e *cacheEntry, owned bool, age time.Duration) *Response {
+	// One allocation for the response, its request, its Age value and
+	// (when they are few) its header values.
+	s := &servedResponse{age: [1]string{strconv.FormatInt(int64(age/time.Second), 10)}}
 	h := e.header
 	if !owned {
-		// The value slices are capped (decodeEntry makes them so): an
-		// Add to a copy's value copies it, a Set replaces it.
-		h = maps.Clone(e.header)
-		if h == nil {
-			h = make(http.Header, 1)
-		}
+		h = cloneHeader(e.header, 1, s.vals[:0])
 	}
-	// One allocation for the response, its request and its Age value.
-	s := &servedResponse{age: [1]string{strconv.FormatInt(int64(age/time.Second), 10)}}
 	h["Age"] = s.age[:]
 	s.req = http.Request{Method: req.Method, URL: req.URL, Header: req.Header, Host: req.URL.Host}
 	s.resp = Response{
@@ -383,7 +378,12 @@ type servedResponse struct {
 	resp Response
 	req  http.Request
 	age  [1]string
+	vals [servedValues]string
 }
+
+// servedValues is how many header values a hit copies without an
+// allocation of their own.
+const servedValues = 12
 
 // invalidate removes what is stored for the URL of a successful write
 // (RFC 9111 §4.4), and for its Location and Content-Location on the same

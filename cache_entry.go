@@ -247,14 +247,11 @@ func (e *cacheEntry) varyMatches(h http.Header) bool {
 }
 
 // private returns a copy of a shared entry (NewMemoryCache's) that the
-// caller may change: its own header map, whose value slices are still
-// shared but capped, so that an Add copies them (a Set replaces them).
+// caller may change: its own header, values included (it may end up in a
+// caller's response).
 func (e *cacheEntry) private() *cacheEntry {
 	c := *e
-	c.header = make(http.Header, len(e.header)+1)
-	for k, vs := range e.header {
-		c.header[k] = vs[:len(vs):len(vs)]
-	}
+	c.header = cloneHeader(e.header, 1, nil)
 	return &c
 }
 

@@ -3,6 +3,7 @@ package kit_test
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -13,7 +14,8 @@ import (
 
 // The tests of this file are a server's hostile or broken answers to a
 // client made WithCache: dates centuries away, huge ages and lifetimes, a
-// 304 for another representation.
+// 304 for another representation, and callers that change what a hit
+// returns.
 
 // checkAge fails unless r's Age is a number of seconds in [0, 2^31].
 func checkAge(t *testing.T, r *kit.Response) {
@@ -132,6 +134,50 @@ func TestCache304ForAnotherValidatorDoesNotUpdate(t *testing.T) {
 				if got := string(getDoc(t, c).Bytes()); got != "two" {
 					t.Errorf("third call: body %q, want two", got)
 				}
+			}
+		})
+	}
+}
+
+// A caller may change the headers of a hit, in the map or a value in
+// place: later hits see the stored ones.
+func TestCacheHitHeadersAreTheCallers(t *testing.T) {
+	t.Parallel()
+	for _, revalidate := range []bool{false, true} {
+		t.Run(fmt.Sprintf("revalidate=%v", revalidate), func(t *testing.T) {
+			t.Parallel()
+			_, c := newCacheServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Etag", `"v1"`)
+				if revalidate {
+					w.Header().Set("Cache-Control", "no-cache")
+				} else {
+					w.Header().Set("Cache-Control", "max-age=60")
+				}
+				w.Header()["X-Multi"] = []string{"a", "b"}
+				if r.Header.Get("If-None-Match") == `"v1"` {
+					w.WriteHeader(http.StatusNotModified)
+					return
+				}
+				fmt.Fprint(w, "doc")
+			}, kit.WithCache(kit.NewMemoryCache(0)))
+			getDoc(t, c)
+			for i := range 3 {
+				hit := getDoc(t, c)
+				if !hit.FromCache() {
+					t.Fatalf("call %d not from the cache", i+2)
+				}
+				if got := hit.Header["X-Multi"]; !slices.Equal(got, []string{"a", "b"}) {
+					t.Errorf("call %d: X-Multi %q, want [a b]", i+2, got)
+				}
+				if got := hit.Header.Get("Etag"); got != `"v1"` {
+					t.Errorf("call %d: ETag %q", i+2, got)
+				}
+				hit.Header["X-Multi"][0] = "changed in place"
+				hit.Header["X-Multi"] = append(hit.Header["X-Multi"][:1], "appended")
+				hit.Header["Etag"][0] = `"forged"`
+				hit.Header.Set("Cache-Control", "max-age=999")
+				hit.Header.Add("X-Multi", "added")
+				delete(hit.Header, "Content-Type")
 			}
 		})
 	}
