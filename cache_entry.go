@@ -5,7 +5,6 @@ import (
 	"errors"
 	"hash/crc32"
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -239,7 +238,7 @@ func (r *stringReader) str() string {
 // was chosen by (RFC 9111 §4.1).
 func (e *cacheEntry) varyMatches(h http.Header) bool {
 	for i := 0; i+1 < len(e.vary); i += 2 {
-		if strings.Join(h.Values(e.vary[i]), ", ") != e.vary[i+1] {
+		if varyValue(h, e.vary[i]) != e.vary[i+1] {
 			return false
 		}
 	}
