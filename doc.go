@@ -296,7 +296,9 @@
 // it), a stale one is revalidated with its ETag or Last-Modified and a 304
 // serves the stored body, no-store, no-cache and Vary are honoured, and a
 // write to a URL drops what is stored for it. Keys hold a hash of the
-// credentials, so clients of different users can share a store. A hit takes
+// credentials (the Auth's, the request's, the cookie jar's), so clients of
+// different users can share a store; a response sent with credentials an
+// attempt interceptor added is never stored (see WithCache). A hit takes
 // no rate-limit token and is never retried; a broken store is logged and
 // skipped, never an error.
 //
