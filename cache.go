@@ -43,11 +43,21 @@ type CacheStore interface {
 //     served without a request.
 //   - A stale one with a validator (ETag, Last-Modified) is revalidated
 //     with If-None-Match / If-Modified-Since; a 304 serves the stored body
-//     with its headers updated from the 304, as a 200.
+//     with its headers updated from the 304, as a 200, when it is for the
+//     stored response (RFC 9111 §4.3.4: its ETag, else its Last-Modified,
+//     matches the stored one's, or it has neither). A 304 that names
+//     another representation updates nothing: the entry is dropped and the
+//     request sent again without the conditional headers.
+//   - Ages and lifetimes are kept to [0, 2^31 s] (RFC 9111 §1.2.2): a Date
+//     centuries away, a huge Age or max-age, never make a stale response
+//     fresh, and a served Age is never negative.
 //   - A response with Cache-Control no-store (or to a request with it) is
 //     never stored; no-cache (response or request) always revalidates; a
 //     request's max-age and min-fresh are honoured; Vary is honoured (one
-//     variant is kept per URL), and Vary: * is never stored.
+//     variant is kept per URL; for a credential header the store holds a
+//     hash of the request's value, not the value), and Vary: * is never
+//     stored. Set-Cookie is never stored: the caller that got the response
+//     sees it, a hit never does.
 //   - Only 2xx responses are stored (200, 203 and 204; another 2xx but 206
 //     only with an explicit lifetime); an error status, 5xx included, never.
 //     A response that is neither fresh nor has a validator is not stored.
@@ -60,11 +70,26 @@ type CacheStore interface {
 //
 // Keys are a SHA-256 hash of the method, the URL and the identity of the
 // credentials the request would carry (a hash of them, never the secret):
-// the client's Auth's, and any Authorization, Cookie or secret-looking
-// header the request has itself. Clients with the same credentials share
-// entries; two users of one store never see each other's. With TokenAuth the identity is the current token,
-// so a renewed token starts from a cold cache; endpoints declared NoAuth
-// share entries across every client of the store.
+// the client's Auth's, any Authorization, Cookie or secret-looking header
+// the request has itself, the user info of its URL, and the cookies the
+// cookie jar of the client's *http.Client (WithHTTPClient, or WithEngine
+// with an *http.Client) holds for its URL, read for every request. Clients
+// with the same credentials share entries; two users of one store never
+// see each other's. With TokenAuth the identity is the current token, so a
+// renewed token starts from a cold cache; endpoints declared NoAuth share
+// entries across every client of the store.
+//
+// Credentials added below the cache are not in the key, so kit does not
+// keep what they fetch: a response to a request that went out with other
+// credential headers, or to another URL, than the cache foresaw (an
+// attempt interceptor that signs requests or sets Authorization, say) is
+// never stored. A client with attempt interceptors also shares no entry
+// with any other client (its identity includes a random value of its
+// own). Give credentials to WithAuth (an Auth of your own if need be) for
+// them to be in the key and their responses cached. kit cannot see
+// credentials that an http.RoundTripper of the *http.Client, or an Engine
+// of your own, adds to a copy of the request: a client with those needs a
+// store of its own.
 //
 // The cache is a layer of the send chain just inside the endpoint's timeout,
 // outside retries: a response served from it takes no rate-limit token, is
@@ -103,18 +128,19 @@ const staleKeep = 24 * time.Hour
 // maxStoreTTL bounds how long a store is asked to keep an entry.
 const maxStoreTTL = 365 * 24 * time.Hour
 
-// cacheLayer is the chain's cache layer.
-func (st *clientState) cacheLayer(next Sender) Sender {
+// cacheLayer is the cache layer of a chain whose engine has jar (nil:
+// none, or one kit cannot see).
+func (st *clientState) cacheLayer(next Sender, jar http.CookieJar) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		if req.policy.stream {
 			return next(ctx, req)
 		}
 		switch req.Method {
 		case http.MethodGet:
-			return st.cachedGet(ctx, next, req)
+			return st.cachedGet(ctx, next, req, jar)
 		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
 			resp, err := next(ctx, req)
-			st.invalidate(ctx, req, resp, err)
+			st.invalidate(ctx, req, resp, err, jar)
 			return resp, err
 		}
 		return next(ctx, req)
@@ -131,7 +157,7 @@ func bypasses(k string) bool {
 	return false
 }
 
-func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request) (*Response, error) {
+func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request, jar http.CookieJar) (*Response, error) {
 	credentials := false // the request carries credentials of its own (see cacheIdentity)
 	for k := range req.Header {
 		if bypasses(k) {
@@ -146,7 +172,7 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 	if len(req.Header["Cache-Control"]) == 0 && slices.Contains(req.Header["Pragma"], "no-cache") {
 		reqCC.noCache = true // RFC 9111 §5.4
 	}
-	id, err := st.cacheIdentityOf(ctx, req, credentials)
+	id, err := st.cacheIdentityOf(ctx, req, credentials, jar)
 	if err != nil {
 		return next(ctx, req) // the auth layer reports it
 	}
@@ -203,10 +229,22 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request)
 	respTime := time.Now()
 	var he *HTTPError
 	if stored != nil && errors.As(err, &he) && he.StatusCode == http.StatusNotModified {
+		if !selects(he.Header, stored.header) {
+			// RFC 9111 §4.3.4: a 304 for another representation updates
+			// nothing; what is stored is not it. Ask again for the whole
+			// response.
+			st.deleteEntry(ctx, req, key)
+			stored = nil
+			reqTime = time.Now()
+			resp, err = next(ctx, req)
+			respTime = time.Now()
+		}
+	}
+	if stored != nil && errors.As(err, &he) && he.StatusCode == http.StatusNotModified {
 		// RFC 9111 §4.3.4: the stored response, its headers updated.
 		for k, vs := range he.Header {
 			switch k {
-			case "Content-Length", "Content-Encoding", "Transfer-Encoding", "Content-Range", "Connection":
+			case "Content-Length", "Content-Encoding", "Transfer-Encoding", "Content-Range", "Connection", "Set-Cookie":
 				continue
 			}
 			stored.header[k] = vs
@@ -276,7 +314,7 @@ func (st *clientState) lookup(ctx context.Context, req *Request, key string) *ca
 // storable returns the entry of a response to req that may be stored.
 func storable(req *Request, reqCC cacheControl, resp *Response, reqTime, respTime time.Time) (*cacheEntry, cacheControl, bool) {
 	cc := parseCacheControl(resp.Header)
-	if cc.noStore || reqCC.noStore || resp.stream != nil {
+	if cc.noStore || reqCC.noStore || resp.stream != nil || resp.unforeseen {
 		return nil, cc, false
 	}
 	explicit := hasExplicitFreshness(resp.Header, cc)
@@ -294,7 +332,8 @@ func storable(req *Request, reqCC cacheControl, resp *Response, reqTime, respTim
 				return nil, cc, false
 			}
 			if name != "" {
-				vary = append(vary, http.CanonicalHeaderKey(name), strings.Join(req.Header.Values(name), ", "))
+				name = http.CanonicalHeaderKey(name)
+				vary = append(vary, name, varyValue(req.Header, name))
 			}
 		}
 	}
@@ -303,6 +342,13 @@ func storable(req *Request, reqCC cacheControl, resp *Response, reqTime, respTim
 	if !hasValidator && (cc.noCache || lifetime <= initialAge) {
 		return nil, cc, false // it could never be used
 	}
+	header := resp.Header
+	if _, ok := header["Set-Cookie"]; ok {
+		// The session of whoever got the response: a hit never hands it
+		// on. The caller's response keeps it.
+		header = maps.Clone(header)
+		delete(header, "Set-Cookie")
+	}
 	return &cacheEntry{
 		status:     resp.StatusCode,
 		respTime:   respTime,
@@ -310,7 +356,7 @@ func storable(req *Request, reqCC cacheControl, resp *Response, reqTime, respTim
 		lifetime:   lifetime,
 		noCache:    cc.noCache,
 		vary:       vary,
-		header:     resp.Header,
+		header:     header,
 		body:       resp.body,
 	}, cc, true
 }
@@ -335,20 +381,16 @@ func (st *clientState) deleteEntry(ctx context.Context, req *Request, key string
 
 // cachedResponse is e served to req at current age age. When e is not
 // owned (it is shared by other hits), the response gets a copy of its
-// header; the body is shared either way (Response.Bytes says not to modify
-// it).
+// header, values included, so that the caller may change it as it likes;
+// the body is shared either way (Response.Bytes says not to modify it).
 func (st *clientState) cachedResponse(req *Request, e *cacheEntry, owned bool, age time.Duration) *Response {
+	// One allocation for the response, its request, its Age value and
+	// (when they are few) its header values.
+	s := &servedResponse{age: [1]string{strconv.FormatInt(int64(age/time.Second), 10)}}
 	h := e.header
 	if !owned {
-		// The value slices are capped (decodeEntry makes them so): an
-		// Add to a copy's value copies it, a Set replaces it.
-		h = maps.Clone(e.header)
-		if h == nil {
-			h = make(http.Header, 1)
-		}
+		h = cloneHeader(e.header, 1, s.vals[:0])
 	}
-	// One allocation for the response, its request and its Age value.
-	s := &servedResponse{age: [1]string{strconv.FormatInt(int64(age/time.Second), 10)}}
 	h["Age"] = s.age[:]
 	s.req = http.Request{Method: req.Method, URL: req.URL, Header: req.Header, Host: req.URL.Host}
 	s.resp = Response{
@@ -367,12 +409,17 @@ type servedResponse struct {
 	resp Response
 	req  http.Request
 	age  [1]string
+	vals [servedValues]string
 }
+
+// servedValues is how many header values a hit copies without an
+// allocation of their own.
+const servedValues = 12
 
 // invalidate removes what is stored for the URL of a successful write
 // (RFC 9111 §4.4), and for its Location and Content-Location on the same
 // origin.
-func (st *clientState) invalidate(ctx context.Context, req *Request, resp *Response, err error) {
+func (st *clientState) invalidate(ctx context.Context, req *Request, resp *Response, err error, jar http.CookieJar) {
 	var header http.Header
 	var he *HTTPError
 	switch {
@@ -383,7 +430,7 @@ func (st *clientState) invalidate(ctx context.Context, req *Request, resp *Respo
 	default:
 		return
 	}
-	id, ierr := st.cacheIdentity(ctx, req)
+	id, ierr := st.cacheIdentityOf(ctx, req, true, jar)
 	if ierr != nil {
 		return
 	}
@@ -421,10 +468,13 @@ func (st *clientState) appendCacheKey(b []byte, method string, u *url.URL, id st
 	return hex.AppendEncode(b, sum[:])
 }
 
-// appendKeyText appends the text a key is made of: method, URL and
-// identity.
+// appendKeyText appends the text a key is made of: method, identity and
+// URL. The URL is last: neither of the others (a method kit sends, a hex
+// hash or "") holds a NUL, so no URL can make another's key.
 func appendKeyText(b []byte, method string, u *url.URL, id string) []byte {
 	b = append(b, method...)
+	b = append(b, 0)
+	b = append(b, id...)
 	b = append(b, 0)
 	b = append(b, u.Scheme...)
 	b = append(b, "://"...)
@@ -434,33 +484,41 @@ func appendKeyText(b []byte, method string, u *url.URL, id string) []byte {
 		b = append(b, '?')
 		b = append(b, u.RawQuery...)
 	}
-	b = append(b, 0)
-	return append(b, id...)
+	return b
 }
 
-// cacheIdentity is a hash of the credentials req would carry ("" for none):
-// those of the client's Auth (computed once for the built-in fixed
+// cacheIdentityOf is a hash of the credentials req would carry ("" for
+// none): those of the client's Auth (computed once for the built-in fixed
 // credentials, from the current token for a TokenAuth, and for any other
-// Auth from what it adds to a scratch request), and any credential the
-// request carries already (an Authorization or Cookie header, or one with a
-// secret-looking name, set with WithHeader or a header parameter).
-func (st *clientState) cacheIdentity(ctx context.Context, req *Request) (string, error) {
-	return st.cacheIdentityOf(ctx, req, true)
-}
-
-// cacheIdentityOf is cacheIdentity; a caller that has seen that the
-// request has no credential header (isCredentialName) says so with
-// headers false.
-func (st *clientState) cacheIdentityOf(ctx context.Context, req *Request, headers bool) (string, error) {
+// Auth from what it adds to a scratch request), any credential the request
+// carries already (an Authorization or Cookie header, or one with a
+// secret-looking name, set with WithHeader or a header parameter), the user
+// info of its URL, and the cookies jar (the engine's) holds for its URL. A
+// caller that has seen that the request has no credential header
+// (isCredentialName) says so with headers false. What is added below the
+// auth layer is not foreseen here: the sent check (cache_sent.go) keeps
+// such responses out of the cache. A client with attempt interceptors
+// (which may add credentials to some requests and not others) shares no
+// entry with another client: its identity has a random value of its own,
+// so that it is never served what a client without its credentials kept.
+func (st *clientState) cacheIdentityOf(ctx context.Context, req *Request, headers bool, jar http.CookieJar) (string, error) {
 	id, err := st.authIdentityOf(ctx, req)
 	if err != nil {
 		return "", err
 	}
-	if !headers {
-		return id, nil
+	if headers {
+		if own := headerIdentity(req.Header); own != "" {
+			id = identityHash(id + "\x00" + own)
+		}
 	}
-	if own := headerIdentity(req.Header); own != "" {
-		id = identityHash(id + "\x00" + own)
+	if req.URL.User != nil {
+		id = identityHash(id + "\x00user\x00" + req.URL.User.String())
+	}
+	if cookies := jarIdentity(jar, req.URL); cookies != "" {
+		id = identityHash(id + "\x00jar\x00" + cookies)
+	}
+	if st.cacheClient != "" {
+		id = identityHash(id + "\x00client\x00" + st.cacheClient)
 	}
 	return id, nil
 }
@@ -565,6 +623,18 @@ func (st *clientState) tokenIdentity(tok Token) string {
 }
 
 type tokenID struct{ value, typ, id string }
+
+// varyValue is the value of the request header name (canonical) that a
+// response varying on it is chosen by: the values of h joined, or for a
+// credential (isCredentialName) their hash, so that no store holds the
+// secret.
+func varyValue(h http.Header, name string) string {
+	v := strings.Join(h.Values(name), ", ")
+	if v != "" && isCredentialName(name) {
+		return identityHash(name + "\x00" + v)
+	}
+	return v
+}
 
 // identityHash hashes a credential for a cache key.
 func identityHash(secret string) string {

@@ -29,6 +29,14 @@ type cacheControl struct {
 // taken as 2^31 seconds.
 const maxDelta = int64(1 << 31)
 
+// maxAge is maxDelta seconds: the bound of every age and lifetime kit
+// works out, far enough from time.Duration's limit (about 292 years) that
+// the sum of two never overflows.
+const maxAge = time.Duration(maxDelta) * time.Second
+
+// clampAge bounds d, an age or a lifetime, to [0, maxAge].
+func clampAge(d time.Duration) time.Duration { return min(max(d, 0), maxAge) }
+
 // parseCacheControl reads the directives of every Cache-Control line of h.
 // A malformed directive is skipped; a malformed max-age is taken as 0 (stale,
 // as RFC 9111 §4.2.1 asks of an invalid freshness value).
@@ -88,14 +96,14 @@ func deltaSeconds(s string) time.Duration {
 	if err != nil {
 		// All digits but too large: the largest value.
 		if s != "" && strings.Trim(s, "0123456789") == "" {
-			return time.Duration(maxDelta) * time.Second
+			return maxAge
 		}
 		return 0
 	}
 	if n < 0 {
 		return 0
 	}
-	return time.Duration(min(n, maxDelta)) * time.Second
+	return time.Duration(min(n, maxDelta)) * time.Second // at most maxAge
 }
 
 // heuristicStatus are the statuses RFC 9110 §15.1 defines as heuristically
@@ -129,11 +137,14 @@ func freshness(status int, h http.Header, cc cacheControl, reqTime, respTime tim
 			lifetime = min(date.Sub(lm)/10, maxHeuristic)
 		}
 	}
-	lifetime = min(lifetime, time.Duration(maxDelta)*time.Second) // an Expires centuries away
+	// An Expires centuries away, a Date centuries ago: time.Time.Sub
+	// saturates at about 292 years; every value here is kept to maxAge
+	// before it is added to another.
+	lifetime = clampAge(lifetime)
 	// §4.2.3: the corrected initial age.
-	apparent := max(respTime.Sub(date), 0)
+	apparent := clampAge(respTime.Sub(date))
 	ageValue := deltaSeconds(strings.TrimSpace(h.Get("Age")))
-	corrected := ageValue + max(respTime.Sub(reqTime), 0)
+	corrected := min(ageValue+clampAge(respTime.Sub(reqTime)), maxAge)
 	return lifetime, max(apparent, corrected)
 }
 
@@ -141,4 +152,31 @@ func freshness(status int, h http.Header, cc cacheControl, reqTime, respTime tim
 // fresh (max-age or Expires).
 func hasExplicitFreshness(h http.Header, cc cacheControl) bool {
 	return cc.hasMaxAge || h.Get("Expires") != ""
+}
+
+// selects reports whether a 304 with header notMod is for the stored
+// response with header stored, the selection of RFC 9111 §4.3.4: a strong
+// ETag selects the stored response with the same strong ETag; a weak one,
+// the stored response whose ETag it matches weakly; with no ETag, a
+// Last-Modified selects the stored response modified at that time; a 304
+// without any validator selects the stored response (kit keeps one per
+// key).
+func selects(notMod, stored http.Header) bool {
+	if tag := notMod.Get("Etag"); tag != "" {
+		have := stored.Get("Etag")
+		if !strings.HasPrefix(tag, "W/") {
+			return tag == have // strong comparison: have must be strong too
+		}
+		return strings.TrimPrefix(tag, "W/") == strings.TrimPrefix(have, "W/")
+	}
+	if lm := notMod.Get("Last-Modified"); lm != "" {
+		have := stored.Get("Last-Modified")
+		if lm == have {
+			return true
+		}
+		t1, err1 := http.ParseTime(lm)
+		t2, err2 := http.ParseTime(have)
+		return err1 == nil && err2 == nil && t1.Equal(t2)
+	}
+	return true
 }

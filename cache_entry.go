@@ -5,7 +5,6 @@ import (
 	"errors"
 	"hash/crc32"
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -94,8 +93,10 @@ func decodeEntry(data []byte) (*cacheEntry, error) {
 	e := &cacheEntry{}
 	status := r.uvarint()
 	resp := r.varint()
-	e.initialAge = time.Duration(r.varint())
-	e.lifetime = time.Duration(r.varint())
+	// Kept to [0, maxAge] like every age and lifetime kit works out: the
+	// store is not kit's, and what it holds is added to and subtracted from.
+	e.initialAge = clampAge(time.Duration(r.varint()))
+	e.lifetime = clampAge(time.Duration(r.varint()))
 	flags := r.byte()
 	nVary, nHeader := r.uvarint(), r.uvarint()
 	if r.bad || status < 100 || status > 999 || nVary > uint64(len(r.b)) || nHeader > uint64(len(r.b)) {
@@ -237,7 +238,7 @@ func (r *stringReader) str() string {
 // was chosen by (RFC 9111 §4.1).
 func (e *cacheEntry) varyMatches(h http.Header) bool {
 	for i := 0; i+1 < len(e.vary); i += 2 {
-		if strings.Join(h.Values(e.vary[i]), ", ") != e.vary[i+1] {
+		if varyValue(h, e.vary[i]) != e.vary[i+1] {
 			return false
 		}
 	}
@@ -245,18 +246,18 @@ func (e *cacheEntry) varyMatches(h http.Header) bool {
 }
 
 // private returns a copy of a shared entry (NewMemoryCache's) that the
-// caller may change: its own header map, whose value slices are still
-// shared but capped, so that an Add copies them (a Set replaces them).
+// caller may change: its own header, values included (it may end up in a
+// caller's response).
 func (e *cacheEntry) private() *cacheEntry {
 	c := *e
-	c.header = make(http.Header, len(e.header)+1)
-	for k, vs := range e.header {
-		c.header[k] = vs[:len(vs):len(vs)]
-	}
+	c.header = cloneHeader(e.header, 1, nil)
 	return &c
 }
 
-// age is the entry's current age at now (RFC 9111 §4.2.3).
+// age is the entry's current age at now (RFC 9111 §4.2.3): never
+// negative, and at most maxDelta seconds whatever the entry says (it may
+// come from a store kit does not control) and however far the clock is
+// from its time of arrival, so that no sum overflows.
 func (e *cacheEntry) age(now time.Time) time.Duration {
-	return e.initialAge + max(now.Sub(e.respTime), 0)
+	return min(clampAge(e.initialAge)+clampAge(now.Sub(e.respTime)), maxAge)
 }

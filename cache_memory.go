@@ -17,7 +17,8 @@ const DefaultMemoryCacheBytes = 32 << 20
 // kept. A maxBytes that is not positive means DefaultMemoryCacheBytes.
 //
 // It is safe for concurrent use; several clients may share one (clients
-// with the same credentials then share entries). Get returns the stored
+// with the same credentials then share entries; see WithCache for what the
+// credentials are). Get returns the stored
 // bytes themselves, without a copy: they must not be modified. Set keeps a
 // copy of what it is given.
 func NewMemoryCache(maxBytes int64) CacheStore {

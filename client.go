@@ -135,6 +135,7 @@ type clientState struct {
 
 	authIdentity string       // the cache identity of fixed credentials (see cache.go)
 	lastTokenID  lastTokenIDs // the cache identity of the last token seen
+	cacheClient  string       // with attempt interceptors, what keeps this client's cache entries its own (see cache.go)
 	serverLimits serverLimits // what servers said of their rate limits (see ratelimit_server.go)
 }
 

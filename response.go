@@ -23,6 +23,7 @@ type Response struct {
 	page        *pageInfo       // what the single pass over a page found
 	redact      redactor        // the client's and request's, for redacting URLs in errors
 	cached      bool            // served from the client's cache (WithCache)
+	unforeseen  bool            // sent with credentials or a URL the cache's key does not cover (see cache_sent.go)
 	observed    context.Context // a streamed call's context from Observer.CallStart; nil otherwise
 	observedEnd *streamedEnd    // a streamed call's Observer.CallEnd; nil otherwise
 }

@@ -2,6 +2,7 @@ package kit
 
 import (
 	"context"
+	"crypto/rand"
 	"net/http"
 )
 
@@ -19,6 +20,7 @@ import (
 //	server rate limit   WithServerRateLimit              ratelimit_server.go
 //	auth                WithAuth, refresh on a 401       auth.go
 //	logging             WithLogger                       logging.go
+//	sent check          WithCache                        cache_sent.go
 //	attempt interceptors WithAttemptInterceptors         interceptor.go
 //	in-flight limit     WithMaxInFlight (async only)     inflight.go
 //	transport           the engine, body, *HTTPError     transport.go
@@ -35,8 +37,11 @@ import (
 // buildChains makes the client's sync chain (when its engine implements
 // Engine) and async chain (when it implements AsyncEngine).
 func (st *clientState) buildChains() error {
+	if st.cache != nil && len(st.attemptInterceptors) > 0 {
+		st.cacheClient = rand.Text() // see cacheIdentityOf
+	}
 	if st.syncEng != nil {
-		c, err := st.chain(st.syncTransport)
+		c, err := st.chain(st.syncTransport, jarOf(st.syncEng))
 		if err != nil {
 			return err
 		}
@@ -44,7 +49,7 @@ func (st *clientState) buildChains() error {
 	}
 	if st.asyncEng != nil {
 		st.slots = newSemaphore(st.maxFlight)
-		c, err := st.chain(st.inflightLayer(st.asyncTransport))
+		c, err := st.chain(st.inflightLayer(st.asyncTransport), jarOf(st.asyncEng))
 		if err != nil {
 			return err
 		}
@@ -53,11 +58,16 @@ func (st *clientState) buildChains() error {
 	return nil
 }
 
-// chain stacks the layers on top of transport.
-func (st *clientState) chain(transport Sender) (Sender, error) {
+// chain stacks the layers on top of transport. jar is the cookie jar of
+// the engine transport sends through (nil when it has none, or kit cannot
+// tell), for the cache.
+func (st *clientState) chain(transport Sender, jar http.CookieJar) (Sender, error) {
 	s, err := st.wrapChecked(transport, st.attemptInterceptors, "WithAttemptInterceptors")
 	if err != nil {
 		return nil, err
+	}
+	if st.cache != nil {
+		s = sentCheckLayer(s, jar)
 	}
 	if st.logger != nil {
 		s = st.loggingLayer(s)
@@ -73,7 +83,7 @@ func (st *clientState) chain(transport Sender) (Sender, error) {
 	}
 	s = st.retryLayer(s)
 	if st.cache != nil {
-		s = st.cacheLayer(s)
+		s = st.cacheLayer(s, jar)
 	}
 	s = timeoutLayer(s)
 	s = st.urlGuardLayer(s)
