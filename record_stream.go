@@ -202,8 +202,12 @@ func newRecordStream(st *clientState, resp *Response, sc *streamCall, t reflect.
 		t.hold()
 		rs.release = append(rs.release, t.unhold)
 	}
+	// Under the lock: when the context has already ended, shutdown runs at
+	// once on another goroutine, and must find stop among the releases.
+	rs.mu.Lock()
 	stop := context.AfterFunc(rs.ctx, func() { rs.shutdown(false) })
 	rs.release = append(rs.release, func() { stop() })
+	rs.mu.Unlock()
 	return rs, nil
 }
 

@@ -251,7 +251,7 @@ type streamBody struct {
 	mu       sync.Mutex
 	closed   bool
 	releases []func()    // run once, last added first, when the body is closed
-	stop     func() bool // unregisters the close on ctx's end
+	stop     func() bool // unregisters the close on ctx's end; under mu
 }
 
 // newStreamBody wraps hresp's body. When ctx is the context of a tracked
@@ -262,7 +262,11 @@ func (st *clientState) newStreamBody(ctx context.Context, hreq *http.Request, hr
 		t.hold()
 		s.releases = append(s.releases, t.unhold)
 	}
+	// Under the lock: when ctx has already ended, the func runs at once on
+	// another goroutine, and its Close must see stop.
+	s.mu.Lock()
 	s.stop = context.AfterFunc(ctx, func() { s.Close() })
+	s.mu.Unlock()
 	return s
 }
 
@@ -291,11 +295,11 @@ func (s *streamBody) Close() error {
 		return nil
 	}
 	s.closed = true
-	releases := s.releases
-	s.releases = nil
+	releases, stop := s.releases, s.stop
+	s.releases, s.stop = nil, nil
 	s.mu.Unlock()
-	if s.stop != nil {
-		s.stop()
+	if stop != nil {
+		stop()
 	}
 	err := s.body.Close()
 	for i := len(releases) - 1; i >= 0; i-- {
