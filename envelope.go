@@ -2,6 +2,7 @@ package kit
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"reflect"
@@ -161,7 +162,7 @@ func (st *clientState) checkBody(pol *callPolicy, resp *Response) error {
 		Header:     resp.Header,
 		Body:       body,
 		Model:      model,
-		finalURL:   hreq.URL,
+		finalURL:   cmp.Or(resp.finalURL, hreq.URL),
 		retry:      st.policyFor(pol),
 		cause:      checkErr,
 	}

@@ -262,7 +262,8 @@ func (e *ValidationError) Unwrap() error { return e.Err }
 
 // PanicError is returned for a panic in code that kit ran on a goroutine of
 // its own: a validator, an interceptor, an auth, a paginator or a decoder
-// of an async call, a walk's prefetching, a token fetch. Without it such a
+// of an async call, a walk's prefetching, a token fetch, an [Observer]'s
+// StreamEnd or CallEnd run when a stream's context ends. Without it such a
 // panic would end the process; with it the caller gets an error. Error is
 // one line; %+v also prints the stack.
 type PanicError struct {

@@ -27,9 +27,13 @@ import (
 // CallEnd of a streamed result and StreamEnd run on whichever goroutine
 // ends the stream: the one closing it, or one of the context's when it
 // ends. They must be safe for concurrent use and quick; a panic in one
-// is a panic of the call. They must not keep the Request or Response
-// after they return, nor change them, with one exception: CallStart may
-// set headers on the request (trace context), which every attempt sends.
+// is a panic of the call, except on a goroutine of the context's: there
+// it is recovered, and the stream's range (or the body's Read), or else
+// its Close, returns it once as an error matching [*PanicError]; the
+// stream is released all the same. They must not keep the Request or
+// Response after they return, nor change them, with one exception:
+// CallStart may set headers on the request (trace context), which every
+// attempt sends.
 type Observer struct {
 	// CallStart is called when a call enters the client's chain: an
 	// endpoint call, a resource operation, one page of a walk, or the

@@ -26,7 +26,9 @@ import (
 //     two clocks need not agree), a smaller one is seconds from now.
 //
 // Every response updates what the client knows of its origin (scheme, host
-// and port), error statuses included (a 429, a 403 with these headers).
+// and port), error statuses included (a 429, a 403 with these headers): the
+// origin that answered, which after a redirect is where it led, not where
+// the request was first sent.
 // Between responses each request sent counts against the remaining number.
 // When none are left before the reset, the origin's later requests wait
 // for the reset, with the call's context, when it is at most maxWait away,
@@ -164,13 +166,18 @@ func (st *clientState) serverRateLayer(next Sender) Sender {
 			}
 		}
 		resp, err := next(ctx, req)
+		// What a response says of its limit is the origin's that sent
+		// it: where a redirect led, which may not be req's.
 		var h http.Header
 		var he *HTTPError
 		switch {
 		case resp != nil:
-			h = resp.Header
+			h, origin = resp.Header, resp.originOr(req.URL)
 		case errors.As(err, &he):
 			h = he.Header
+			if he.finalURL != nil {
+				origin = originOf(he.finalURL)
+			}
 		}
 		if l, ok := parseRateLimit(h, time.Now()); ok {
 			st.serverLimits.update(origin, l)

@@ -148,7 +148,9 @@ type recordStream struct {
 	closed   bool
 	byCaller bool          // Close closed it, not the end of the context
 	closing  chan struct{} // closed by shutdown
+	done     chan struct{} // closed once shutdown has run (and its releases)
 	release  []func()      // run once by shutdown, last first
+	panicked error         // a panic of the shutdown on the context's end, until reported
 	cancel   func()        // ends the context of a resumed connection
 }
 
@@ -166,6 +168,7 @@ func newRecordStream(st *clientState, resp *Response, sc *streamCall, t reflect.
 		resp:    resp,
 		body:    body,
 		closing: make(chan struct{}),
+		done:    make(chan struct{}),
 	}
 	if o := st.observer; o != nil && o.StreamEnd != nil {
 		rs.observed = cmp.Or(resp.observed, sc.ctx)
@@ -202,8 +205,12 @@ func newRecordStream(st *clientState, resp *Response, sc *streamCall, t reflect.
 		t.hold()
 		rs.release = append(rs.release, t.unhold)
 	}
+	// Under the lock: when the context has already ended, shutdown runs at
+	// once on another goroutine, and must find stop among the releases.
+	rs.mu.Lock()
 	stop := context.AfterFunc(rs.ctx, func() { rs.shutdown(false) })
 	rs.release = append(rs.release, func() { stop() })
+	rs.mu.Unlock()
 	return rs, nil
 }
 
@@ -219,7 +226,7 @@ func (rs *recordStream) begin() error {
 	case closed && byCaller:
 		return errorf(rs.op, "ranging over a closed stream")
 	case rs.ctx.Err() != nil:
-		return rs.ctxError()
+		return rs.endedError()
 	}
 	return nil
 }
@@ -351,9 +358,20 @@ func (rs *recordStream) stopError() error {
 	byCaller := rs.closed && rs.byCaller
 	rs.mu.Unlock()
 	if !byCaller && rs.ctx.Err() != nil {
-		return rs.ctxError()
+		return rs.endedError()
 	}
 	return errStreamEnd
+}
+
+// endedError is ctxError, with the panic of the shutdown that the end of
+// the context ran, if any (and not reported yet).
+func (rs *recordStream) endedError() error {
+	err := rs.ctxError()
+	<-rs.done // the shutdown on the context's end has run or is running
+	if p := rs.takePanic(); p != nil {
+		err = fmt.Errorf("%w; %w", err, p)
+	}
+	return err
 }
 
 func (rs *recordStream) response() *Response {
@@ -366,12 +384,23 @@ func (rs *recordStream) response() *Response {
 func (rs *recordStream) Close() error { return rs.shutdown(true) }
 
 // shutdown closes the stream: the body of the current connection, and
-// what the stream holds. byCaller says whether Close did it (else the
-// context ended).
-func (rs *recordStream) shutdown(byCaller bool) error {
+// what the stream holds. byCaller says whether Close did it; else the
+// context ended, and shutdown runs on a goroutine of its own: a panic of
+// what it runs (the observer's StreamEnd or CallEnd) is then recovered and
+// kept for the range or Close to report. Otherwise a panic goes on, once
+// everything is released. Once shutdown has run, Close returns nil, or
+// the kept panic if nothing reported it yet.
+func (rs *recordStream) shutdown(byCaller bool) (err error) {
 	rs.mu.Lock()
 	if rs.closed {
 		rs.mu.Unlock()
+		if !byCaller {
+			return nil
+		}
+		<-rs.done
+		if p := rs.takePanic(); p != nil {
+			return errorf(rs.op, "%w", p)
+		}
 		return nil
 	}
 	rs.closed, rs.byCaller = true, byCaller
@@ -381,25 +410,52 @@ func (rs *recordStream) shutdown(byCaller bool) error {
 	rs.body, rs.cancel, rs.release = nil, nil, nil
 	failed, seen := rs.failed, rs.seen
 	rs.mu.Unlock()
-	if rs.observed != nil {
-		if err := rs.ctx.Err(); failed == nil && !byCaller && err != nil {
-			failed = errorf(rs.op, "after %s: %w", recordsText(seen), err)
+	returned := false
+	defer func() {
+		if !byCaller && !returned {
+			rs.keepPanic(fmt.Errorf("ending the stream: %w", newPanicOrExit(recover())))
 		}
-		rs.st.observer.StreamEnd(rs.observed, StreamResult{Request: rs.sc.req, Records: seen, Err: failed})
+		close(rs.done)
+	}()
+	steps := make([]func(), 0, 4+len(release))
+	if rs.observed != nil {
+		steps = append(steps, func() {
+			if err := rs.ctx.Err(); failed == nil && !byCaller && err != nil {
+				failed = errorf(rs.op, "after %s: %w", recordsText(seen), err)
+			}
+			rs.st.observer.StreamEnd(rs.observed, StreamResult{Request: rs.sc.req, Records: seen, Err: failed})
+		})
 	}
-	var err error
 	if body != nil {
-		err = body.Close()
+		steps = append(steps, func() { err = body.Close() })
 	}
 	if cancel != nil {
-		cancel()
+		steps = append(steps, cancel)
 	}
 	for i := len(release) - 1; i >= 0; i-- {
-		release[i]()
+		steps = append(steps, release[i])
 	}
 	if rs.callEnd != nil {
-		rs.callEnd.finish()
+		steps = append(steps, rs.callEnd.finish)
 	}
+	// Each step runs, whichever panics.
+	runEach(steps)
+	returned = true
+	return err
+}
+
+func (rs *recordStream) keepPanic(err error) {
+	rs.mu.Lock()
+	rs.panicked = err
+	rs.mu.Unlock()
+}
+
+// takePanic returns the panic kept by shutdown, once.
+func (rs *recordStream) takePanic() error {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	err := rs.panicked
+	rs.panicked = nil
 	return err
 }
 

@@ -3,6 +3,7 @@ package kit
 import (
 	"context"
 	"net/http"
+	"net/url"
 )
 
 // Response is a response whose body has been read: its status, headers, the
@@ -26,6 +27,16 @@ type Response struct {
 	unforeseen  bool            // sent with credentials or a URL the cache's key does not cover (see cache_sent.go)
 	observed    context.Context // a streamed call's context from Observer.CallStart; nil otherwise
 	observedEnd *streamedEnd    // a streamed call's Observer.CallEnd; nil otherwise
+	finalURL    *url.URL        // the URL that answered (after redirects); nil when Request's or unknown
+}
+
+// originOr returns the origin of the URL that answered: where a redirect
+// led, else sent (the URL the request was sent to).
+func (r *Response) originOr(sent *url.URL) originKey {
+	if r.finalURL != nil {
+		return originOf(r.finalURL)
+	}
+	return originOf(sent)
 }
 
 // JSON decodes the body into v, which must be a pointer. An empty body or

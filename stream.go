@@ -9,6 +9,7 @@ import (
 	"iter"
 	"net/http"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 )
@@ -161,7 +162,9 @@ func (s *Stream[T]) Response() *Response {
 }
 
 // Close releases the connection and what the call held (see [Stream]). It is
-// idempotent: later calls do nothing and return nil.
+// idempotent: later calls do nothing and return nil, except that after the
+// end of the stream's context closed it, Close returns the [*PanicError]
+// of an [Observer] that panicked meanwhile if the range did not.
 func (s *Stream[T]) Close() error {
 	if s == nil || s.rs == nil {
 		return nil
@@ -247,32 +250,45 @@ type streamBody struct {
 	body io.ReadCloser // the engine's response body
 	op   string        // "GET https://...", for errors
 	ctx  context.Context
+	done chan struct{} // closed once Close has run (and its releases)
 
 	mu       sync.Mutex
 	closed   bool
 	releases []func()    // run once, last added first, when the body is closed
-	stop     func() bool // unregisters the close on ctx's end
+	stop     func() bool // unregisters the close on ctx's end; under mu
+	panicked error       // a panic of the close on ctx's end, until reported
 }
 
 // newStreamBody wraps hresp's body. When ctx is the context of a tracked
 // async call of st, the call is held open until the body is closed.
 func (st *clientState) newStreamBody(ctx context.Context, req *Request, hreq *http.Request, hresp *http.Response) *streamBody {
-	s := &streamBody{body: hresp.Body, op: st.redactorOf(req).op(hreq.Method, hreq.URL), ctx: ctx}
+	s := &streamBody{body: hresp.Body, op: st.redactorOf(req).op(hreq.Method, hreq.URL), ctx: ctx, done: make(chan struct{})}
 	if t, ok := ctx.Value(asyncTaskKey{}).(*asyncTask); ok && t.w == &st.work {
 		t.hold()
 		s.releases = append(s.releases, t.unhold)
 	}
-	s.stop = context.AfterFunc(ctx, func() { s.Close() })
+	// Under the lock: when ctx has already ended, the func runs at once on
+	// another goroutine, and its close must see stop.
+	s.mu.Lock()
+	s.stop = context.AfterFunc(ctx, func() { s.close(true) })
+	s.mu.Unlock()
 	return s
 }
 
 // Read reads the body. Errors other than io.EOF say what was being read,
-// and match the context's error when it has ended.
+// and match the context's error when it has ended (and a *PanicError when
+// what its end ran panicked).
 func (s *streamBody) Read(p []byte) (int, error) {
 	n, err := s.body.Read(p)
 	if err != nil && err != io.EOF {
-		if ctxErr := s.ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-			err = fmt.Errorf("%w (%v)", ctxErr, err)
+		if ctxErr := s.ctx.Err(); ctxErr != nil {
+			if !errors.Is(err, ctxErr) {
+				err = fmt.Errorf("%w (%v)", ctxErr, err)
+			}
+			<-s.done // the close on ctx's end has run or is running
+			if p := s.takePanic(); p != nil {
+				err = fmt.Errorf("%w; %w", err, p)
+			}
 		}
 		if errors.Is(context.Cause(s.ctx), errCloseCancelled) && !errors.Is(err, ErrClosed) {
 			err = fmt.Errorf("%w (%w)", err, errCloseCancelled)
@@ -283,25 +299,76 @@ func (s *streamBody) Read(p []byte) (int, error) {
 }
 
 // Close closes the body, releasing the connection, and gives back what the
-// request held. Further calls do nothing and return nil.
-func (s *streamBody) Close() error {
+// request held. Further calls return nil once that is done, or the panic
+// of the close that the end of the context ran (see close), once.
+func (s *streamBody) Close() error { return s.close(false) }
+
+// close is Close; onCtx says the end of the context runs it, on a
+// goroutine of its own: a panic of what it runs (an observer's CallEnd) is
+// then recovered and kept for Read or Close to report. Otherwise a panic
+// goes on, once every release has run.
+func (s *streamBody) close(onCtx bool) (err error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
+		if onCtx {
+			return nil
+		}
+		<-s.done
+		if p := s.takePanic(); p != nil {
+			return errorf(s.op, "%w", p)
+		}
 		return nil
 	}
 	s.closed = true
-	releases := s.releases
-	s.releases = nil
+	releases, stop := s.releases, s.stop
+	s.releases, s.stop = nil, nil
 	s.mu.Unlock()
-	if s.stop != nil {
-		s.stop()
+	returned := false
+	defer func() {
+		if onCtx && !returned {
+			s.keepPanic(fmt.Errorf("ending the call: %w", newPanicOrExit(recover())))
+		}
+		close(s.done)
+	}()
+	if stop != nil {
+		stop()
 	}
-	err := s.body.Close()
-	for i := len(releases) - 1; i >= 0; i-- {
-		releases[i]()
-	}
+	err = s.body.Close()
+	slices.Reverse(releases)
+	runEach(releases)
+	returned = true
 	return err
+}
+
+func (s *streamBody) keepPanic(err error) {
+	s.mu.Lock()
+	s.panicked = err
+	s.mu.Unlock()
+}
+
+// takePanic returns the panic kept by close, once.
+func (s *streamBody) takePanic() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.panicked
+	s.panicked = nil
+	return err
+}
+
+// runEach runs each of fs in order: when one panics, those after it run
+// too, then the panic goes on.
+func runEach(fs []func()) {
+	for i, f := range fs {
+		ran := false
+		defer func() {
+			if !ran {
+				runEach(fs[i+1:])
+			}
+		}()
+		f()
+		ran = true
+	}
 }
 
 // onClose adds f to what Close runs; f runs at once if the body is closed.

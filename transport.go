@@ -109,7 +109,7 @@ func (st *clientState) receive(ctx context.Context, req *Request, hreq *http.Req
 	}
 	if req.policy.stream {
 		// Handed over unread; no size limit. The caller closes it.
-		return &Response{StatusCode: hresp.StatusCode, Header: hresp.Header, Request: hreq, stream: st.newStreamBody(ctx, req, hreq, hresp), redact: st.redactorOf(req)}, nil
+		return &Response{StatusCode: hresp.StatusCode, Header: hresp.Header, Request: hreq, stream: st.newStreamBody(ctx, req, hreq, hresp), redact: st.redactorOf(req), finalURL: finalURL(hreq, hresp)}, nil
 	}
 	defer hresp.Body.Close()
 	limit := cmp.Or(req.policy.maxBody, st.maxBody)
@@ -130,13 +130,22 @@ func (st *clientState) receive(ctx context.Context, req *Request, hreq *http.Req
 		}
 		return nil, errorf(st.opOf(req), "reading the %d response body: %w", hresp.StatusCode, err)
 	}
-	resp := &Response{StatusCode: hresp.StatusCode, Header: hresp.Header, Request: hreq, body: body, redact: st.redactorOf(req)}
+	resp := &Response{StatusCode: hresp.StatusCode, Header: hresp.Header, Request: hreq, body: body, redact: st.redactorOf(req), finalURL: finalURL(hreq, hresp)}
 	if req.policy.bodyCheck != nil || st.bodyCheck != nil {
 		if err := st.checkBody(req.policy, resp); err != nil {
 			return nil, err
 		}
 	}
 	return resp, nil
+}
+
+// finalURL is the URL that answered hreq with hresp, when a redirect led
+// elsewhere; nil otherwise.
+func finalURL(hreq *http.Request, hresp *http.Response) *url.URL {
+	if hresp.Request == nil || hresp.Request == hreq || hresp.Request.URL == hreq.URL {
+		return nil
+	}
+	return hresp.Request.URL
 }
 
 // httpError is the *HTTPError of a non-2xx response to req. final is the

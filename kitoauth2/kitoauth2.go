@@ -25,6 +25,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/kithttp/kit"
 	"golang.org/x/oauth2"
@@ -46,7 +47,8 @@ func Auth(ts oauth2.TokenSource, opts ...kit.TokenOption) *kit.TokenSourceAuth {
 // Fetch adapts ts to the fetch function of kit.TokenAuth. Because
 // oauth2.TokenSource.Token takes no context, it runs on a goroutine of its
 // own: when ctx ends first (kit's fetch timeout), Fetch returns ctx's error
-// at once and that goroutine ends when ts.Token returns.
+// at once and that goroutine ends when ts.Token returns. A panic of
+// ts.Token there is an error matching *kit.PanicError.
 func Fetch(ts oauth2.TokenSource) func(ctx context.Context) (kit.Token, error) {
 	return func(ctx context.Context) (kit.Token, error) {
 		if ts == nil {
@@ -61,7 +63,8 @@ func Fetch(ts oauth2.TokenSource) func(ctx context.Context) (kit.Token, error) {
 			var r result
 			defer func() {
 				if p := recover(); p != nil {
-					r = result{nil, fmt.Errorf("kitoauth2: the TokenSource panicked: %v", p)}
+					// As kit reports a panic on a goroutine of its own.
+					r = result{nil, fmt.Errorf("kitoauth2: the TokenSource: %w", &kit.PanicError{Value: p, Stack: debug.Stack()})}
 				}
 				ch <- r
 			}()

@@ -186,3 +186,18 @@ func TestToken(t *testing.T) {
 type tokenSourceFunc func() (*oauth2.Token, error)
 
 func (f tokenSourceFunc) Token() (*oauth2.Token, error) { return f() }
+
+// A TokenSource that panics runs on a goroutine of Fetch's: the panic is
+// an error matching *kit.PanicError, as for kit's own goroutines.
+func TestFetchPanicIsAPanicError(t *testing.T) {
+	leakcheck.Check(t)
+	boom := tokenSourceFunc(func() (*oauth2.Token, error) { panic("source boom") })
+	_, err := kitoauth2.Fetch(boom)(t.Context())
+	pe, ok := errors.AsType[*kit.PanicError](err)
+	if !ok || pe.Value != "source boom" || len(pe.Stack) == 0 {
+		t.Fatalf("err = %v, want a *kit.PanicError with the panic and its stack", err)
+	}
+	if !strings.Contains(err.Error(), "kitoauth2") {
+		t.Errorf("err = %q does not say where", err)
+	}
+}
