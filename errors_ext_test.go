@@ -126,6 +126,8 @@ func TestErrorsNeverShowSecrets(t *testing.T) {
 		"signature":    "SECRET-sig-7",
 		"user info":    "SECRET-ui-8",
 	}
+	arrived := make(chan struct{}) // closed when /slow's request arrives
+	var arrivedOnce sync.Once
 	rec := newRecorder(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/api/500":
@@ -138,6 +140,7 @@ func TestErrorsNeverShowSecrets(t *testing.T) {
 		case "/api/big":
 			replyJSON(http.StatusOK, `"`+strings.Repeat("x", 200)+`"`)(w, r)
 		case "/api/slow":
+			arrivedOnce.Do(func() { close(arrived) })
 			<-r.Context().Done()
 		default:
 			replyJSON(http.StatusOK, `{"name":"a","email":"a@example.com"}`)(w, r)
@@ -179,11 +182,12 @@ func TestErrorsNeverShowSecrets(t *testing.T) {
 	}
 	closedClient := newClient(t, closed.URL+"/api?client_secret="+secrets["base query"], opts...)
 	closed.Close()
+	// The deadline passes once the server has the request, whatever the
+	// machine's load: the call must have been sent to count as one of the
+	// server's five requests.
 	deadline := func(call coreCaller) coreCaller {
 		return func(ctx context.Context, b kit.Binding) error {
-			ctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
-			defer cancel()
-			return call(ctx, b)
+			return call(&expiringCtx{Context: ctx, expire: arrived}, b)
 		}
 	}
 	nan := p
@@ -302,5 +306,25 @@ func TestErrorUnwrap(t *testing.T) {
 		if !strings.HasPrefix(s.Error(), "kit: ") {
 			t.Errorf("sentinel %q lacks the kit: prefix", s)
 		}
+	}
+}
+
+// expiringCtx is a context whose deadline passes when expire is closed
+// (after its parent's values and an hour's deadline), so that a test can
+// make a deadline pass at a chosen moment instead of after a wall-clock
+// window.
+type expiringCtx struct {
+	context.Context
+	expire <-chan struct{}
+}
+
+func (c *expiringCtx) Deadline() (time.Time, bool) { return time.Now().Add(time.Hour), true }
+func (c *expiringCtx) Done() <-chan struct{}       { return c.expire }
+func (c *expiringCtx) Err() error {
+	select {
+	case <-c.expire:
+		return context.DeadlineExceeded
+	default:
+		return nil
 	}
 }
