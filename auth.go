@@ -83,6 +83,12 @@ func APIKeyQuery(param, value string) Auth {
 	return &apiKeyQueryAuth{param: param, value: value}
 }
 
+// NoAuth declares an endpoint that never carries the client's credentials
+// and never triggers a token refresh: public endpoints, and the login
+// endpoint that produces a token. It is a declaration trait: an
+// [EndpointOption] only.
+func NoAuth() EndpointOption { return noAuthOption{} }
+
 // Private implementation past this point.
 
 // authConfigError reports a bad auth configuration; NewClient returns it
@@ -379,3 +385,8 @@ func refreshAfter401(ctx context.Context, ref Refresher, gen uint64) (renewed bo
 	}
 	return true, ref.Refresh(ctx)
 }
+
+type noAuthOption struct{}
+
+func (noAuthOption) applyEndpoint(c *endpointConfig) { c.noAuth = true }
+func (noAuthOption) String() string                  { return "kit.NoAuth()" }

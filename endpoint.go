@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -10,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/kithttp/kit/internal/httpsyntax"
-	"github.com/kithttp/kit/internal/jsonpath"
 	"github.com/kithttp/kit/internal/pathtmpl"
 	"github.com/kithttp/kit/internal/routing"
 )
@@ -117,7 +117,7 @@ func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P, opts ...
 	if err != nil {
 		return failedResult[R](d.result, err, nil)
 	}
-	r, err := decodeResult[R](d.result, d.inner, st, resp, sc, d.resultAt)
+	r, err := decodeResult[R](d.result, d.inner, st, resp, sc, req.resultAt)
 	return r, st.decoded(req, resp, err)
 }
 
@@ -167,7 +167,7 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P, opts ...Ca
 		if err != nil {
 			return failedResult[R](e.d.result, err, nil)
 		}
-		r, err := decodeResult[R](e.d.result, e.d.inner, st, resp, sc, e.d.resultAt)
+		r, err := decodeResult[R](e.d.result, e.d.inner, st, resp, sc, req.resultAt)
 		return r, st.decoded(req, resp, err)
 	})
 }
@@ -201,15 +201,11 @@ func mustEndpoint[P, R any](method, path string, opts []EndpointOption) *Endpoin
 
 // endpointConfig collects what the endpoint options set.
 type endpointConfig struct {
-	callPolicy
-	problem string
-	header  http.Header  // WithHeader: constant headers of the endpoint
-	bodyEnc bodyEncoding // FormBody, Multipart; JSON by default
-	paging  pagingConfig // WithPaginator, WithMaxPages, WithPrefetch: paged endpoints only
-
-	idemHeader string        // WithIdempotencyKey; "": the client's
-	resultAt   jsonpath.Path // WithResultAt; nil: R is the whole body
-	formStyle  FormStyle     // FormBody's style
+	requestConfig // the request options: this endpoint's, over the client's
+	problem       string
+	bodyEnc       bodyEncoding // FormBody, Multipart; JSON by default
+	paging        pagingConfig // PagedBy: paged endpoints only
+	formStyle     FormStyle    // FormBody's style
 }
 
 // endpointDecl is everything about an endpoint that does not depend on the
@@ -230,6 +226,9 @@ type endpointDecl struct {
 	// records makes the result of R = *Stream[T] (or Result[*Stream[T]]);
 	// nil for other results.
 	records recordsOpener
+	// decoded says that R (or T of R = Result[T]) is decoded from JSON, for
+	// WithResultAt; false for a paged endpoint.
+	decoded bool
 	endpointConfig
 }
 
@@ -264,8 +263,8 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 		if err := d.paging.complete(method); err != nil {
 			return nil, declErr("%v", err)
 		}
-	} else if d.paging.option != "" {
-		return nil, declErr("%s applies to a paged endpoint (kit.Paged) or a resource, not to an endpoint declared with kit.%s", d.paging.option, declaredWith(method))
+	} else if opt := cmp.Or(d.paging.option, d.pagingOption); opt != "" {
+		return nil, declErr("%s applies to a paged endpoint (kit.Paged) or a resource, not to an endpoint declared with kit.%s", opt, declaredWith(method))
 	}
 	tmpl, err := pathtmpl.Parse(path)
 	if err != nil {
@@ -316,12 +315,13 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 		d.records = reflect.Zero(rType.Field(0).Type).Interface().(recordsOpener)
 	}
 	d.stream = d.result == routing.ResultBody || d.inner == routing.ResultBody || d.records != nil
+	decoded := func(k routing.ResultKind) bool { return k == routing.ResultTyped || k == routing.ResultRaw }
+	d.decoded = !paged && (d.result == routing.ResultWrapped && decoded(d.inner) || d.result != routing.ResultWrapped && decoded(d.result))
 	if d.resultAt != nil {
 		if paged {
 			return nil, declErr("WithResultAt applies to an endpoint; a paged endpoint's paginator says where the records are (its ItemsKey)")
 		}
-		decoded := func(k routing.ResultKind) bool { return k == routing.ResultTyped || k == routing.ResultRaw }
-		if d.result == routing.ResultWrapped && !decoded(d.inner) || d.result != routing.ResultWrapped && !decoded(d.result) {
+		if !d.decoded {
 			return nil, declErr("WithResultAt(%q): the result type %s is not decoded from JSON", d.resultAt.String(), rType)
 		}
 	}
@@ -391,7 +391,16 @@ func (d *endpointDecl) requestWith(st *clientState, params any, room *callRoom, 
 	if r.call, err = d.settings(opts); err != nil {
 		return nil, err
 	}
-	return st.buildIn(d, &r, "", box)
+	at, err := d.resultPath(st, r.call, d.decoded)
+	if err != nil {
+		return nil, err
+	}
+	req, err := st.buildIn(d, &r, "", box)
+	if err != nil {
+		return nil, err
+	}
+	req.resultAt = at
+	return req, nil
 }
 
 // route routes the call's parameters (params is a *P).

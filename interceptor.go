@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/kithttp/kit/internal/jsonpath"
 )
 
 // Request is one request on its way through a client's send chain: what an
@@ -45,6 +47,10 @@ type Request struct {
 	attempt int         // 1 for the first attempt, set by the retry layer
 	call    *callState  // shared by the attempts of a retried call; else nil
 	keyed   bool        // carries an idempotency key: a write safe to retry
+
+	// resultAt is where the call's result is in the body (WithResultAt in
+	// force); nil: the whole body.
+	resultAt jsonpath.Path
 
 	// own is set on the copy the retry layer makes for one attempt: that
 	// copy is the attempt's alone, and the auth layer adds its header to it

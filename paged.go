@@ -223,8 +223,7 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool, opts []CallOpt
 	if err != nil {
 		return nil, err
 	}
-	w := newWalk(st, d, &d.paging, chain, base.String(), r.header, q)
-	w.call = cs
+	w := newWalk(st, d, &d.paging, cs, chain, base.String(), r.header, q)
 	w.post, w.body = post, body
 	return w, nil
 }

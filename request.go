@@ -86,6 +86,12 @@ func (st *clientState) buildIn(d *endpointDecl, r *routed, rawURL string, box *r
 	req := &box.req
 	req.Method, req.URL, req.Endpoint = d.method, u, d.name
 	req.policy, req.built = r.call.policyOf(d), built
+	if st.timeout > 0 && req.policy.timeout <= 0 {
+		// The client's WithTimeout, under the declaration's policy.
+		box.policy = *req.policy
+		box.policy.timeout = st.timeout
+		req.policy = &box.policy
+	}
 	if r.target != nil {
 		// A URL given at run time is often one a server sent (a Location
 		// to follow): the headers of the call were declared for the
@@ -171,7 +177,7 @@ func (st *clientState) buildIn(d *endpointDecl, r *routed, rawURL string, box *r
 	if r.call != nil {
 		r.call.setHeaders(h)
 	}
-	if d.idemHeader != "" || st.idemHeader != "" || r.call != nil && r.call.key != "" {
+	if d.idemHeader != "" || st.idemHeader != "" || r.call != nil && (r.call.key != "" || r.call.idemHeader != "") {
 		req.keyed = st.setIdempotencyKey(d, r.call, h)
 	}
 	if _, ok := h["User-Agent"]; !ok {
@@ -189,6 +195,7 @@ type requestBox struct {
 	req      Request
 	url      url.URL
 	defaults [3]string
+	policy   callPolicy // the request's policy, when the client's WithTimeout is added to it
 }
 
 // parseBuilt parses the URL build wrote. When onBase is set, it starts with
