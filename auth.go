@@ -25,7 +25,7 @@ import (
 // redirects to another origin (another scheme, host or port), every header
 // that Authenticate added or changed and every query parameter it added are
 // removed from the redirected request (and from its Referer). An engine
-// given with [WithEngine] follows, or refuses, redirects itself and is
+// given with [WithSyncEngine] or [WithAsyncEngine] follows, or refuses, redirects itself and is
 // responsible for doing the same.
 //
 // Implementations must be safe for concurrent use. [Bearer], [Basic], [APIKey],

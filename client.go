@@ -139,7 +139,7 @@ type clientState struct {
 }
 
 // newClientState applies opts and builds the client's send chains.
-// defaultEngine makes the engine when no WithEngine option gave one.
+// defaultEngine makes the engine when no engine option gave one.
 func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*clientState) any) (*clientState, error) {
 	base, err := parseBaseURL(baseURL)
 	if err != nil {

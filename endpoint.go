@@ -34,7 +34,7 @@ import (
 // the status and headers of a 2xx response have arrived; the caller reads
 // the body, whatever its size ([WithMaxBodySize] does not apply), and must
 // close it, which releases the connection, the endpoint's [WithTimeout] and,
-// on an [AsyncClient], the request's in-flight slot (so [WithMaxInFlight]
+// on an [AsyncClient], the request's in-flight slot (so [Limits].MaxInFlight
 // bounds open downloads) and the call that Close waits for. The body is
 // also closed when the call's context ends. Reading errors say what was
 // being read; a body cut short is not retried.

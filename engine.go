@@ -27,7 +27,7 @@ type Engine interface {
 // receives a response closes its body. After Close, Go should return a
 // Future that fails with an error matching [ErrClosed]. The default engine of
 // [NewAsyncClient] is of this kind, with a bound on requests in flight (see
-// [WithMaxInFlight]); it implements AsyncEngine only.
+// [Limits].MaxInFlight); it implements AsyncEngine only.
 type AsyncEngine interface {
 	Go(req *http.Request) *Future[*http.Response]
 	Close(ctx context.Context) error

@@ -111,10 +111,10 @@ type Sender func(ctx context.Context, req *Request) (*Response, error)
 //
 // The chain runs, from outside in: call interceptors ([WithInterceptors]), the
 // endpoint's timeout ([WithTimeout]), retries ([WithRetry]), the rate limit
-// ([WithRateLimit]), credentials and the one refresh-and-resend on a 401
+// ([WithLimits]), credentials and the one refresh-and-resend on a 401
 // ([WithAuth]), logging ([WithLogger]), attempt interceptors
 // ([WithAttemptInterceptors]), the in-flight limit of an [AsyncClient]
-// ([WithMaxInFlight]), and the transport: the engine, the body read within the
+// ([Limits].MaxInFlight), and the transport: the engine, the body read within the
 // limit ([WithMaxBodySize]), and non-2xx statuses turned into [*HTTPError].
 type Interceptor func(next Sender) Sender
 

@@ -9,18 +9,23 @@ import (
 )
 
 // Option configures a [Client] or an [AsyncClient]. Options are values of small
-// comparable types with a String method; a nil Option is skipped.
+// comparable types with a String method; a nil Option is skipped. The
+// options that build the client (its engine, auth, cache, limits, logger,
+// observer, interceptors and validator) are Options only; every
+// [RequestOption] is an Option too, the client's setting of it.
 type Option interface {
 	applyClient(*clientConfig) error
 }
 
-// EndpointOption configures one endpoint declaration. A nil EndpointOption
-// is skipped.
+// EndpointOption configures one endpoint declaration: every [RequestOption],
+// and the traits that say what the declaration is ([FormBody], [Multipart],
+// [NoAuth], [Idempotent], [PagedBy]). A nil EndpointOption is skipped.
 type EndpointOption interface {
 	applyEndpoint(*endpointConfig)
 }
 
-// ResourceOption configures a [Resource] or an [AsyncResource]. A nil
+// ResourceOption configures a [Resource] or an [AsyncResource]: every
+// [RequestOption] (for all its operations and walks) and [PagedBy]. A nil
 // ResourceOption is skipped.
 type ResourceOption interface {
 	applyResource(*resourceConfig)

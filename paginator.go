@@ -372,7 +372,7 @@ func WithMaxPages(n int) RequestOption {
 // pipelined, and on a slow link about n times faster. With any other
 // paginator ([Cursor], [LinkHeader]), whose next request is known only from
 // the page before, one page is fetched ahead. A walk never has more
-// requests in flight than the client's [WithMaxInFlight] allows, and holds
+// requests in flight than the client's [Limits].MaxInFlight allows, and holds
 // only the pages in flight and not yet yielded, so a large n costs nothing
 // until that many requests are sent.
 //
@@ -381,16 +381,16 @@ func WithMaxPages(n int) RequestOption {
 // cannot know where the collection ends before it gets there: when a page
 // turns out to be the last (a short page), the up to n-1 requests already
 // sent past it are cancelled, or their responses discarded if they have
-// arrived. Each was a real request: it took a [WithRateLimit] token and
+// arrived. Each was a real request: it took a token of the client's rate limit ([Limits].Rate) and
 // counts against the server's own rate limit. Breaking out of the loop
 // cancels every request in flight and returns once they have stopped.
 //
-// Under [WithRateLimit], a pipelined walk reserves the tokens of its pages
+// Under a [Limits].Rate, a pipelined walk reserves the tokens of its pages
 // in page order, as it names them: the page the caller needs first gets
 // the first token, so the first records come as soon as a sync walk's
 // would, and a deadline that a sync walk meets is met. A page cancelled
 // before it was sent gives its token back. A [Limiter] given to
-// [WithLimiter] (one a fleet shares) has no reservations: it is waited for
+// Limits.Limiter (one a fleet shares) has no reservations: it is waited for
 // as the pages reach it.
 //
 // It is a [RequestOption] that applies to walks only, like [WithMaxPages]:

@@ -29,7 +29,7 @@ import (
 // A Resource is immutable and safe for concurrent use; the iterators it
 // returns must each be ranged over by one goroutine at a time.
 //
-// Its requests follow the client's [WithRetry] policy, [WithRateLimit] and
+// Its requests follow the client's [WithRetry] policy, [WithLimits] and
 // [WithLogger]: Get, List, Update, Delete and every page of an iteration are
 // retried (a page is retried within the walk, so no record is yielded twice
 // or skipped); Create (POST) and Patch (PATCH) are never retried, since kit

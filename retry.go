@@ -34,7 +34,7 @@ import (
 //   - its method is idempotent (GET, HEAD, PUT, DELETE, OPTIONS, TRACE), or
 //     it is any other method (POST, PATCH) of an endpoint declared with
 //     Idempotent() or of a call that carries an idempotency key (see
-//     WithIdempotencyKey and IdempotencyKey); and
+//     WithIdempotencyHeader and IdempotencyKey); and
 //   - RetryIf (by default Retryable) says the failed attempt's error is
 //     worth another: Retryable says yes to a connection error (refused,
 //     reset, closed early, including a 2xx body cut short) and to a
