@@ -136,7 +136,7 @@ func asyncCRUD[R any](ctx context.Context, rc *resourceCore, op int, id any, bod
 			var zero R
 			return zero, err
 		}
-		r, err := decodeResult[R](kind, 0, rc.st, resp, nil, req.resultAt)
+		r, err := decodeResult[R](kind, 0, rc.st, resp, nil, req.resultPath())
 		return r, rc.st.decoded(req, resp, err)
 	})
 }

@@ -60,16 +60,16 @@ type callSettings struct {
 
 // settings resolves the options of one call of d that is not a walk; nil
 // when opts set nothing (the call is sent as the declaration says).
-func (d *endpointDecl) settings(opts []CallOption) (*callSettings, error) {
-	cs, err := d.settingsOf(opts)
+func (d *endpointDecl) settings(st *clientState, opts []CallOption) (*callSettings, error) {
+	cs, err := d.settingsOf(st, opts)
 	if err == nil && cs != nil && cs.pagingOption != "" {
 		return nil, errorf(d.name, "%s applies to a walk (Iterate, Pages, All and their Go forms), not to one request", cs.pagingOption)
 	}
 	return cs, err
 }
 
-// settingsOf resolves the options of one call of d.
-func (d *endpointDecl) settingsOf(opts []CallOption) (*callSettings, error) {
+// settingsOf resolves the options of one call of d through the client st.
+func (d *endpointDecl) settingsOf(st *clientState, opts []CallOption) (*callSettings, error) {
 	if len(opts) == 0 {
 		return nil, nil
 	}
@@ -107,6 +107,13 @@ func (d *endpointDecl) settingsOf(opts []CallOption) (*callSettings, error) {
 			cs.policy.bodyCheck = set.bodyCheck
 		}
 	}
+	if st.timeout > 0 && cs.policyOf(d).timeout <= 0 {
+		// The client's WithTimeout, in the call's policy.
+		if !cs.ownPolicy {
+			cs.policy, cs.ownPolicy = d.callPolicy, true
+		}
+		cs.policy.timeout = st.timeout
+	}
 	return cs, nil
 }
 
@@ -114,8 +121,8 @@ func (d *endpointDecl) settingsOf(opts []CallOption) (*callSettings, error) {
 // names one request, so a walk, which sends one request a page, refuses
 // it, and the paginator says where a page's records are, so a walk refuses
 // WithResultAt.
-func (d *endpointDecl) walkSettings(opts []CallOption) (*callSettings, error) {
-	cs, err := d.settingsOf(opts)
+func (d *endpointDecl) walkSettings(st *clientState, opts []CallOption) (*callSettings, error) {
+	cs, err := d.settingsOf(st, opts)
 	if err != nil || cs == nil {
 		return cs, err
 	}
@@ -168,18 +175,31 @@ func (cs *callSettings) setHeaders(h http.Header) {
 // client's. decoded says whether the call's result is decoded from JSON:
 // a call's WithResultAt on one that is not is an error, and a client's, or
 // a resource's, does not apply to it.
-func (d *endpointDecl) resultPath(st *clientState, cs *callSettings, decoded bool) (jsonpath.Path, error) {
+// The path is returned where its level keeps it, so that a Request holds
+// a pointer, not a copy; nil when the whole body is the result.
+func (d *endpointDecl) resultPath(st *clientState, cs *callSettings, decoded bool) (*jsonpath.Path, error) {
 	if cs != nil && cs.resultAt != nil {
 		if !decoded {
 			return nil, errorf(d.name, "WithResultAt(%q): the call's result is not decoded from JSON", cs.resultText)
 		}
-		return cs.resultAt, nil
+		return &cs.resultAt, nil
 	}
-	if !decoded {
+	switch {
+	case !decoded:
 		return nil, nil
+	case d.resultAt != nil:
+		return &d.resultAt, nil
+	case st.resultAt != nil:
+		return &st.resultAt, nil
 	}
-	if d.resultAt != nil {
-		return d.resultAt, nil
+	return nil, nil
+}
+
+// resultPath returns where the result of req's call is in the body; nil:
+// the whole body.
+func (req *Request) resultPath() jsonpath.Path {
+	if req.resultAt == nil {
+		return nil
 	}
-	return st.resultAt, nil
+	return *req.resultAt
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"sync/atomic"
 
 	"github.com/kithttp/kit/internal/httpsyntax"
 	"github.com/kithttp/kit/internal/pathtmpl"
@@ -117,7 +118,7 @@ func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P, opts ...
 	if err != nil {
 		return failedResult[R](d.result, err, nil)
 	}
-	r, err := decodeResult[R](d.result, d.inner, st, resp, sc, req.resultAt)
+	r, err := decodeResult[R](d.result, d.inner, st, resp, sc, req.resultPath())
 	return r, st.decoded(req, resp, err)
 }
 
@@ -167,7 +168,7 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P, opts ...Ca
 		if err != nil {
 			return failedResult[R](e.d.result, err, nil)
 		}
-		r, err := decodeResult[R](e.d.result, e.d.inner, st, resp, sc, req.resultAt)
+		r, err := decodeResult[R](e.d.result, e.d.inner, st, resp, sc, req.resultPath())
 		return r, st.decoded(req, resp, err)
 	})
 }
@@ -229,6 +230,9 @@ type endpointDecl struct {
 	// decoded says that R (or T of R = Result[T]) is decoded from JSON, for
 	// WithResultAt; false for a paged endpoint.
 	decoded bool
+	// clientTimeout is this declaration's policy with a client's
+	// WithTimeout (see clientState.withTimeout).
+	clientTimeout atomic.Pointer[clientTimeout]
 	endpointConfig
 }
 
@@ -388,7 +392,7 @@ func (d *endpointDecl) requestWith(st *clientState, params any, room *callRoom, 
 	if err != nil {
 		return nil, err
 	}
-	if r.call, err = d.settings(opts); err != nil {
+	if r.call, err = d.settings(st, opts); err != nil {
 		return nil, err
 	}
 	at, err := d.resultPath(st, r.call, d.decoded)

@@ -49,8 +49,8 @@ type Request struct {
 	keyed   bool        // carries an idempotency key: a write safe to retry
 
 	// resultAt is where the call's result is in the body (WithResultAt in
-	// force); nil: the whole body.
-	resultAt jsonpath.Path
+	// force, where the option's level keeps it); nil: the whole body.
+	resultAt *jsonpath.Path
 
 	// own is set on the copy the retry layer makes for one attempt: that
 	// copy is the attempt's alone, and the auth layer adds its header to it

@@ -219,7 +219,7 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool, opts []CallOpt
 		return nil, err
 	}
 	q := r.queryValues()
-	cs, err := d.walkSettings(opts)
+	cs, err := d.walkSettings(st, opts)
 	if err != nil {
 		return nil, err
 	}

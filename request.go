@@ -86,11 +86,8 @@ func (st *clientState) buildIn(d *endpointDecl, r *routed, rawURL string, box *r
 	req := &box.req
 	req.Method, req.URL, req.Endpoint = d.method, u, d.name
 	req.policy, req.built = r.call.policyOf(d), built
-	if st.timeout > 0 && req.policy.timeout <= 0 {
-		// The client's WithTimeout, under the declaration's policy.
-		box.policy = *req.policy
-		box.policy.timeout = st.timeout
-		req.policy = &box.policy
+	if st.timeout > 0 && req.policy.timeout <= 0 && r.call == nil {
+		req.policy = st.withTimeout(d) // a call's settings have it already
 	}
 	if r.target != nil {
 		// A URL given at run time is often one a server sent (a Location
@@ -195,7 +192,6 @@ type requestBox struct {
 	req      Request
 	url      url.URL
 	defaults [3]string
-	policy   callPolicy // the request's policy, when the client's WithTimeout is added to it
 }
 
 // parseBuilt parses the URL build wrote. When onBase is set, it starts with

@@ -204,6 +204,16 @@ func TestRequestOptionTimeoutLevels(t *testing.T) {
 			if _, err := twinCall(ctx, tw, slow, b, kit.NoParams{}); !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("client WithTimeout(100ms) on a 300ms answer: %v, want context.DeadlineExceeded", err)
 			}
+			if _, err := twinCall(ctx, tw, slow, b, kit.NoParams{}, kit.WithHeader("X-A", "1")); !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("client WithTimeout(100ms) on a call with options of its own: %v, want context.DeadlineExceeded", err)
+			}
+			var walkErr error
+			for _, err := range newTwinResource[optRec](tw, b, "/slow").all(ctx) {
+				walkErr = err
+			}
+			if !errors.Is(walkErr, context.DeadlineExceeded) {
+				t.Fatalf("client WithTimeout(100ms) on a walk's page: %v, want context.DeadlineExceeded", walkErr)
+			}
 			patient := kit.Get[kit.NoParams, any]("/slow", kit.WithTimeout(time.Minute))
 			if _, err := twinCall(ctx, tw, patient, b, kit.NoParams{}); err != nil {
 				t.Fatalf("the endpoint's WithTimeout(1m) over the client's: %v", err)
@@ -384,10 +394,12 @@ func TestRequestOptionResultAtLevels(t *testing.T) {
 			if n := walkCount(t, items.all(ctx)); n != 10 {
 				t.Fatalf("a walk under the client's WithResultAt: %d records, want 10", n)
 			}
+			var walkErr error
 			for _, err := range items.all(ctx, kit.WithResultAt("data")) {
-				if err == nil || !strings.Contains(err.Error(), "WithResultAt") {
-					t.Fatalf("WithResultAt on a walk: %v", err)
-				}
+				walkErr = err
+			}
+			if walkErr == nil || !strings.Contains(walkErr.Error(), "WithResultAt") {
+				t.Fatalf("WithResultAt on a walk: %v", walkErr)
 			}
 			if _, err := items.list(ctx, kit.WithResultAt("data")); err == nil || !strings.Contains(err.Error(), "WithResultAt") {
 				t.Fatalf("WithResultAt on a List: %v", err)

@@ -306,7 +306,7 @@ func (rc *resourceCore) newWalk(query any, chain Sender, opts []CallOption) (*wa
 	if err != nil {
 		return nil, errorf(d.name, "%w", err)
 	}
-	cs, err := d.walkSettings(opts)
+	cs, err := d.walkSettings(rc.st, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +326,7 @@ func crud[R any](ctx context.Context, rc *resourceCore, chain Sender, op int, id
 	if err != nil {
 		return zero, err
 	}
-	r, err := decodeResult[R](kind, 0, rc.st, resp, nil, req.resultAt)
+	r, err := decodeResult[R](kind, 0, rc.st, resp, nil, req.resultPath())
 	return r, rc.st.decoded(req, resp, err)
 }
 
@@ -357,7 +357,7 @@ func (rc *resourceCore) crudRequest(op int, id any, body any, chain Sender, opts
 		r.body = v
 	}
 	var err error
-	if r.call, err = d.settings(opts); err != nil {
+	if r.call, err = d.settings(rc.st, opts); err != nil {
 		return nil, err
 	}
 	at, err := d.resultPath(rc.st, r.call, kind == routing.ResultTyped || kind == routing.ResultRaw)
@@ -412,7 +412,7 @@ func (rc *resourceCore) listRequest(query any, chain Sender, opts []CallOption) 
 	if err != nil {
 		return nil, errorf(d.name, "%w", err)
 	}
-	cs, err := d.settings(opts)
+	cs, err := d.settings(rc.st, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,28 @@ func (o timeoutOption) applyRequest(c *requestConfig, _ level) error {
 }
 func (o timeoutOption) String() string { return fmt.Sprintf("kit.WithTimeout(%v)", o.d) }
 
+// withTimeout returns the policy of a request of d with the client's
+// WithTimeout, for a declaration that sets none and a call without
+// options (a call's settings take it in settingsOf). The declaration's
+// policy is copied once per client (see clientTimeout).
+func (st *clientState) withTimeout(d *endpointDecl) *callPolicy {
+	if ct := d.clientTimeout.Load(); ct != nil && ct.st == st {
+		return &ct.policy
+	}
+	ct := &clientTimeout{st: st, policy: d.callPolicy}
+	ct.policy.timeout = st.timeout
+	d.clientTimeout.Store(ct)
+	return &ct.policy
+}
+
+// clientTimeout is a declaration's policy with the WithTimeout of the
+// client st: a declaration keeps the last one it was called with, so that
+// the calls of one client build it once.
+type clientTimeout struct {
+	st     *clientState
+	policy callPolicy
+}
+
 // timeoutLayer is the chain's timeout layer: it bounds the rest of the
 // call, every attempt and wait included, by the endpoint's WithTimeout.
 func timeoutLayer(next Sender) Sender {
