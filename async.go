@@ -33,7 +33,7 @@ type AsyncClient struct {
 // NewClient's default, which keeps as many idle connections per host as it
 // may open (1,024), so a burst of calls does not dial again. Every async
 // call through the client, whatever its engine, counts against the
-// in-flight limit ([DefaultMaxInFlight]; see [WithMaxInFlight]).
+// in-flight limit ([DefaultMaxInFlight]; see [Limits].MaxInFlight).
 func NewAsyncClient(baseURL string, opts ...Option) (*AsyncClient, error) {
 	st, err := newClientState("NewAsyncClient", baseURL, opts, func(st *clientState) any {
 		st.maxFlight = cmp.Or(st.maxFlight, DefaultMaxInFlight)
@@ -73,7 +73,7 @@ func (ac *AsyncClient) BaseURL() *url.URL {
 //     goroutines to return, which they do promptly, and will return
 //     ctx.Err().
 //  4. It closes the engine (AsyncEngine.Close, also for an engine given
-//     with [WithEngine]) and the idle connections of the client's
+//     with [WithAsyncEngine]) and the idle connections of the client's
 //     *http.Client.
 //
 // No goroutine of kit's outlives Close. A second Close returns nil once the

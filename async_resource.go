@@ -2,7 +2,6 @@ package kit
 
 import (
 	"context"
-	"fmt"
 	"iter"
 	"reflect"
 )
@@ -116,15 +115,6 @@ func (r *AsyncResource[T]) binding() *clientState {
 
 // Private implementation past this point.
 
-type prefetchOption struct{ n int }
-
-func (o prefetchOption) applyResource(c *resourceConfig) { c.prefetch = o.n }
-func (o prefetchOption) applyEndpoint(c *endpointConfig) {
-	c.paging.prefetch = o.n
-	c.paging.used("kit.WithPrefetch")
-}
-func (o prefetchOption) String() string { return fmt.Sprintf("kit.WithPrefetch(%d)", o.n) }
-
 // asyncCRUD checks and builds the request now (nothing is sent on error)
 // and sends it on a tracked goroutine.
 func asyncCRUD[R any](ctx context.Context, rc *resourceCore, op int, id any, body any, opts []CallOption) *Future[R] {
@@ -134,7 +124,8 @@ func asyncCRUD[R any](ctx context.Context, rc *resourceCore, op int, id any, bod
 			return failedFuture[R](err)
 		}
 	}
-	req, err := rc.crudRequest(op, id, body, chain, opts)
+	kind := resultKindOf(reflect.TypeFor[R]())
+	req, err := rc.crudRequest(op, id, body, chain, opts, kind)
 	if err != nil {
 		return failedFuture[R](err)
 	}
@@ -145,7 +136,7 @@ func asyncCRUD[R any](ctx context.Context, rc *resourceCore, op int, id any, bod
 			var zero R
 			return zero, err
 		}
-		r, err := decodeResult[R](resultKindOf(reflect.TypeFor[R]()), 0, rc.st, resp, nil, nil)
+		r, err := decodeResult[R](kind, 0, rc.st, resp, nil, req.resultPath())
 		return r, rc.st.decoded(req, resp, err)
 	})
 }

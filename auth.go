@@ -25,7 +25,7 @@ import (
 // redirects to another origin (another scheme, host or port), every header
 // that Authenticate added or changed and every query parameter it added are
 // removed from the redirected request (and from its Referer). An engine
-// given with [WithEngine] follows, or refuses, redirects itself and is
+// given with [WithSyncEngine] or [WithAsyncEngine] follows, or refuses, redirects itself and is
 // responsible for doing the same.
 //
 // Implementations must be safe for concurrent use. [Bearer], [Basic], [APIKey],
@@ -82,6 +82,12 @@ func APIKey(header, value string) Auth {
 func APIKeyQuery(param, value string) Auth {
 	return &apiKeyQueryAuth{param: param, value: value}
 }
+
+// NoAuth declares an endpoint that never carries the client's credentials
+// and never triggers a token refresh: public endpoints, and the login
+// endpoint that produces a token. It is a declaration trait: an
+// [EndpointOption] only.
+func NoAuth() EndpointOption { return noAuthOption{} }
 
 // Private implementation past this point.
 
@@ -379,3 +385,8 @@ func refreshAfter401(ctx context.Context, ref Refresher, gen uint64) (renewed bo
 	}
 	return true, ref.Refresh(ctx)
 }
+
+type noAuthOption struct{}
+
+func (noAuthOption) applyEndpoint(c *endpointConfig) { c.noAuth = true }
+func (noAuthOption) String() string                  { return "kit.NoAuth()" }

@@ -88,7 +88,8 @@ func OpenFile(path string) (File, error) {
 // honoured; nil values are left out. The body is streamed: uploading a file
 // of any size holds a small buffer, not the file, and the request has a
 // Content-Length when every File's length is known ([FileFromBytes],
-// [OpenFile]). The model is validated before anything is sent.
+// [OpenFile]). The model is validated before anything is sent. It is a
+// declaration trait: an [EndpointOption] only.
 func Multipart() EndpointOption { return bodyEncOption{enc: encMultipart} }
 
 // Private implementation past this point.

@@ -1,11 +1,9 @@
 package kit
 
 import (
-	"fmt"
 	"net/http"
-	"time"
 
-	"github.com/kithttp/kit/internal/httpsyntax"
+	"github.com/kithttp/kit/internal/jsonpath"
 )
 
 // CallOption configures one call: an Endpoint's Call or Go, a Resource's or
@@ -17,10 +15,11 @@ import (
 // They apply to everything the operation sends: every attempt of a retried
 // call, the resend after a 401, every page of a walk and every
 // reconnection of a Stream. A call option wins over the endpoint's option
-// of the same kind, which wins over the client's. The CallOptions are
-// WithHeader, WithTimeout, WithRetry, NoRetry and IdempotencyKey; a nil
+// of the same kind, which wins over the client's. Every [RequestOption]
+// is a CallOption, and so is [IdempotencyKey]; a nil
 // CallOption is skipped. A bad one (an empty header key, a non-positive
-// timeout) fails the call before anything is sent.
+// timeout, an option that has no meaning for the call) fails the call
+// before anything is sent.
 //
 // A call with no options costs what it cost before call options existed;
 // each option adds a few small allocations to its call.
@@ -28,45 +27,24 @@ type CallOption interface {
 	applyCall(*callConfig) error
 }
 
-// ClientEndpointCallOption is an option that configures a client (as an
-// [Option]), one endpoint declaration (as an [EndpointOption]) or one call
-// (as a [CallOption]), the call's setting winning over the endpoint's, and
-// the endpoint's over the client's: [WithHeader] and [WithRetry] return
-// one. Any value of it is also a [ClientEndpointOption].
-type ClientEndpointCallOption interface {
-	Option
-	EndpointOption
-	CallOption
-}
+// ClientEndpointCallOption is the name v0.3.0 gave the options that worked
+// on a client, a declaration and a call.
+//
+// Deprecated: use [RequestOption], of which this is another name.
+type ClientEndpointCallOption = RequestOption
 
-// EndpointCallOption is an option that configures one endpoint declaration
-// (as an [EndpointOption]) or one call (as a [CallOption]), the call's
-// setting winning: [WithTimeout] and [NoRetry] return one.
-type EndpointCallOption interface {
-	EndpointOption
-	CallOption
-}
-
-// IdempotencyKey sends key as this call's idempotency key: in the header of
-// the WithIdempotencyKey in force for the call (the call's endpoint's, else
-// the client's), or in "Idempotency-Key" when none is. It replaces the key
-// kit would make, and, like it, is the same on every attempt and on the
-// resend after a 401, and lets a POST or PATCH be retried under WithRetry
-// (see WithIdempotencyKey). An empty key, or one with a control character,
-// fails the call before anything is sent, as does IdempotencyKey given to
-// a walk (Iterate, Pages, All), whose pages are requests of their own.
-func IdempotencyKey(key string) CallOption { return idempotencyKeyOption{key} }
+// EndpointCallOption is the name v0.3.0 gave the options that worked on a
+// declaration and a call; they now work on a client too.
+//
+// Deprecated: use [RequestOption], of which this is another name.
+type EndpointCallOption = RequestOption
 
 // Private implementation past this point.
 
 // callConfig collects what the options of one call set.
 type callConfig struct {
-	header   []headerOption // WithHeader, keys canonical, in order
-	timeout  time.Duration  // WithTimeout; 0: not set
-	retry    *retrier       // WithRetry
-	noRetry  bool           // NoRetry
-	setRetry bool           // WithRetry or NoRetry was given
-	key      string         // IdempotencyKey; "": not set
+	requestConfig
+	key string // IdempotencyKey; "": not set
 }
 
 // callSettings is what a call's options make of the requests of one
@@ -80,9 +58,18 @@ type callSettings struct {
 	ownPolicy bool            // policy is set; else the declaration's applies
 }
 
-// settings resolves the options of one call of d; nil when opts set
-// nothing (the call is sent as the declaration says).
-func (d *endpointDecl) settings(opts []CallOption) (*callSettings, error) {
+// settings resolves the options of one call of d that is not a walk; nil
+// when opts set nothing (the call is sent as the declaration says).
+func (d *endpointDecl) settings(st *clientState, opts []CallOption) (*callSettings, error) {
+	cs, err := d.settingsOf(st, opts)
+	if err == nil && cs != nil && cs.pagingOption != "" {
+		return nil, errorf(d.name, "%s applies to a walk (Iterate, Pages, All and their Go forms), not to one request", cs.pagingOption)
+	}
+	return cs, err
+}
+
+// settingsOf resolves the options of one call of d through the client st.
+func (d *endpointDecl) settingsOf(st *clientState, opts []CallOption) (*callSettings, error) {
 	if len(opts) == 0 {
 		return nil, nil
 	}
@@ -93,7 +80,7 @@ func (d *endpointDecl) settings(opts []CallOption) (*callSettings, error) {
 		}
 		if cs == nil {
 			cs = &callSettings{}
-			cs.header = cs.inline[:0]
+			cs.callHeader = cs.inline[:0]
 		}
 		if err := o.applyCall(&cs.callConfig); err != nil {
 			return nil, errorf(d.name, "%w", err)
@@ -102,26 +89,50 @@ func (d *endpointDecl) settings(opts []CallOption) (*callSettings, error) {
 	if cs == nil {
 		return nil, nil
 	}
-	if cs.timeout > 0 || cs.setRetry {
+	if set := cs.callPolicy; set.timeout > 0 || cs.setRetry || set.maxBody > 0 || set.errorModel != nil || set.bodyCheck != nil {
 		cs.policy, cs.ownPolicy = d.callPolicy, true
-		if cs.timeout > 0 {
-			cs.policy.timeout = cs.timeout
+		if set.timeout > 0 {
+			cs.policy.timeout = set.timeout
 		}
 		if cs.setRetry {
-			cs.policy.retry, cs.policy.noRetry = cs.retry, cs.noRetry
+			cs.policy.retry, cs.policy.noRetry = set.retry, set.noRetry
 		}
+		if set.maxBody > 0 {
+			cs.policy.maxBody = set.maxBody
+		}
+		if set.errorModel != nil {
+			cs.policy.errorModel = set.errorModel
+		}
+		if set.bodyCheck != nil {
+			cs.policy.bodyCheck = set.bodyCheck
+		}
+	}
+	if st.timeout > 0 && cs.policyOf(d).timeout <= 0 {
+		// The client's WithTimeout, in the call's policy.
+		if !cs.ownPolicy {
+			cs.policy, cs.ownPolicy = d.callPolicy, true
+		}
+		cs.policy.timeout = st.timeout
 	}
 	return cs, nil
 }
 
 // walkSettings is settings for the options of a walk: an idempotency key
-// names one request, so a walk, which sends one request a page, refuses it.
-func (d *endpointDecl) walkSettings(opts []CallOption) (*callSettings, error) {
-	cs, err := d.settings(opts)
-	if err == nil && cs != nil && cs.key != "" {
-		return nil, errorf(d.name, "IdempotencyKey names one request, and a walk sends one request a page (WithIdempotencyKey gives each page's write a key of its own)")
+// names one request, so a walk, which sends one request a page, refuses
+// it, and the paginator says where a page's records are, so a walk refuses
+// WithResultAt.
+func (d *endpointDecl) walkSettings(st *clientState, opts []CallOption) (*callSettings, error) {
+	cs, err := d.settingsOf(st, opts)
+	if err != nil || cs == nil {
+		return cs, err
 	}
-	return cs, err
+	if cs.key != "" {
+		return nil, errorf(d.name, "IdempotencyKey names one request, and a walk sends one request a page (WithIdempotencyHeader gives each page's write a key of its own)")
+	}
+	if cs.resultAt != nil {
+		return nil, errorf(d.name, "WithResultAt(%q) applies to a call whose result is decoded from JSON; a walk's paginator says where the records are (its ItemsKey)", cs.resultText)
+	}
+	return cs, nil
 }
 
 // policyOf returns the policy of a request of d under the call's settings.
@@ -137,15 +148,15 @@ func (cs *callSettings) headerCount() int {
 	if cs == nil {
 		return 0
 	}
-	return len(cs.header)
+	return len(cs.callHeader)
 }
 
 // setHeaders puts the call's headers in h, replacing the values that the
 // client, the endpoint and the call's parameters set for those keys.
 func (cs *callSettings) setHeaders(h http.Header) {
-	for i, o := range cs.header {
+	for i, o := range cs.callHeader {
 		first := true
-		for _, prev := range cs.header[:i] {
+		for _, prev := range cs.callHeader[:i] {
 			if prev.key == o.key {
 				first = false
 				break
@@ -159,50 +170,36 @@ func (cs *callSettings) setHeaders(h http.Header) {
 	}
 }
 
-type idempotencyKeyOption struct{ key string }
-
-func (o idempotencyKeyOption) applyCall(c *callConfig) error {
-	if o.key == "" {
-		return fmt.Errorf("IdempotencyKey(...): empty key")
+// resultPath returns where the result of a call of d is in the response
+// body: the call's WithResultAt, else the declaration's, else the
+// client's. decoded says whether the call's result is decoded from JSON:
+// a call's WithResultAt on one that is not is an error, and a client's, or
+// a resource's, does not apply to it.
+// The path is returned where its level keeps it, so that a Request holds
+// a pointer, not a copy; nil when the whole body is the result.
+func (d *endpointDecl) resultPath(st *clientState, cs *callSettings, decoded bool) (*jsonpath.Path, error) {
+	if cs != nil && cs.resultAt != nil {
+		if !decoded {
+			return nil, errorf(d.name, "WithResultAt(%q): the call's result is not decoded from JSON", cs.resultText)
+		}
+		return &cs.resultAt, nil
 	}
-	if httpsyntax.HasControl(o.key) {
-		return fmt.Errorf("IdempotencyKey(...): a control character in the key")
+	switch {
+	case !decoded:
+		return nil, nil
+	case d.resultAt != nil:
+		return &d.resultAt, nil
+	case st.resultAt != nil:
+		return &st.resultAt, nil
 	}
-	c.key = o.key
-	return nil
+	return nil, nil
 }
 
-// String leaves the key out, as it may be derived from the caller's data.
-func (o idempotencyKeyOption) String() string { return "kit.IdempotencyKey(...)" }
-
-func (o headerOption) applyCall(c *callConfig) error {
-	if o.key == "" {
-		return fmt.Errorf("%s: empty key", o.call())
+// resultPath returns where the result of req's call is in the body; nil:
+// the whole body.
+func (req *Request) resultPath() jsonpath.Path {
+	if req.resultAt == nil {
+		return nil
 	}
-	if !httpsyntax.IsToken(o.key) || httpsyntax.HasControl(o.value) {
-		return fmt.Errorf("%s: not a header name, or a control character in the value", o.call())
-	}
-	c.header = append(c.header, headerOption{http.CanonicalHeaderKey(o.key), o.value})
-	return nil
-}
-
-func (o timeoutOption) applyCall(c *callConfig) error {
-	if o.d <= 0 {
-		return fmt.Errorf("WithTimeout(%v): must be positive", o.d)
-	}
-	c.timeout = o.d
-	return nil
-}
-
-func (o retryOption) applyCall(c *callConfig) error {
-	if err := checkRetryPolicy(o.p); err != nil {
-		return fmt.Errorf("%s: %w", o.call(), err)
-	}
-	c.retry, c.noRetry, c.setRetry = o.plan, false, true
-	return nil
-}
-
-func (noRetryOption) applyCall(c *callConfig) error {
-	c.retry, c.noRetry, c.setRetry = nil, true, true
-	return nil
+	return *req.resultAt
 }

@@ -84,21 +84,21 @@ func (c *Client) binding() *clientState {
 
 // clientConfig collects what the options set.
 type clientConfig struct {
+	// requestConfig is what the request options set for every request of
+	// the client: its header (never nil), maxBody (DefaultMaxBodySize
+	// unless set), retry (nil: no retries), errorModel, bodyCheck,
+	// idemHeader ("": no keys), timeout, resultAt, maxPages and prefetch.
+	requestConfig
+
 	engine     any
 	httpClient *http.Client
 	auth       Auth
-	header     http.Header
 	validator  Validator
-	maxBody    int64
 	maxFlight  int
-	retry      *retrier      // WithRetry; nil: no retries
-	limiter    Limiter       // WithLimiter, WithRateLimit; nil: no limit
-	serverRate time.Duration // WithServerRateLimit's maxWait; 0: off
+	limiter    Limiter       // WithLimits, WithLimiter, WithRateLimit; nil: no limit
+	serverRate time.Duration // WithLimits, WithServerRateLimit's maxWait; 0: off
 	cache      CacheStore    // WithCache; nil: no cache
 	logger     *slog.Logger  // WithLogger; nil: no logging
-	errorModel *errorModel   // WithErrorModel; nil: none
-	bodyCheck  *bodyCheck    // WithBodyCheck; nil: none
-	idemHeader string        // WithIdempotencyKey; "": no keys
 	observer   *Observer     // WithObserver; nil: none
 
 	callInterceptors    []Interceptor // WithInterceptors
@@ -140,7 +140,7 @@ type clientState struct {
 }
 
 // newClientState applies opts and builds the client's send chains.
-// defaultEngine makes the engine when no WithEngine option gave one.
+// defaultEngine makes the engine when no engine option gave one.
 func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*clientState) any) (*clientState, error) {
 	base, err := parseBaseURL(baseURL)
 	if err != nil {
@@ -148,9 +148,11 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 	}
 	st := &clientState{
 		clientConfig: clientConfig{
-			header:    make(http.Header),
+			requestConfig: requestConfig{
+				header:     make(http.Header),
+				callPolicy: callPolicy{maxBody: DefaultMaxBodySize},
+			},
 			validator: defaultValidator,
-			maxBody:   DefaultMaxBodySize,
 		},
 		base:       base,
 		baseOrigin: originOf(base),

@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -8,9 +9,9 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"sync/atomic"
 
 	"github.com/kithttp/kit/internal/httpsyntax"
-	"github.com/kithttp/kit/internal/jsonpath"
 	"github.com/kithttp/kit/internal/pathtmpl"
 	"github.com/kithttp/kit/internal/routing"
 )
@@ -34,7 +35,7 @@ import (
 // the status and headers of a 2xx response have arrived; the caller reads
 // the body, whatever its size ([WithMaxBodySize] does not apply), and must
 // close it, which releases the connection, the endpoint's [WithTimeout] and,
-// on an [AsyncClient], the request's in-flight slot (so [WithMaxInFlight]
+// on an [AsyncClient], the request's in-flight slot (so [Limits].MaxInFlight
 // bounds open downloads) and the call that Close waits for. The body is
 // also closed when the call's context ends. Reading errors say what was
 // being read; a body cut short is not retried.
@@ -117,7 +118,7 @@ func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P, opts ...
 	if err != nil {
 		return failedResult[R](d.result, err, nil)
 	}
-	r, err := decodeResult[R](d.result, d.inner, st, resp, sc, d.resultAt)
+	r, err := decodeResult[R](d.result, d.inner, st, resp, sc, req.resultPath())
 	return r, st.decoded(req, resp, err)
 }
 
@@ -167,7 +168,7 @@ func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P, opts ...Ca
 		if err != nil {
 			return failedResult[R](e.d.result, err, nil)
 		}
-		r, err := decodeResult[R](e.d.result, e.d.inner, st, resp, sc, e.d.resultAt)
+		r, err := decodeResult[R](e.d.result, e.d.inner, st, resp, sc, req.resultPath())
 		return r, st.decoded(req, resp, err)
 	})
 }
@@ -201,15 +202,11 @@ func mustEndpoint[P, R any](method, path string, opts []EndpointOption) *Endpoin
 
 // endpointConfig collects what the endpoint options set.
 type endpointConfig struct {
-	callPolicy
-	problem string
-	header  http.Header  // WithHeader: constant headers of the endpoint
-	bodyEnc bodyEncoding // FormBody, Multipart; JSON by default
-	paging  pagingConfig // WithPaginator, WithMaxPages, WithPrefetch: paged endpoints only
-
-	idemHeader string        // WithIdempotencyKey; "": the client's
-	resultAt   jsonpath.Path // WithResultAt; nil: R is the whole body
-	formStyle  FormStyle     // FormBody's style
+	requestConfig // the request options: this endpoint's, over the client's
+	problem       string
+	bodyEnc       bodyEncoding // FormBody, Multipart; JSON by default
+	paging        pagingConfig // PagedBy: paged endpoints only
+	formStyle     FormStyle    // FormBody's style
 }
 
 // endpointDecl is everything about an endpoint that does not depend on the
@@ -233,6 +230,12 @@ type endpointDecl struct {
 	// records makes the result of R = *Stream[T] (or Result[*Stream[T]]);
 	// nil for other results.
 	records recordsOpener
+	// decoded says that R (or T of R = Result[T]) is decoded from JSON, for
+	// WithResultAt; false for a paged endpoint.
+	decoded bool
+	// clientTimeout is this declaration's policy with a client's
+	// WithTimeout (see clientState.withTimeout).
+	clientTimeout atomic.Pointer[clientTimeout]
 	endpointConfig
 }
 
@@ -267,8 +270,8 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 		if err := d.paging.complete(method); err != nil {
 			return nil, declErr("%v", err)
 		}
-	} else if d.paging.option != "" {
-		return nil, declErr("%s applies to a paged endpoint (kit.Paged) or a resource, not to an endpoint declared with kit.%s", d.paging.option, declaredWith(method))
+	} else if opt := cmp.Or(d.paging.option, d.pagingOption); opt != "" {
+		return nil, declErr("%s applies to a paged endpoint (kit.Paged) or a resource, not to an endpoint declared with kit.%s", opt, declaredWith(method))
 	}
 	tmpl, err := pathtmpl.Parse(path)
 	if err != nil {
@@ -319,12 +322,13 @@ func declare(method, path string, pType, rType reflect.Type, opts []EndpointOpti
 		d.records = reflect.Zero(rType.Field(0).Type).Interface().(recordsOpener)
 	}
 	d.stream = d.result == routing.ResultBody || d.inner == routing.ResultBody || d.records != nil
+	decoded := func(k routing.ResultKind) bool { return k == routing.ResultTyped || k == routing.ResultRaw }
+	d.decoded = !paged && (d.result == routing.ResultWrapped && decoded(d.inner) || d.result != routing.ResultWrapped && decoded(d.result))
 	if d.resultAt != nil {
 		if paged {
 			return nil, declErr("WithResultAt applies to an endpoint; a paged endpoint's paginator says where the records are (its ItemsKey)")
 		}
-		decoded := func(k routing.ResultKind) bool { return k == routing.ResultTyped || k == routing.ResultRaw }
-		if d.result == routing.ResultWrapped && !decoded(d.inner) || d.result != routing.ResultWrapped && !decoded(d.result) {
+		if !d.decoded {
 			return nil, declErr("WithResultAt(%q): the result type %s is not decoded from JSON", d.resultAt.String(), rType)
 		}
 	}
@@ -391,10 +395,19 @@ func (d *endpointDecl) requestWith(st *clientState, params any, room *callRoom, 
 	if err != nil {
 		return nil, err
 	}
-	if r.call, err = d.settings(opts); err != nil {
+	if r.call, err = d.settings(st, opts); err != nil {
 		return nil, err
 	}
-	return st.buildIn(d, &r, "", box)
+	at, err := d.resultPath(st, r.call, d.decoded)
+	if err != nil {
+		return nil, err
+	}
+	req, err := st.buildIn(d, &r, "", box)
+	if err != nil {
+		return nil, err
+	}
+	req.resultAt = at
+	return req, nil
 }
 
 // route routes the call's parameters (params is a *P).

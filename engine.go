@@ -2,6 +2,7 @@ package kit
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"time"
@@ -26,11 +27,36 @@ type Engine interface {
 // receives a response closes its body. After Close, Go should return a
 // Future that fails with an error matching [ErrClosed]. The default engine of
 // [NewAsyncClient] is of this kind, with a bound on requests in flight (see
-// [WithMaxInFlight]); it implements AsyncEngine only.
+// [Limits].MaxInFlight); it implements AsyncEngine only.
 type AsyncEngine interface {
 	Go(req *http.Request) *Future[*http.Response]
 	Close(ctx context.Context) error
 }
+
+// WithSyncEngine sets the [Engine] that sends the client's requests. When e
+// also implements [AsyncEngine], it sends the async calls of the client too
+// (one engine of both protocols serves both). Such an engine follows
+// redirects as it likes: it is responsible for not sending credentials to
+// another origin (see [Auth]); prefer [WithHTTPClient] for a customised
+// *http.Client. A nil e makes [NewClient] fail.
+func WithSyncEngine(e Engine) Option { return engineOption{e, "WithSyncEngine"} }
+
+// WithAsyncEngine sets the [AsyncEngine] that sends the client's requests
+// (see [NewAsyncClient]). When e also implements [Engine], it sends the sync
+// calls of the client too. It is responsible for not sending credentials to
+// another origin on a redirect (see [Auth]). A nil e makes the client's
+// constructor fail.
+func WithAsyncEngine(e AsyncEngine) Option { return engineOption{e, "WithAsyncEngine"} }
+
+// WithEngine sets the engine that sends the client's requests: an [Engine], an
+// [AsyncEngine], or a value implementing both. Whether the engine has the
+// protocol a call needs is checked when the call is made (see [EngineError]).
+// A value implementing neither makes the client's constructor fail.
+//
+// Deprecated: use [WithSyncEngine] or [WithAsyncEngine], whose argument's
+// type says what the engine must be; an engine implementing both serves
+// both with either.
+func WithEngine(e any) Option { return engineOption{e, "WithEngine"} }
 
 // Private implementation past this point.
 
@@ -74,3 +100,24 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 	}
 	return nil
 }
+
+// engineOption is WithSyncEngine, WithAsyncEngine and WithEngine; name is
+// the one the caller used, for errors.
+type engineOption struct {
+	e    any
+	name string
+}
+
+func (o engineOption) applyClient(c *clientConfig) error {
+	if o.e == nil {
+		return fmt.Errorf("kit: %s(nil): no engine", o.name)
+	}
+	_, isSync := o.e.(Engine)
+	_, isAsync := o.e.(AsyncEngine)
+	if !isSync && !isAsync {
+		return fmt.Errorf("kit: %s(%T): implements neither kit.Engine nor kit.AsyncEngine", o.name, o.e)
+	}
+	c.engine = o.e
+	return nil
+}
+func (o engineOption) String() string { return fmt.Sprintf("kit.%s(%T)", o.name, o.e) }

@@ -12,22 +12,31 @@ import (
 	"github.com/kithttp/kit/internal/jsonpath"
 )
 
-// WithResultAt declares an endpoint whose result is wrapped in an envelope:
-// R is decoded from the value at path, a dotted key, instead of from the
-// whole body. Slack's conversations.info answers {"ok":true,"channel":{…}}:
+// WithResultAt declares a result wrapped in an envelope: R is decoded from
+// the value at path, a dotted key, instead of from the whole body. Slack's
+// conversations.info answers {"ok":true,"channel":{…}}:
 //
 //	var info = kit.Post[InfoParams, Channel]("/conversations.info", kit.WithResultAt("channel"))
 //
 // A 2xx body without that key is a *DecodeError; a key whose value is null
 // gives the zero R. The body is read and parsed once, and R is validated as
 // usual. With R = Result[T], T is decoded from the key and the Result keeps
-// the whole response. A path that is empty or has an empty segment, or an
-// R that is not decoded (*Response, io.ReadCloser, a Stream), makes the
-// declaration fail, as does WithResultAt on a paged endpoint (whose
-// paginator's ItemsKey says where the records are).
-func WithResultAt(path string) EndpointOption {
+// the whole response. A path that is empty or has an empty segment makes
+// NewClient, the declaration or the call fail.
+//
+// It is a [RequestOption], for results decoded from JSON (R a data model,
+// any, or Result of one). On an endpoint declaration or a call whose R is
+// not decoded (*Response, io.ReadCloser, a Stream) it is an error, as it is
+// on a paged endpoint's declaration and on a walk (Iterate, Pages, All, and
+// a Resource's List), whose paginator says where the records are (its
+// ItemsKey). On a client it applies to every endpoint call and resource
+// operation whose result is decoded from JSON, and is ignored by the
+// others and by walks; on a resource, to its Get, Create, Update and Patch
+// (not to List and walks). The call's wins over the declaration's, which
+// wins over the client's.
+func WithResultAt(path string) RequestOption {
 	p, err := jsonpath.Parse(path)
-	return resultAtOption{path: path, p: p, err: err}
+	return requestOption[resultAtOption]{resultAtOption{path: path, parsed: &parsedPath{p, err}}}
 }
 
 // WithBodyCheck looks for errors in 2xx bodies, as APIs that always answer
@@ -55,15 +64,17 @@ func WithResultAt(path string) EndpointOption {
 // E fails the call with a *DecodeError: it is never taken as a success.
 // The body is read once.
 //
-// It is both an Option (every request of the client, the pages of walks
-// included) and an EndpointOption (that endpoint's check, which wins over
-// the client's). A nil check makes NewClient, or the declaration, fail.
-func WithBodyCheck[E any](check func(*E) error) ClientEndpointOption {
+// It is a [RequestOption]: on a client, every request of the client (the
+// pages of walks included); on a declaration, that endpoint's or resource's
+// check, which wins over the client's; on a call, that call's check, which
+// wins over both. A nil check makes NewClient, the declaration or the call
+// fail.
+func WithBodyCheck[E any](check func(*E) error) RequestOption {
 	t := reflect.TypeFor[E]()
 	bc := &bodyCheck{typ: t}
 	if check == nil {
 		bc.problem = fmt.Sprintf("WithBodyCheck[%s](nil): the check is nil", t)
-		return bodyCheckOption{bc}
+		return requestOption[bodyCheckOption]{bodyCheckOption{bc}}
 	}
 	f, err := responseFieldsOf(t)
 	if err != nil {
@@ -77,23 +88,30 @@ func WithBodyCheck[E any](check func(*E) error) ClientEndpointOption {
 		f.fill(reflect.ValueOf(v).Elem(), resp.StatusCode, resp.Header)
 		return v, check(v), nil
 	}
-	return bodyCheckOption{bc}
+	return requestOption[bodyCheckOption]{bodyCheckOption{bc}}
 }
 
 // Private implementation past this point.
 
+// resultAtOption is WithResultAt's setting. It holds its parsed path by
+// pointer, so it stays comparable.
 type resultAtOption struct {
-	path string
-	p    jsonpath.Path
-	err  error
+	path   string
+	parsed *parsedPath
 }
 
-func (o resultAtOption) applyEndpoint(c *endpointConfig) {
-	if o.err != nil {
-		c.problem = fmt.Sprintf("WithResultAt(%q): %v", o.path, o.err)
-		return
+// parsedPath is a dotted path parsed, or why it does not parse.
+type parsedPath struct {
+	p   jsonpath.Path
+	err error
+}
+
+func (o resultAtOption) applyRequest(c *requestConfig, _ level) error {
+	if o.parsed.err != nil {
+		return fmt.Errorf("WithResultAt(%q): %v", o.path, o.parsed.err)
 	}
-	c.resultAt = o.p
+	c.resultAt, c.resultText = o.parsed.p, o.path
+	return nil
 }
 
 func (o resultAtOption) String() string { return fmt.Sprintf("kit.WithResultAt(%q)", o.path) }
@@ -110,20 +128,12 @@ type bodyCheck struct {
 // bodyCheckOption holds a pointer, so it stays comparable.
 type bodyCheckOption struct{ bc *bodyCheck }
 
-func (o bodyCheckOption) applyClient(c *clientConfig) error {
+func (o bodyCheckOption) applyRequest(c *requestConfig, _ level) error {
 	if o.bc.problem != "" {
-		return fmt.Errorf("kit: %s", o.bc.problem)
+		return errors.New(o.bc.problem)
 	}
 	c.bodyCheck = o.bc
 	return nil
-}
-
-func (o bodyCheckOption) applyEndpoint(c *endpointConfig) {
-	if o.bc.problem != "" {
-		c.problem = o.bc.problem
-		return
-	}
-	c.bodyCheck = o.bc
 }
 
 func (o bodyCheckOption) String() string { return fmt.Sprintf("kit.WithBodyCheck[%s](...)", o.bc.typ) }

@@ -58,8 +58,8 @@ func FuzzEnvelope(f *testing.F) {
 			return checkErr
 		}
 		return nil
-	}).(bodyCheckOption).bc
-	model := WithErrorModelAt[fuzzEnvelopeError]("error").(errorModelOption).m
+	}).(requestOption[bodyCheckOption]).s.bc
+	model := WithErrorModelAt[fuzzEnvelopeError]("error").(requestOption[errorModelOption]).s.m
 	f.Fuzz(func(t *testing.T, body []byte) {
 		header := http.Header{"Content-Type": {"application/json"}, "Request-Id": {"req_1"}}
 		resp := &Response{StatusCode: 200, Header: header, body: body,

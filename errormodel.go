@@ -2,6 +2,7 @@ package kit
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -33,15 +34,16 @@ import (
 //		RequestID string `json:"-" kit:"Request-Id,header"`
 //	}
 //
-// It is both an [Option] (the model of every request of the client: endpoint
-// calls, resource operations, the pages of walks) and an [EndpointOption]
-// (that endpoint's model, which wins over the client's). The body is read
+// It is a [RequestOption]: on a client, the model of every request of the
+// client (endpoint calls, resource operations, the pages of walks); on a
+// declaration, that endpoint's or resource's model, which wins over the
+// client's; on a call, that call's model, which wins over both. The body is read
 // once, within [MaxErrorBodySize], and decoded once, whatever the number of
 // interceptors that look at the error. A `kit:",status"` field that is not
 // an integer, or a header field that is not a string or has no header name,
-// makes [NewClient], or the declaration, fail.
-func WithErrorModel[E any]() ClientEndpointOption {
-	return errorModelOption{newErrorModel[E](nil, "")}
+// makes [NewClient], the declaration or the call fail.
+func WithErrorModel[E any]() RequestOption {
+	return requestOption[errorModelOption]{errorModelOption{newErrorModel[E](nil, "")}}
 }
 
 // WithErrorModelAt is [WithErrorModel] for APIs that wrap their error in an
@@ -50,14 +52,15 @@ func WithErrorModel[E any]() ClientEndpointOption {
 // key gives no model (Model is nil), as a body that does not decode does.
 // The fields tagged `kit:",status"` and `kit:"Name,header"` are filled as
 // with WithErrorModel. A path that is empty or has an empty segment makes
-// NewClient, or the declaration, fail.
-func WithErrorModelAt[E any](path string) ClientEndpointOption {
+// NewClient, the declaration or the call fail. It is a [RequestOption],
+// like WithErrorModel.
+func WithErrorModelAt[E any](path string) RequestOption {
 	p, err := jsonpath.Parse(path)
 	m := newErrorModel[E](p, path)
 	if err != nil && m.problem == "" {
 		m.problem = fmt.Sprintf("WithErrorModelAt[%s](%q): %v", m.typ, path, err)
 	}
-	return errorModelOption{m}
+	return requestOption[errorModelOption]{errorModelOption{m}}
 }
 
 // Private implementation past this point.
@@ -202,20 +205,12 @@ func (f *responseFields) fill(v reflect.Value, status int, header http.Header) {
 // pointer, so it stays comparable.
 type errorModelOption struct{ m *errorModel }
 
-func (o errorModelOption) applyClient(c *clientConfig) error {
+func (o errorModelOption) applyRequest(c *requestConfig, _ level) error {
 	if o.m.problem != "" {
-		return fmt.Errorf("kit: %s", o.m.problem)
+		return errors.New(o.m.problem)
 	}
 	c.errorModel = o.m
 	return nil
-}
-
-func (o errorModelOption) applyEndpoint(c *endpointConfig) {
-	if o.m.problem != "" {
-		c.problem = o.m.problem
-		return
-	}
-	c.errorModel = o.m
 }
 
 func (o errorModelOption) String() string { return "kit." + o.m.name() }

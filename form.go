@@ -60,7 +60,8 @@ func (s FormStyle) String() string {
 // whose keys are not strings, a channel, a func, a kit.File: upload files
 // with Multipart) or an error before anything is sent (a map key that is
 // empty or holds a bracket, a value that contains itself, nesting deeper
-// than 32 levels). Keys are written in sorted order.
+// than 32 levels). Keys are written in sorted order. It is a declaration
+// trait: an [EndpointOption] only.
 func FormBody(style ...FormStyle) EndpointOption {
 	o := bodyEncOption{enc: encForm}
 	switch {

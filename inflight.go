@@ -24,6 +24,9 @@ const DefaultMaxInFlight = 64
 // wait. The default engine opens at most 1,024 connections per host:
 // beyond that many HTTP/1.1 requests to one host, the others wait for a
 // connection too. Default: [DefaultMaxInFlight]. A [Client] ignores it.
+//
+// Deprecated: use [WithLimits] with [Limits].MaxInFlight, which has the
+// same meaning.
 func WithMaxInFlight(n int) Option { return maxFlightOption{n} }
 
 // Private implementation past this point.

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/kithttp/kit/internal/jsonpath"
 )
 
 // Request is one request on its way through a client's send chain: what an
@@ -50,6 +52,10 @@ type Request struct {
 	// parameters filled in URL as kit built it, for redaction (see
 	// redactor); nil when none did.
 	secretPath []string
+
+	// resultAt is where the call's result is in the body (WithResultAt in
+	// force, where the option's level keeps it); nil: the whole body.
+	resultAt *jsonpath.Path
 
 	// own is set on the copy the retry layer makes for one attempt: that
 	// copy is the attempt's alone, and the auth layer adds its header to it
@@ -110,10 +116,10 @@ type Sender func(ctx context.Context, req *Request) (*Response, error)
 //
 // The chain runs, from outside in: call interceptors ([WithInterceptors]), the
 // endpoint's timeout ([WithTimeout]), retries ([WithRetry]), the rate limit
-// ([WithRateLimit]), credentials and the one refresh-and-resend on a 401
+// ([WithLimits]), credentials and the one refresh-and-resend on a 401
 // ([WithAuth]), logging ([WithLogger]), attempt interceptors
 // ([WithAttemptInterceptors]), the in-flight limit of an [AsyncClient]
-// ([WithMaxInFlight]), and the transport: the engine, the body read within the
+// ([Limits].MaxInFlight), and the transport: the engine, the body read within the
 // limit ([WithMaxBodySize]), and non-2xx statuses turned into [*HTTPError].
 type Interceptor func(next Sender) Sender
 

@@ -3,57 +3,49 @@ package kit
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
+
+	"github.com/kithttp/kit/internal/httpsyntax"
 )
 
 // Option configures a [Client] or an [AsyncClient]. Options are values of small
-// comparable types with a String method; a nil Option is skipped.
+// comparable types with a String method; a nil Option is skipped. The
+// options that build the client (its engine, auth, cache, limits, logger,
+// observer, interceptors and validator) are Options only; every
+// [RequestOption] is an Option too, the client's setting of it.
 type Option interface {
 	applyClient(*clientConfig) error
 }
 
-// EndpointOption configures one endpoint declaration. A nil EndpointOption
-// is skipped.
+// EndpointOption configures one endpoint declaration: every [RequestOption],
+// and the traits that say what the declaration is ([FormBody], [Multipart],
+// [NoAuth], [Idempotent], [PagedBy]). A nil EndpointOption is skipped.
 type EndpointOption interface {
 	applyEndpoint(*endpointConfig)
 }
 
-// ResourceOption configures a [Resource] or an [AsyncResource]. A nil
+// ResourceOption configures a [Resource] or an [AsyncResource]: every
+// [RequestOption] (for all its operations and walks) and [PagedBy]. A nil
 // ResourceOption is skipped.
 type ResourceOption interface {
 	applyResource(*resourceConfig)
 }
 
-// ClientEndpointOption is an option that configures a client (as an
-// [Option]) or one endpoint declaration (as an [EndpointOption]), the
-// endpoint's setting winning over the client's: [WithMaxBodySize],
-// [WithErrorModel], [WithErrorModelAt], [WithBodyCheck] and
-// [WithIdempotencyKey] return one ([WithHeader] and [WithRetry] return a
-// [ClientEndpointCallOption], which is one too). Like connect's
-// Option, which is both a ClientOption and a HandlerOption, it names the
-// union so that go doc shows it; any value of it is also an Option and an
-// [EndpointOption].
-type ClientEndpointOption interface {
-	Option
-	EndpointOption
-}
+// ClientEndpointOption is the name v0.3.0 gave the options that worked on
+// a client and a declaration; every one of them is now a [RequestOption].
+//
+// Deprecated: use [RequestOption], of which this is another name.
+type ClientEndpointOption = RequestOption
 
-// PagingOption is an option that configures the pagination of a resource
-// (as a [ResourceOption]) or of a paged endpoint declaration (as an
-// [EndpointOption]): [WithPaginator], [WithMaxPages] and [WithPrefetch] return one.
+// PagingOption is an option that configures a resource (as a
+// [ResourceOption]) or a paged endpoint declaration (as an
+// [EndpointOption]): the paginator trait [PagedBy] is one. [WithMaxPages]
+// and [WithPrefetch], which returned one in v0.3.0, are [RequestOption]s,
+// and any value of those is a PagingOption too.
 type PagingOption interface {
 	ResourceOption
 	EndpointOption
 }
-
-// WithEngine sets the engine that sends the client's requests: an [Engine], an
-// [AsyncEngine], or a value implementing both. Whether the engine has the
-// protocol a call needs is checked when the call is made (see [EngineError]).
-// Such an engine follows redirects as it likes: it is responsible for not
-// sending credentials to another origin (see [Auth]); prefer [WithHTTPClient]
-// for a customised *http.Client.
-func WithEngine(e any) Option { return engineOption{e} }
 
 // WithHTTPClient sets the *http.Client that sends requests. On a [Client] it
 // is the engine; on an [AsyncClient] the async engine sends through it. kit
@@ -69,18 +61,20 @@ func WithHTTPClient(hc *http.Client) Option { return httpClientOption{hc} }
 // without a fetch function, ...) makes [NewClient] fail.
 func WithAuth(a Auth) Option { return authOption{a} }
 
-// WithHeader adds a header. As an [Option] it is sent on every request of the
-// client; as an [EndpointOption] it is a constant header of that endpoint
-// (an Accept: application/vnd.github.raw, say), which replaces the
-// client's values of that key. It may be given several times; values of
-// the same key accumulate. A header parameter of the call (a `kit:",header"`
-// field) replaces both. As a [CallOption] it is a header of that one call
-// (every attempt, page and reconnection of it), which replaces the values
-// of that key set by the client, the endpoint and the call's parameters. An
-// empty key makes [NewClient], or the declaration, fail; as a CallOption,
-// the call.
-func WithHeader(key, value string) ClientEndpointCallOption {
-	return headerOption{key, value}
+// WithHeader adds a header, a [RequestOption]. On a client it is sent on
+// every request of the client; on a declaration it is a constant header of
+// that endpoint, or of every operation of that resource (an Accept:
+// application/vnd.github.raw, say), which replaces the client's values of
+// that key. It may be given several times; values of the same key given at
+// one level accumulate. A header parameter of the call (a `kit:",header"`
+// field) replaces both. On a call it is a header of that one call (every
+// attempt, page and reconnection of it), which replaces the values of that
+// key set by the client, the declaration and the call's parameters. An
+// empty key makes [NewClient], or the declaration, fail; on a call, a key
+// that is not an HTTP token or a value with a control character fails the
+// call too.
+func WithHeader(key, value string) RequestOption {
+	return requestOption[headerOption]{headerOption{key, value}}
 }
 
 // WithValidator sets how request bodies and response models are validated.
@@ -88,42 +82,21 @@ func WithHeader(key, value string) ClientEndpointCallOption {
 // tags plus a Validate() error method where a type has one.
 func WithValidator(v Validator) Option { return validatorOption{v} }
 
-// WithMaxBodySize bounds how many bytes of a response body are read. A
-// larger body fails the call with an error matching [ErrBodyTooLarge].
-// For a [Stream] it bounds each record instead (the stream itself has no
-// limit), and a streamed io.ReadCloser has none. Default:
-// [DefaultMaxBodySize]. It is both an [Option] (the client's limit) and an
-// [EndpointOption] (that endpoint's limit).
-func WithMaxBodySize(n int64) ClientEndpointOption {
-	return maxBodyOption{n}
+// WithMaxBodySize bounds how many bytes of a response body are read, a
+// [RequestOption]: the client's limit, a declaration's (over the client's)
+// or one call's (over both). A larger body fails the call with an error
+// matching [ErrBodyTooLarge]. For a [Stream] it bounds each record instead
+// (the stream itself has no limit), and a streamed io.ReadCloser has none.
+// n must be positive. Default: [DefaultMaxBodySize].
+func WithMaxBodySize(n int64) RequestOption {
+	return requestOption[maxBodyOption]{maxBodyOption{n}}
 }
 
 // DefaultMaxBodySize is the response body limit of a client made without
 // [WithMaxBodySize]: 32 MiB.
 const DefaultMaxBodySize = 32 << 20
 
-// NoAuth declares an endpoint that never carries the client's credentials
-// and never triggers a token refresh: public endpoints, and the login
-// endpoint that produces a token.
-func NoAuth() EndpointOption { return noAuthOption{} }
-
 // Private implementation past this point.
-
-type engineOption struct{ e any }
-
-func (o engineOption) applyClient(c *clientConfig) error {
-	if o.e == nil {
-		return errors.New("kit: WithEngine(nil): no engine")
-	}
-	_, isSync := o.e.(Engine)
-	_, isAsync := o.e.(AsyncEngine)
-	if !isSync && !isAsync {
-		return fmt.Errorf("kit: WithEngine(%T): implements neither kit.Engine nor kit.AsyncEngine", o.e)
-	}
-	c.engine = o.e
-	return nil
-}
-func (o engineOption) String() string { return fmt.Sprintf("kit.WithEngine(%T)", o.e) }
 
 type httpClientOption struct{ hc *http.Client }
 
@@ -149,25 +122,25 @@ func (o authOption) applyClient(c *clientConfig) error {
 }
 func (o authOption) String() string { return fmt.Sprintf("kit.WithAuth(%T)", o.a) }
 
+// headerOption is WithHeader's setting, and one header of a call.
 type headerOption struct{ key, value string }
 
-func (o headerOption) applyClient(c *clientConfig) error {
+func (o headerOption) applyRequest(c *requestConfig, at level) error {
 	if o.key == "" {
-		return fmt.Errorf("kit: %s: empty key", o.call())
+		return fmt.Errorf("%s: empty key", o.call())
 	}
-	c.header.Add(o.key, o.value)
-	return nil
-}
-
-func (o headerOption) applyEndpoint(c *endpointConfig) {
-	if o.key == "" {
-		c.problem = o.call() + ": empty key"
-		return
+	if at == atCall {
+		if !httpsyntax.IsToken(o.key) || httpsyntax.HasControl(o.value) {
+			return fmt.Errorf("%s: not a header name, or a control character in the value", o.call())
+		}
+		c.callHeader = append(c.callHeader, headerOption{http.CanonicalHeaderKey(o.key), o.value})
+		return nil
 	}
 	if c.header == nil {
 		c.header = make(http.Header)
 	}
 	c.header.Add(o.key, o.value)
+	return nil
 }
 
 // String leaves the value out: headers often carry secrets.
@@ -175,16 +148,6 @@ func (o headerOption) String() string { return "kit." + o.call() }
 
 // call is the option as its call, without the value, for errors.
 func (o headerOption) call() string { return fmt.Sprintf("WithHeader(%q, ...)", o.key) }
-
-// GoString keeps the value out of %#v too.
-func (o headerOption) GoString() string { return o.String() }
-
-// Format prints String whatever the verb (%d, %x, ...), so that no verb
-// shows the value.
-func (o headerOption) Format(f fmt.State, _ rune) { formatRedacted(f, o.String()) }
-
-// LogValue is the option for log/slog, without the value.
-func (o headerOption) LogValue() slog.Value { return slog.StringValue(o.String()) }
 
 type validatorOption struct{ v Validator }
 
@@ -196,23 +159,11 @@ func (o validatorOption) String() string { return fmt.Sprintf("kit.WithValidator
 
 type maxBodyOption struct{ n int64 }
 
-func (o maxBodyOption) applyClient(c *clientConfig) error {
+func (o maxBodyOption) applyRequest(c *requestConfig, _ level) error {
 	if o.n <= 0 {
-		return fmt.Errorf("kit: WithMaxBodySize(%d): must be positive", o.n)
+		return fmt.Errorf("WithMaxBodySize(%d): must be positive", o.n)
 	}
 	c.maxBody = o.n
 	return nil
 }
-func (o maxBodyOption) applyEndpoint(c *endpointConfig) {
-	if o.n <= 0 {
-		c.problem = fmt.Sprintf("WithMaxBodySize(%d): must be positive", o.n)
-		return
-	}
-	c.maxBody = o.n
-}
 func (o maxBodyOption) String() string { return fmt.Sprintf("kit.WithMaxBodySize(%d)", o.n) }
-
-type noAuthOption struct{}
-
-func (noAuthOption) applyEndpoint(c *endpointConfig) { c.noAuth = true }
-func (noAuthOption) String() string                  { return "kit.NoAuth()" }

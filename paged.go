@@ -20,7 +20,7 @@ import (
 // [Resource]. T is the record type; with T = any records are raw JSON.
 //
 // A walk of a paged endpoint is a walk of a resource: the same paginators
-// ([WithPaginator], default [PageNumber]), records location, guards against
+// ([PagedBy], default [PageNumber]), records location, guards against
 // pages that do not advance, [WithMaxPages], errors and laziness. The query
 // parameters routed from P are sent on every page, next to the paginator's
 // own, and so are its header parameters.
@@ -34,7 +34,7 @@ import (
 // Declare paged endpoints once, as package-level variables:
 //
 //	var repos = kit.Paged[struct{ User string }, Repo]("/users/{user}/repos",
-//		kit.WithPaginator(kit.LinkHeader{}))
+//		kit.PagedBy(kit.LinkHeader{}))
 //
 //	for repo, err := range repos.Iterate(ctx, c, struct{ User string }{"ada"}) { ... }
 //
@@ -61,7 +61,7 @@ func Paged[P, T any](path string, opts ...EndpointOption) *PagedEndpoint[P, T] {
 // on the origin it names), T = *Response, or a bad pagination option (a
 // negative [WithMaxPages] or [WithPrefetch]). Every [EndpointOption] applies
 // to each page's request ([NoAuth], [WithMaxBodySize], ...), and
-// [WithPaginator], WithMaxPages and
+// [PagedBy], WithMaxPages and
 // WithPrefetch to the walks.
 func NewPaged[P, T any](path string, opts ...EndpointOption) (*PagedEndpoint[P, T], error) {
 	d, err := declare("GET", path, reflect.TypeFor[P](), reflect.TypeFor[T](), opts, true)
@@ -79,7 +79,7 @@ func NewPaged[P, T any](path string, opts ...EndpointOption) (*PagedEndpoint[P, 
 // sets a top-level field of that object on each page after the first:
 //
 //	var query = kit.PagedPost[QueryParams, Page]("/databases/{id}/query",
-//		kit.WithPaginator(kit.Cursor{CursorParam: "start_cursor", NextKey: "next_cursor",
+//		kit.PagedBy(kit.Cursor{CursorParam: "start_cursor", NextKey: "next_cursor",
 //			HasMoreKey: "has_more", InBody: true}))
 //
 // The walk is a walk like any other: the cycle guard compares URLs and
@@ -220,12 +220,12 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool, opts []CallOpt
 		return nil, err
 	}
 	q := r.queryValues()
-	cs, err := d.walkSettings(opts)
+	cs, err := d.walkSettings(st, opts)
 	if err != nil {
 		return nil, err
 	}
-	w := newWalk(st, d, &d.paging, chain, base.String(), r.header, q)
-	w.call, w.secretPath = cs, secretPath
+	w := newWalk(st, d, &d.paging, cs, chain, base.String(), r.header, q)
+	w.secretPath = secretPath
 	w.post, w.body = post, body
 	return w, nil
 }

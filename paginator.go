@@ -335,21 +335,29 @@ func (p NextLink) key() string {
 	return p.Key
 }
 
-// WithPaginator sets how a resource or a paged endpoint walks pages.
-// Default: [PageNumber]{}. It is both a [ResourceOption] and an [EndpointOption];
-// on an endpoint that is not paged (declared with [Get], [Post], ...) it is a
-// declaration error.
-func WithPaginator(p Paginator) PagingOption {
-	return paginatorOption{p}
-}
+// PagedBy declares how a resource or a paged endpoint walks pages: p is
+// its paginator. Default: [PageNumber]{}. It is a declaration trait, both a
+// [ResourceOption] and an [EndpointOption]; on an endpoint that is not paged
+// (declared with [Get], [Post], ...) it is a declaration error.
+func PagedBy(p Paginator) PagingOption { return paginatorOption{p, "PagedBy"} }
 
-// WithMaxPages ends any walk of the resource or paged endpoint quietly
-// after n pages. Default: no bound (walks are still guarded against
-// paginators that do not advance and servers that repeat a page). n must
-// not be negative. It is both a [ResourceOption] and an [EndpointOption], like
-// [WithPaginator].
-func WithMaxPages(n int) PagingOption {
-	return maxPagesOption{n}
+// WithPaginator is [PagedBy], under the name v0.3.0 gave it.
+//
+// Deprecated: use [PagedBy]: a paginator is what a declaration is, and
+// declaration traits have bare names ([FormBody], [NoAuth], ...).
+func WithPaginator(p Paginator) PagingOption { return paginatorOption{p, "WithPaginator"} }
+
+// WithMaxPages ends a walk quietly after n pages, a [RequestOption]: on a
+// client it bounds every walk of the client; on a resource or a paged
+// endpoint, that one's walks (over the client's); on a walk (Iterate,
+// Pages, All and their Go forms), that walk (over both). n = 0 sets no
+// bound. Default: no bound (walks are still guarded against paginators
+// that do not advance and servers that repeat a page). n must not be
+// negative. It applies to walks only: on an endpoint declared with [Get],
+// [Post], ... it is a declaration error, and on a call that is not a walk
+// (Call, Go, a resource's Get or List, ...) it fails the call.
+func WithMaxPages(n int) RequestOption {
+	return requestOption[maxPagesOption]{maxPagesOption{n}}
 }
 
 // WithPrefetch makes the async walks of an [AsyncResource] or a paged
@@ -364,7 +372,7 @@ func WithMaxPages(n int) PagingOption {
 // pipelined, and on a slow link about n times faster. With any other
 // paginator ([Cursor], [LinkHeader]), whose next request is known only from
 // the page before, one page is fetched ahead. A walk never has more
-// requests in flight than the client's [WithMaxInFlight] allows, and holds
+// requests in flight than the client's [Limits].MaxInFlight allows, and holds
 // only the pages in flight and not yet yielded, so a large n costs nothing
 // until that many requests are sent.
 //
@@ -373,24 +381,69 @@ func WithMaxPages(n int) PagingOption {
 // cannot know where the collection ends before it gets there: when a page
 // turns out to be the last (a short page), the up to n-1 requests already
 // sent past it are cancelled, or their responses discarded if they have
-// arrived. Each was a real request: it took a [WithRateLimit] token and
+// arrived. Each was a real request: it took a token of the client's rate limit ([Limits].Rate) and
 // counts against the server's own rate limit. Breaking out of the loop
 // cancels every request in flight and returns once they have stopped.
 //
-// Under [WithRateLimit], a pipelined walk reserves the tokens of its pages
+// Under a [Limits].Rate, a pipelined walk reserves the tokens of its pages
 // in page order, as it names them: the page the caller needs first gets
 // the first token, so the first records come as soon as a sync walk's
 // would, and a deadline that a sync walk meets is met. A page cancelled
 // before it was sent gives its token back. A [Limiter] given to
-// [WithLimiter] (one a fleet shares) has no reservations: it is waited for
+// Limits.Limiter (one a fleet shares) has no reservations: it is waited for
 // as the pages reach it.
 //
-// It is both a [ResourceOption] and an [EndpointOption], like [WithPaginator].
-func WithPrefetch(n int) PagingOption {
-	return prefetchOption{n}
+// It is a [RequestOption] that applies to walks only, like [WithMaxPages]:
+// on a client, every async walk of the client; on a resource or a paged
+// endpoint, its async walks (over the client's); on a walk, that walk (over
+// both); a sync walk ignores it; on an endpoint declared with [Get], [Post],
+// ... it is a declaration error, and on a call that is not a walk it fails
+// the call.
+func WithPrefetch(n int) RequestOption {
+	return requestOption[prefetchOption]{prefetchOption{n}}
 }
 
 // Private implementation past this point.
+
+// paginatorOption is PagedBy and WithPaginator; name is the one the caller
+// used, for messages.
+type paginatorOption struct {
+	p    Paginator
+	name string
+}
+
+func (o paginatorOption) applyResource(c *resourceConfig) { c.paginator = o.p }
+func (o paginatorOption) applyEndpoint(c *endpointConfig) {
+	c.paging.paginator = o.p
+	c.paging.used("kit." + o.name)
+}
+func (o paginatorOption) String() string { return fmt.Sprintf("kit.%s(%#v)", o.name, o.p) }
+
+// maxPagesOption is WithMaxPages's setting.
+type maxPagesOption struct{ n int }
+
+func (o maxPagesOption) applyRequest(c *requestConfig, _ level) error {
+	if o.n < 0 {
+		return fmt.Errorf("WithMaxPages(%d): must not be negative", o.n)
+	}
+	c.maxPages, c.setMaxPages = o.n, true
+	c.usedPaging("kit.WithMaxPages")
+	return nil
+}
+func (o maxPagesOption) String() string { return fmt.Sprintf("kit.WithMaxPages(%d)", o.n) }
+
+// prefetchOption is WithPrefetch's setting.
+type prefetchOption struct{ n int }
+
+func (o prefetchOption) applyRequest(c *requestConfig, _ level) error {
+	if o.n < 0 {
+		return fmt.Errorf("WithPrefetch(%d): must not be negative", o.n)
+	}
+	c.prefetch, c.setPrefetch = o.n, true
+	c.usedPaging("kit.WithPrefetch")
+	return nil
+}
+func (o prefetchOption) String() string { return fmt.Sprintf("kit.WithPrefetch(%d)", o.n) }
 
 // numberedDefaults fills the zero fields of PageNumber and Offset: the
 // position and size parameter names, and a size of 100.

@@ -28,6 +28,9 @@ import (
 // concurrent use by every goroutine calling through the client, and takes
 // no lock: while tokens are plentiful, concurrent calls do not wait on
 // each other. It is [WithLimiter] with a limiter of kit's own.
+//
+// Deprecated: use [WithLimits] with [Limits].Rate and Limits.Burst, which
+// has the same meaning.
 func WithRateLimit(perSecond float64, burst int) Option {
 	return rateLimitOption{perSecond, burst}
 }
@@ -51,6 +54,9 @@ type Limiter interface {
 // Unlike WithRateLimit, the limiter is the caller's: give the same one to
 // several clients and they share it. A nil l is an error from NewClient.
 // The last of WithLimiter and WithRateLimit given wins.
+//
+// Deprecated: use [WithLimits] with [Limits].Limiter, which has the same
+// meaning.
 func WithLimiter(l Limiter) Option { return limiterOption{l} }
 
 // Private implementation past this point.

@@ -44,6 +44,9 @@ import (
 //
 // The limit sits in the send chain with WithLimiter, once per attempt; a
 // response served by the cache (WithCache) counts for nothing.
+//
+// Deprecated: use [WithLimits] with [Limits].ServerMaxWait, which has the
+// same meaning.
 func WithServerRateLimit(maxWait time.Duration) Option { return serverRateOption{maxWait} }
 
 // RateLimitError is returned, wrapped, for a request that was not sent

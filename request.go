@@ -87,6 +87,9 @@ func (st *clientState) buildIn(d *endpointDecl, r *routed, rawURL string, box *r
 	req := &box.req
 	req.Method, req.URL, req.Endpoint = d.method, u, d.name
 	req.policy, req.built, req.secretPath = r.call.policyOf(d), built, secretPath
+	if st.timeout > 0 && req.policy.timeout <= 0 && r.call == nil {
+		req.policy = st.withTimeout(d) // a call's settings have it already
+	}
 	if r.target != nil {
 		// A URL given at run time is often one a server sent (a Location
 		// to follow): the headers of the call were declared for the
@@ -172,7 +175,7 @@ func (st *clientState) buildIn(d *endpointDecl, r *routed, rawURL string, box *r
 	if r.call != nil {
 		r.call.setHeaders(h)
 	}
-	if d.idemHeader != "" || st.idemHeader != "" || r.call != nil && r.call.key != "" {
+	if d.idemHeader != "" || st.idemHeader != "" || r.call != nil && (r.call.key != "" || r.call.idemHeader != "") {
 		req.keyed = st.setIdempotencyKey(d, r.call, h)
 	}
 	if _, ok := h["User-Agent"]; !ok {

@@ -29,7 +29,7 @@ import (
 // A Resource is immutable and safe for concurrent use; the iterators it
 // returns must each be ranged over by one goroutine at a time.
 //
-// Its requests follow the client's [WithRetry] policy, [WithRateLimit] and
+// Its requests follow the client's [WithRetry] policy, [WithLimits] and
 // [WithLogger]: Get, List, Update, Delete and every page of an iteration are
 // retried (a page is retried within the walk, so no record is yielded twice
 // or skipped); Create (POST) and Patch (PATCH) are never retried, since kit
@@ -140,15 +140,15 @@ func (r *Resource[T]) binding() *clientState {
 
 // resourceConfig collects what the resource options set.
 type resourceConfig struct {
-	pagingConfig
+	pagingConfig         // PagedBy
+	requestConfig        // the request options: every operation's and walk's
+	problem       string // a bad option, reported by every call
 }
 
 // pagingConfig is what the pagination options set, on a resource or a
 // paged endpoint, and what is derived from them once, at construction.
 type pagingConfig struct {
 	paginator Paginator
-	maxPages  int
-	prefetch  int
 	layout    *pageLayout // where a page's records are: from the paginator
 	ahead     Lookahead   // the paginator, when it can name pages ahead
 	option    string      // the first pagination option given, for a declaration error
@@ -162,12 +162,6 @@ func (pg *pagingConfig) complete(method string) error {
 	}
 	if b, ok := pg.paginator.(interface{ inBody() bool }); ok && b.inBody() && method != http.MethodPost {
 		return fmt.Errorf("paginator %T sends its cursor in the body (InBody), and a %s walk has no body: declare the endpoint with kit.PagedPost", pg.paginator, method)
-	}
-	if pg.maxPages < 0 {
-		return fmt.Errorf("WithMaxPages(%d): must not be negative", pg.maxPages)
-	}
-	if pg.prefetch < 0 {
-		return fmt.Errorf("WithPrefetch(%d): must not be negative", pg.prefetch)
 	}
 	l, err := newPageLayout(pg.paginator)
 	if err != nil {
@@ -184,24 +178,6 @@ func (pg *pagingConfig) used(option string) {
 		pg.option = option
 	}
 }
-
-type paginatorOption struct{ p Paginator }
-
-func (o paginatorOption) applyResource(c *resourceConfig) { c.paginator = o.p }
-func (o paginatorOption) applyEndpoint(c *endpointConfig) {
-	c.paging.paginator = o.p
-	c.paging.used("kit.WithPaginator")
-}
-func (o paginatorOption) String() string { return fmt.Sprintf("kit.WithPaginator(%#v)", o.p) }
-
-type maxPagesOption struct{ n int }
-
-func (o maxPagesOption) applyResource(c *resourceConfig) { c.maxPages = o.n }
-func (o maxPagesOption) applyEndpoint(c *endpointConfig) {
-	c.paging.maxPages = o.n
-	c.paging.used("kit.WithMaxPages")
-}
-func (o maxPagesOption) String() string { return fmt.Sprintf("kit.WithMaxPages(%d)", o.n) }
 
 // The operations of a resource, each an endpoint declaration of its own
 // (made once, with the resource): their requests are built by the same code
@@ -246,6 +222,9 @@ func newResourceCore(b Binding, path string, opts []ResourceOption, kind string)
 	if rc.st == nil {
 		return fail("%w", ErrNilBinding)
 	}
+	if rc.problem != "" {
+		return fail("%s", rc.problem)
+	}
 	if err := rc.pagingConfig.complete(http.MethodGet); err != nil {
 		return fail("%w", err)
 	}
@@ -267,7 +246,8 @@ func newResourceCore(b Binding, path string, opts []ResourceOption, kind string)
 			if err != nil {
 				return fail("%w", err)
 			}
-			rc.ops[op] = &endpointDecl{method: spec.method, name: spec.method + " " + spec.path, tmpl: tmpl, secretPath: hasSecretPlaceholder(tmpl)}
+			rc.ops[op] = &endpointDecl{method: spec.method, name: spec.method + " " + spec.path, tmpl: tmpl, secretPath: hasSecretPlaceholder(tmpl),
+				endpointConfig: endpointConfig{requestConfig: rc.requestConfig}}
 		}
 	}
 	return rc
@@ -326,19 +306,18 @@ func (rc *resourceCore) newWalk(query any, chain Sender, opts []CallOption) (*wa
 	if err != nil {
 		return nil, errorf(d.name, "%w", err)
 	}
-	cs, err := d.walkSettings(opts)
+	cs, err := d.walkSettings(rc.st, opts)
 	if err != nil {
 		return nil, err
 	}
-	w := newWalk(rc.st, d, &rc.pagingConfig, chain, rc.st.prefix+d.tmpl.Parts[0].Literal, nil, q)
-	w.call = cs
-	return w, nil
+	return newWalk(rc.st, d, &rc.pagingConfig, cs, chain, rc.st.prefix+d.tmpl.Parts[0].Literal, nil, q), nil
 }
 
 // crud runs one CRUD operation and decodes its result into R.
 func crud[R any](ctx context.Context, rc *resourceCore, chain Sender, op int, id any, body any, opts []CallOption) (R, error) {
 	var zero R
-	req, err := rc.crudRequest(op, id, body, chain, opts)
+	kind := resultKindOf(reflect.TypeFor[R]())
+	req, err := rc.crudRequest(op, id, body, chain, opts, kind)
 	if err != nil {
 		return zero, err
 	}
@@ -347,13 +326,14 @@ func crud[R any](ctx context.Context, rc *resourceCore, chain Sender, op int, id
 	if err != nil {
 		return zero, err
 	}
-	r, err := decodeResult[R](resultKindOf(reflect.TypeFor[R]()), 0, rc.st, resp, nil, nil)
+	r, err := decodeResult[R](kind, 0, rc.st, resp, nil, req.resultPath())
 	return r, rc.st.decoded(req, resp, err)
 }
 
 // crudRequest checks and builds the request of a CRUD operation; nothing is
 // sent when it fails.
-func (rc *resourceCore) crudRequest(op int, id any, body any, chain Sender, opts []CallOption) (*Request, error) {
+// kind is how the operation's result is made, for WithResultAt.
+func (rc *resourceCore) crudRequest(op int, id any, body any, chain Sender, opts []CallOption, kind routing.ResultKind) (*Request, error) {
 	if err := rc.check(op, chain); err != nil {
 		return nil, err
 	}
@@ -377,10 +357,19 @@ func (rc *resourceCore) crudRequest(op int, id any, body any, chain Sender, opts
 		r.body = v
 	}
 	var err error
-	if r.call, err = d.settings(opts); err != nil {
+	if r.call, err = d.settings(rc.st, opts); err != nil {
 		return nil, err
 	}
-	return rc.st.build(d, &r, "")
+	at, err := d.resultPath(rc.st, r.call, kind == routing.ResultTyped || kind == routing.ResultRaw)
+	if err != nil {
+		return nil, err
+	}
+	req, err := rc.st.build(d, &r, "")
+	if err != nil {
+		return nil, err
+	}
+	req.resultAt = at
+	return req, nil
 }
 
 // formatID formats a record id like a path parameter.
@@ -423,9 +412,12 @@ func (rc *resourceCore) listRequest(query any, chain Sender, opts []CallOption) 
 	if err != nil {
 		return nil, errorf(d.name, "%w", err)
 	}
-	cs, err := d.settings(opts)
+	cs, err := d.settings(rc.st, opts)
 	if err != nil {
 		return nil, err
+	}
+	if cs != nil && cs.resultAt != nil {
+		return nil, errorf(d.name, "WithResultAt(%q) applies to a call whose result is decoded from JSON; List's records are where the paginator says (its ItemsKey)", cs.resultText)
 	}
 	return rc.st.build(d, &routed{query: q, call: cs}, "")
 }

@@ -34,7 +34,7 @@ import (
 //   - its method is idempotent (GET, HEAD, PUT, DELETE, OPTIONS, TRACE), or
 //     it is any other method (POST, PATCH) of an endpoint declared with
 //     Idempotent() or of a call that carries an idempotency key (see
-//     WithIdempotencyKey and IdempotencyKey); and
+//     WithIdempotencyHeader and IdempotencyKey); and
 //   - RetryIf (by default Retryable) says the failed attempt's error is
 //     worth another: Retryable says yes to a connection error (refused,
 //     reset, closed early, including a 2xx body cut short) and to a
@@ -171,36 +171,32 @@ func DefaultRetryStatuses() []int {
 	return []int{http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
 }
 
-// WithRetry turns retrying on with policy p (see [RetryPolicy]). As an [Option]
-// it is the policy of every request of the client: endpoints, resource CRUD
-// operations and every page of an iteration. As an [EndpointOption] it is that
-// endpoint's policy and wins over the client's. As a [CallOption] it is the
-// policy of that one call and wins over both. A negative field, or a
-// status outside 400..599, makes [NewClient] (or the endpoint declaration,
-// or the call) fail.
+// WithRetry turns retrying on with policy p (see [RetryPolicy]), a
+// [RequestOption]. On a client it is the policy of every request of the
+// client: endpoints, resource operations and every page of a walk. On a
+// declaration it is that endpoint's, or that resource's operations', policy
+// and wins over the client's. On a call it is the policy of that one call
+// and wins over both. A negative field, or a status outside 400..599,
+// makes [NewClient] (or the declaration, or the call) fail.
 //
 // [Resource] operations follow the method rule of RetryPolicy: Get, List,
 // Update, Delete and the pages of an iteration are retried; Create (POST)
 // and Patch (PATCH) are retried only after a 429, or when they carry an
-// idempotency key ([WithIdempotencyKey], [IdempotencyKey]), since kit cannot
-// know otherwise that the API deduplicates them. Declare your own endpoint
-// with Idempotent() for a POST that is safe to resend.
-func WithRetry(p RetryPolicy) ClientEndpointCallOption {
+// idempotency key ([WithIdempotencyHeader], [IdempotencyKey]), since kit
+// cannot know otherwise that the API deduplicates them. Declare your own
+// endpoint with Idempotent() for a POST that is safe to resend.
+func WithRetry(p RetryPolicy) RequestOption {
 	p.Statuses = slices.Clone(p.Statuses)
-	return retryOption{&p, newRetrier(&p)}
+	return requestOption[retryOption]{retryOption{&p, newRetrier(&p)}}
 }
 
-// NoRetry declares an endpoint that is never retried, whatever the client's
-// policy. Of [WithRetry] and NoRetry given to one endpoint, the last wins.
-// As a [CallOption] it sends that one call once, whatever the endpoint's and
-// the client's policies.
-func NoRetry() EndpointCallOption { return noRetryOption{} }
-
-// Idempotent declares that sending the endpoint's request twice has the
-// effect of sending it once (for example, it carries an idempotency key), so
-// that a POST, PATCH or other non-idempotent method may be retried under a
-// [RetryPolicy]. It does not turn retrying on by itself.
-func Idempotent() EndpointOption { return idempotentOption{} }
+// NoRetry is the off switch of [WithRetry], a [RequestOption]: on a
+// declaration, an endpoint (or a resource's operations) that is never
+// retried, whatever the client's policy; on a call, that one call is sent
+// once, whatever the declaration's and the client's policies; on a client,
+// no policy (the default). Of WithRetry and NoRetry given at one level, the
+// last wins.
+func NoRetry() RequestOption { return requestOption[noRetryOption]{} }
 
 // Private implementation past this point.
 
@@ -211,20 +207,12 @@ type retryOption struct {
 	plan *retrier
 }
 
-func (o retryOption) applyClient(c *clientConfig) error {
+func (o retryOption) applyRequest(c *requestConfig, _ level) error {
 	if err := checkRetryPolicy(o.p); err != nil {
-		return fmt.Errorf("kit: %s: %w", o.call(), err)
+		return fmt.Errorf("%s: %w", o.call(), err)
 	}
-	c.retry = o.plan
+	c.retry, c.noRetry, c.setRetry = o.plan, false, true
 	return nil
-}
-
-func (o retryOption) applyEndpoint(c *endpointConfig) {
-	if err := checkRetryPolicy(o.p); err != nil {
-		c.problem = o.call() + ": " + err.Error()
-		return
-	}
-	c.retry, c.noRetry = o.plan, false
 }
 
 func (o retryOption) String() string { return "kit." + o.call() }
@@ -263,13 +251,11 @@ func (o retryOption) call() string {
 
 type noRetryOption struct{}
 
-func (noRetryOption) applyEndpoint(c *endpointConfig) { c.retry, c.noRetry = nil, true }
-func (noRetryOption) String() string                  { return "kit.NoRetry()" }
-
-type idempotentOption struct{}
-
-func (idempotentOption) applyEndpoint(c *endpointConfig) { c.idempotent = true }
-func (idempotentOption) String() string                  { return "kit.Idempotent()" }
+func (noRetryOption) applyRequest(c *requestConfig, _ level) error {
+	c.retry, c.noRetry, c.setRetry = nil, true, true
+	return nil
+}
+func (noRetryOption) String() string { return "kit.NoRetry()" }
 
 func checkRetryPolicy(p *RetryPolicy) error {
 	switch {

@@ -59,7 +59,7 @@ func TestBackoffBounds(t *testing.T) {
 }
 
 func TestRetrierDefaults(t *testing.T) {
-	st := &clientState{clientConfig: clientConfig{retry: newRetrier(&RetryPolicy{})}}
+	st := &clientState{clientConfig: clientConfig{requestConfig: requestConfig{callPolicy: callPolicy{retry: newRetrier(&RetryPolicy{})}}}}
 	r := st.retrierFor(&Request{Method: http.MethodGet, policy: defaultPolicy})
 	if r == nil || r.maxAttempts != 4 || r.maxElapsed != 30*time.Second || r.baseDelay != 100*time.Millisecond ||
 		r.maxDelay != 5*time.Second || r.maxRetryAfter != time.Minute || r.retryIf == nil {
@@ -85,7 +85,7 @@ func TestRetrierDefaults(t *testing.T) {
 	if st.retrierFor(&Request{Method: "GET", policy: &callPolicy{noRetry: true}}) != nil {
 		t.Error("NoRetry retried")
 	}
-	one := &clientState{clientConfig: clientConfig{retry: newRetrier(&RetryPolicy{MaxAttempts: 1})}}
+	one := &clientState{clientConfig: clientConfig{requestConfig: requestConfig{callPolicy: callPolicy{retry: newRetrier(&RetryPolicy{MaxAttempts: 1})}}}}
 	if one.retrierFor(&Request{Method: "GET", policy: defaultPolicy}) != nil {
 		t.Error("MaxAttempts 1 retried")
 	}

@@ -6,36 +6,57 @@ import (
 	"time"
 )
 
-// WithTimeout bounds every call of the endpoint to d, on top of the
-// caller's context (the earlier deadline wins). It covers the whole call:
-// rate-limit waits, every attempt of a retried call, the waits between
-// them, and reading the response body (for a streamed result, an
-// io.ReadCloser or a [Stream], until it is closed; for a Stream, its
-// reconnections too). A call cut short by it fails with an
+// WithTimeout bounds every call to d, on top of the caller's context (the
+// earlier deadline wins), a [RequestOption]: on a client it bounds each call
+// of the client, on a declaration each call of that endpoint or of that
+// resource's operations (over the client's), and on a call that one call
+// (over both). It covers the whole call: rate-limit waits, every attempt of
+// a retried call, the waits between them, and reading the response body
+// (for a streamed result, an io.ReadCloser or a [Stream], until it is
+// closed; for a Stream, its reconnections too). A walk's pages each get d,
+// as each page is a call of its own. A call cut short by it fails with an
 // error matching context.DeadlineExceeded, and is not retried. d must be
-// positive (the declaration fails otherwise). Default: no timeout of the
-// endpoint's own.
-//
-// As a CallOption it bounds that one call the same way, in place of the
-// endpoint's WithTimeout: a walk's pages each get d, as each page is a call
-// of its own, and a Stream's reading and reconnections are covered.
-func WithTimeout(d time.Duration) EndpointCallOption {
-	return timeoutOption{d}
+// positive (NewClient, the declaration or the call fails otherwise).
+// Default: no timeout.
+func WithTimeout(d time.Duration) RequestOption {
+	return requestOption[timeoutOption]{timeoutOption{d}}
 }
 
 // Private implementation past this point.
 
-// timeoutOption is WithTimeout.
+// timeoutOption is WithTimeout's setting.
 type timeoutOption struct{ d time.Duration }
 
-func (o timeoutOption) applyEndpoint(c *endpointConfig) {
+func (o timeoutOption) applyRequest(c *requestConfig, _ level) error {
 	if o.d <= 0 {
-		c.problem = fmt.Sprintf("WithTimeout(%v): must be positive", o.d)
-		return
+		return fmt.Errorf("WithTimeout(%v): must be positive", o.d)
 	}
 	c.timeout = o.d
+	return nil
 }
 func (o timeoutOption) String() string { return fmt.Sprintf("kit.WithTimeout(%v)", o.d) }
+
+// withTimeout returns the policy of a request of d with the client's
+// WithTimeout, for a declaration that sets none and a call without
+// options (a call's settings take it in settingsOf). The declaration's
+// policy is copied once per client (see clientTimeout).
+func (st *clientState) withTimeout(d *endpointDecl) *callPolicy {
+	if ct := d.clientTimeout.Load(); ct != nil && ct.st == st {
+		return &ct.policy
+	}
+	ct := &clientTimeout{st: st, policy: d.callPolicy}
+	ct.policy.timeout = st.timeout
+	d.clientTimeout.Store(ct)
+	return &ct.policy
+}
+
+// clientTimeout is a declaration's policy with the WithTimeout of the
+// client st: a declaration keeps the last one it was called with, so that
+// the calls of one client build it once.
+type clientTimeout struct {
+	st     *clientState
+	policy callPolicy
+}
 
 // timeoutLayer is the chain's timeout layer: it bounds the rest of the
 // call, every attempt and wait included, by the endpoint's WithTimeout.

@@ -72,6 +72,8 @@ type walk struct {
 	records    seenHashes   // the records of the pages received (non-empty ones)
 	prevReqURL *url.URL     // URL of the request that produced the last page; next links resolve against it
 	pages      int
+	maxPages   int // WithMaxPages in force: the call's, the declaration's, the client's; 0: none
+	prefetch   int // WithPrefetch in force, likewise
 
 	// secretPath holds the runs of base's path that secret path
 	// parameters filled (see redactor): redacted in every page's URL.
@@ -86,7 +88,8 @@ func (w *walk) redactor() redactor {
 
 // newWalk returns a walk of the collection at base; first must be called
 // before the walk's first request.
-func newWalk(st *clientState, d *endpointDecl, pg *pagingConfig, chain Sender, base string, header http.Header, query url.Values) *walk {
+// cs is the call's settings (nil: none).
+func newWalk(st *clientState, d *endpointDecl, pg *pagingConfig, cs *callSettings, chain Sender, base string, header http.Header, query url.Values) *walk {
 	if len(header) > 0 {
 		// Every page's request gets these values; capped slices make an
 		// interceptor's Header.Add on one request copy, not share.
@@ -96,7 +99,13 @@ func newWalk(st *clientState, d *endpointDecl, pg *pagingConfig, chain Sender, b
 		}
 		header = h
 	}
-	w := &walk{st: st, d: d, pg: pg, chain: chain, base: base, header: header, query: query}
+	w := &walk{st: st, d: d, pg: pg, call: cs, chain: chain, base: base, header: header, query: query}
+	var call requestConfig
+	if cs != nil {
+		call = cs.requestConfig
+	}
+	w.maxPages = pick(call.setMaxPages, call.maxPages, d.setMaxPages, d.maxPages, st.maxPages)
+	w.prefetch = pick(call.setPrefetch, call.prefetch, d.setPrefetch, d.prefetch, st.prefetch)
 	w.origin, _ = url.Parse(base)
 	if w.origin == nil || st.sameOrigin(w.origin) {
 		w.origin = st.base
@@ -129,7 +138,7 @@ func (t pageTarget) same(o pageTarget) bool {
 // request, or WithMaxPages reached); an error for a request the walk has
 // already sent (the same URL, and in a POST walk the same body).
 func (w *walk) nextTarget() (pageTarget, error) {
-	if w.req == nil || (w.pg.maxPages > 0 && w.pages >= w.pg.maxPages) {
+	if w.req == nil || (w.maxPages > 0 && w.pages >= w.maxPages) {
 		return pageTarget{}, nil
 	}
 	t, err := w.target(*w.req, w.prevReqURL)
@@ -360,7 +369,7 @@ func (w *walk) op() string {
 // the caller: WithPrefetch's n with a Lookahead paginator, 1 with another,
 // never more than the client's in-flight limit; 0 for a strictly lazy walk.
 func (w *walk) window() int {
-	n := w.pg.prefetch
+	n := w.prefetch
 	if n <= 0 {
 		return 0
 	}
@@ -555,7 +564,7 @@ func (r *pageRun[T]) ahead(limit, received int) error {
 	}
 	w := r.w
 	for len(r.q) < limit {
-		if w.pg.maxPages > 0 && w.pages+len(r.q)-received >= w.pg.maxPages {
+		if w.maxPages > 0 && w.pages+len(r.q)-received >= w.maxPages {
 			return nil
 		}
 		last := r.q[len(r.q)-1]

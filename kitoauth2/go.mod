@@ -3,7 +3,7 @@ module github.com/kithttp/kit/kitoauth2
 go 1.26.0
 
 require (
-	github.com/kithttp/kit v0.3.0
+	github.com/kithttp/kit v0.4.0
 	golang.org/x/oauth2 v0.37.0
 )
 

@@ -3,7 +3,7 @@ module github.com/kithttp/kit/kitredis
 go 1.26.0
 
 require (
-	github.com/kithttp/kit v0.3.0
+	github.com/kithttp/kit v0.4.0
 	github.com/redis/go-redis/v9 v9.23.0
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/kithttp/kit"
 )
 
-const _ = kit.IsAtLeastVersion0_3_0 // if undefined: this code is from kitgen v0.3.0; go get github.com/kithttp/kit@v0.3.0
+const _ = kit.IsAtLeastVersion0_4_0 // if undefined: this code is from kitgen v0.4.0; go get github.com/kithttp/kit@v0.4.0
 
 // NewClient makes a *kit.Client for baseURL with the //kit:option values of
 // Client, then opts, and binds a Client to it with BindClient.
@@ -65,7 +65,7 @@ type _kit_UsersAPI_ListUsers_P struct {
 	ListUsersParams // //kit:query {params}: its fields are promoted into the query
 }
 
-var _kit_UsersAPI_ListUsers = kit.Paged[_kit_UsersAPI_ListUsers_P, User]("/linked/users", kit.WithPaginator(kit.LinkHeader{}))
+var _kit_UsersAPI_ListUsers = kit.Paged[_kit_UsersAPI_ListUsers_P, User]("/linked/users", kit.PagedBy(kit.LinkHeader{}))
 
 func (c _kit_UsersAPI) ListUsers(ctx context.Context, params *ListUsersParams) iter.Seq2[User, error] {
 	p := _kit_UsersAPI_ListUsers_P{}
@@ -80,7 +80,7 @@ type _kit_UsersAPI_ScanUsers_P struct {
 	ScanUsersParams // //kit:query {params}: its fields are promoted into the query
 }
 
-var _kit_UsersAPI_ScanUsers = kit.Paged[_kit_UsersAPI_ScanUsers_P, User]("/cursor-flat/users", kit.WithPaginator(kit.Cursor{CursorParam: "cursor", NextKey: "next_cursor", ItemsKey: "results"}))
+var _kit_UsersAPI_ScanUsers = kit.Paged[_kit_UsersAPI_ScanUsers_P, User]("/cursor-flat/users", kit.PagedBy(kit.Cursor{CursorParam: "cursor", NextKey: "next_cursor", ItemsKey: "results"}))
 
 func (c _kit_UsersAPI) ScanUsers(ctx context.Context, params *ScanUsersParams) iter.Seq2[User, error] {
 	p := _kit_UsersAPI_ScanUsers_P{}
@@ -95,7 +95,7 @@ type _kit_UsersAPI_ListActivity_P struct {
 	ListActivityParams // //kit:query {params}: its fields are promoted into the query
 }
 
-var _kit_UsersAPI_ListActivity = kit.Paged[_kit_UsersAPI_ListActivity_P, Activity]("/activity", kit.WithPaginator(kit.Cursor{CursorParam: "since", NextKey: "paging.after", ItemsKey: "items"}))
+var _kit_UsersAPI_ListActivity = kit.Paged[_kit_UsersAPI_ListActivity_P, Activity]("/activity", kit.PagedBy(kit.Cursor{CursorParam: "since", NextKey: "paging.after", ItemsKey: "items"}))
 
 func (c _kit_UsersAPI) ListActivity(ctx context.Context, params *ListActivityParams) iter.Seq2[Activity, error] {
 	p := _kit_UsersAPI_ListActivity_P{}

@@ -42,7 +42,7 @@ type UsersAPI interface {
 	// openapi: spec.yaml:38
 	//kit:get /linked/users
 	//kit:query {params}
-	//kit:option kit.WithPaginator(kit.LinkHeader{})
+	//kit:option kit.PagedBy(kit.LinkHeader{})
 	ListUsers(ctx context.Context, params *ListUsersParams) iter.Seq2[User, error]
 
 	// ScanUsers: Lists users with a cursor.
@@ -50,7 +50,7 @@ type UsersAPI interface {
 	// openapi: spec.yaml:52
 	//kit:get /cursor-flat/users
 	//kit:query {params}
-	//kit:option kit.WithPaginator(kit.Cursor{CursorParam: "cursor", NextKey: "next_cursor", ItemsKey: "results"})
+	//kit:option kit.PagedBy(kit.Cursor{CursorParam: "cursor", NextKey: "next_cursor", ItemsKey: "results"})
 	ScanUsers(ctx context.Context, params *ScanUsersParams) iter.Seq2[User, error]
 
 	// ListActivity: The users' activity, records of several kinds, walked with a
@@ -59,7 +59,7 @@ type UsersAPI interface {
 	// openapi: spec.yaml:89
 	//kit:get /activity
 	//kit:query {params}
-	//kit:option kit.WithPaginator(kit.Cursor{CursorParam: "since", NextKey: "paging.after", ItemsKey: "items"})
+	//kit:option kit.PagedBy(kit.Cursor{CursorParam: "since", NextKey: "paging.after", ItemsKey: "items"})
 	ListActivity(ctx context.Context, params *ListActivityParams) iter.Seq2[Activity, error]
 }
 

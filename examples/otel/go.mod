@@ -3,8 +3,8 @@ module github.com/kithttp/kit/examples/otel
 go 1.26.0
 
 require (
-	github.com/kithttp/kit v0.3.0
-	github.com/kithttp/kit/kitotel v0.3.0
+	github.com/kithttp/kit v0.4.0
+	github.com/kithttp/kit/kitotel v0.4.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
 	go.opentelemetry.io/otel/trace v1.47.0

@@ -10,7 +10,7 @@ import (
 	"github.com/kithttp/kit"
 )
 
-const _ = kit.IsAtLeastVersion0_3_0 // if undefined: this code is from kitgen v0.3.0; go get github.com/kithttp/kit@v0.3.0
+const _ = kit.IsAtLeastVersion0_4_0 // if undefined: this code is from kitgen v0.4.0; go get github.com/kithttp/kit@v0.4.0
 
 // NewClient makes a *kit.Client for baseURL with the //kit:option values of
 // Client, then opts, and binds a Client to it with BindClient.

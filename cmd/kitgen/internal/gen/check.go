@@ -119,7 +119,7 @@ func (g *generator) method(m *Method) {
 	if m.Result != resultIter && m.Result != resultPages {
 		for _, o := range m.Options {
 			switch o.kitFunc {
-			case "WithPaginator", "WithMaxPages", "WithPrefetch":
+			case "PagedBy", "WithPaginator", "WithMaxPages", "WithPrefetch":
 				g.errorf(o.Pos, "%s: kit.%s applies to a paged endpoint (a method returning iter.Seq2) or a resource, not to %s", m.Name, o.kitFunc, m.Name)
 			}
 		}

@@ -14,7 +14,7 @@ import (
 type VersionError struct {
 	Module string // the module of the package, "" when unknown
 	Kit    string // the kit version it selects: "v0.2.0"
-	Own    string // this kitgen's kit version: "v0.3.0"
+	Own    string // this kitgen's kit version: "v0.4.0"
 }
 
 func (e *VersionError) Error() string {

@@ -331,7 +331,7 @@ func (g *generator) detect(m *method, op *Operation, ok *Response, s *Schema, ty
 
 func (g *generator) paged(m *method, kind, paginator, elem string) string {
 	m.paginator = kind
-	m.directives = append(m.directives, "//kit:option kit.WithPaginator("+paginator+")")
+	m.directives = append(m.directives, "//kit:option kit.PagedBy("+paginator+")")
 	g.types.imports["iter"] = true
 	return "iter.Seq2[" + elem + ", error]"
 }

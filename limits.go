@@ -1,0 +1,113 @@
+package kit
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Limits bounds how fast and how much a client sends. Every field is
+// optional; its zero value leaves that limit as it is.
+type Limits struct {
+	// Rate limits the client to Rate requests per second on average, with
+	// bursts of up to Burst: kit's own token bucket, full at first, one per
+	// client (see [WithRateLimit] for the details). It must be positive and
+	// finite. Default: no limit.
+	Rate float64
+	// Burst is the bucket's size: how many requests may go at once after a
+	// quiet spell. It goes with Rate; 0 means 1.
+	Burst int
+	// Limiter paces the client's requests with a limiter of the caller's,
+	// which several clients (or a fleet, with kitredis.NewLimiter) may
+	// share (see [WithLimiter]). It replaces Rate: give one or the other.
+	Limiter Limiter
+	// ServerMaxWait follows the rate limits that servers announce in their
+	// response headers, waiting at most this long for a reset (see
+	// [WithServerRateLimit]). It must be positive. Default: off.
+	ServerMaxWait time.Duration
+	// MaxInFlight bounds how many requests of an [AsyncClient] are in
+	// flight at once (see [WithMaxInFlight]); a [Client] ignores it. It must
+	// be positive. Default: [DefaultMaxInFlight].
+	MaxInFlight int
+}
+
+// WithLimits sets the client's limits: the fields of l that are not zero
+// replace what an earlier WithLimits (or [WithRateLimit], [WithLimiter],
+// [WithServerRateLimit], [WithMaxInFlight]) set, and the zero fields leave
+// it, so that
+//
+//	kit.NewClient(base, kit.WithLimits(kit.Limits{Rate: 10, Burst: 5, ServerMaxWait: time.Minute}))
+//
+// paces the client to 10 requests a second and follows the server's own
+// limits. A Rate that is not positive and finite, a negative field, a Burst
+// without a Rate, or both a Rate and a Limiter, make [NewClient] (or
+// [NewAsyncClient]) fail. It is an [Option]: limits are the client's, shared
+// by everything bound to it.
+func WithLimits(l Limits) Option { return limitsOption{l} }
+
+// Private implementation past this point.
+
+// limitsOption is WithLimits.
+type limitsOption struct{ l Limits }
+
+func (o limitsOption) applyClient(c *clientConfig) error {
+	l := o.l
+	fail := func(why string) error { return fmt.Errorf("kit: %s: %s", o, why) }
+	switch {
+	case l.Rate != 0 && (!(l.Rate > 0) || math.IsInf(l.Rate, 0)):
+		return fail("Rate must be positive and finite")
+	case l.Burst < 0:
+		return fail("Burst must not be negative")
+	case l.Burst > 0 && l.Rate == 0:
+		return fail("Burst goes with Rate, and Rate is not set")
+	case l.Rate != 0 && l.Limiter != nil:
+		return fail("give Rate or Limiter, not both")
+	case l.ServerMaxWait < 0:
+		return fail("ServerMaxWait must not be negative")
+	case l.MaxInFlight < 0:
+		return fail("MaxInFlight must not be negative")
+	}
+	if l.Rate != 0 {
+		c.limiter = newLimiter(l.Rate, max(l.Burst, 1))
+	}
+	if l.Limiter != nil {
+		c.limiter = l.Limiter
+	}
+	if l.ServerMaxWait > 0 {
+		c.serverRate = l.ServerMaxWait
+	}
+	if l.MaxInFlight > 0 {
+		c.maxFlight = l.MaxInFlight
+	}
+	return nil
+}
+
+// String is the option as its call, its zero fields left out.
+func (o limitsOption) String() string {
+	l := o.l
+	var b strings.Builder
+	b.WriteString("kit.WithLimits(kit.Limits{")
+	sep := ""
+	field := func(name string, v any) {
+		fmt.Fprintf(&b, "%s%s: %v", sep, name, v)
+		sep = ", "
+	}
+	if l.Rate != 0 {
+		field("Rate", l.Rate)
+	}
+	if l.Burst != 0 {
+		field("Burst", l.Burst)
+	}
+	if l.Limiter != nil {
+		field("Limiter", fmt.Sprintf("%T", l.Limiter))
+	}
+	if l.ServerMaxWait != 0 {
+		field("ServerMaxWait", l.ServerMaxWait)
+	}
+	if l.MaxInFlight != 0 {
+		field("MaxInFlight", l.MaxInFlight)
+	}
+	b.WriteString("})")
+	return b.String()
+}
