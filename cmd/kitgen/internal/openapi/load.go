@@ -10,7 +10,6 @@
 package openapi
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,7 +19,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -151,17 +149,30 @@ func load(name string, data []byte, l *loader) (*Doc, error) {
 	return d, nil
 }
 
+// parse reads one file of the document: JSON by a JSON reader, YAML by a
+// YAML one.
 func (l *loader) parse(name string, data []byte) (*yaml.Node, error) {
-	data = escapeJSONControls(data)
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, wrap(err, fmt.Sprintf("%s: not YAML or JSON", name))
+	var top *yaml.Node
+	if looksJSON(data) {
+		n, err := parseJSON(name, data)
+		if err != nil {
+			return nil, err
+		}
+		top = n
+	} else {
+		var doc yaml.Node
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return nil, wrap(err, fmt.Sprintf("%s: not YAML or JSON", name))
+		}
+		if doc.Kind == yaml.DocumentNode && len(doc.Content) > 0 {
+			top = doc.Content[0]
+		}
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+	if top == nil || top.Kind != yaml.MappingNode {
 		return nil, &Error{Pos: Pos{File: name, Line: 1, Col: 1}, Msg: "not an OpenAPI document: want a mapping at the top"}
 	}
-	l.files[name] = doc.Content[0]
-	return doc.Content[0], nil
+	l.files[name] = top
+	return top, nil
 }
 
 // skip records an operation that cannot be read: at the position of the
@@ -536,31 +547,4 @@ func (l *loader) target(at node, ref string) (node, error) {
 		cur = next
 	}
 	return node{doc, cur}, nil
-}
-
-// escapeJSONControls writes DEL and the C1 control characters of a JSON
-// document as \u escapes (NEL too, which YAML reads as a line break):
-// JSON allows them raw in a string, YAML (which reads the JSON here) does
-// not, and real documents have them (text that was decoded twice). In JSON
-// they can only be in a string, where the escape means the same; a YAML
-// document is left as it is.
-func escapeJSONControls(data []byte) []byte {
-	if t := bytes.TrimLeft(data, " \t\r\n\ufeff"); len(t) == 0 || t[0] != '{' {
-		return data
-	}
-	isControl := func(r rune) bool { return r == 0x7f || r >= 0x80 && r <= 0x9f }
-	if bytes.IndexFunc(data, isControl) < 0 {
-		return data
-	}
-	out := make([]byte, 0, len(data)+32)
-	for len(data) > 0 {
-		r, n := utf8.DecodeRune(data)
-		if isControl(r) {
-			out = fmt.Appendf(out, "\\u%04x", r)
-		} else {
-			out = append(out, data[:n]...)
-		}
-		data = data[n:]
-	}
-	return out
 }
