@@ -5,8 +5,10 @@
 // It never fails a whole document because of one operation: an operation
 // that cannot be read (a missing $ref, a cookie parameter, a schema it does
 // not understand) is left out and listed in Doc.Skipped with the reason and
-// its position, file:line:col. Only a document that is not OpenAPI 3 at all
-// (not YAML or JSON, no openapi field, Swagger 2.0) is an error.
+// its position, file:line:col. A Swagger 2.0 document is converted to the
+// OpenAPI 3.0 document it stands for and read as one, with a note for
+// what does not convert. Only a document that is not OpenAPI at all (not
+// YAML or JSON, no openapi or swagger field) is an error.
 package openapi
 
 import (
@@ -99,16 +101,26 @@ func load(name string, data []byte, l *loader) (*Doc, error) {
 	}
 	top := node{name, root}
 	d := &Doc{Security: map[string]*SecurityScheme{}}
-	if v := get(root, "swagger"); v != nil {
-		return nil, node{name, v}.errorf("a Swagger 2.0 document: convert it to OpenAPI 3 first")
-	}
 	v := get(root, "openapi")
+	if sw := get(root, "swagger"); sw != nil && v == nil {
+		if sw.Value != "2.0" {
+			return nil, node{name, sw}.errorf("Swagger %s: only Swagger 2.0 and OpenAPI 3 documents are read", sw.Value)
+		}
+		var notes []Note
+		root, notes = swagger2(name, root)
+		l.files[name] = root
+		l.notes = append(l.notes, notes...)
+		v = get(root, "openapi")
+	}
 	if v == nil {
 		return nil, top.errorf("not an OpenAPI document: no openapi field at the top")
 	}
 	d.Version = v.Value
 	if !strings.HasPrefix(d.Version, "3.0") && !strings.HasPrefix(d.Version, "3.1") && !strings.HasPrefix(d.Version, "3.2") {
 		return nil, node{name, v}.errorf("OpenAPI %s: only versions 3.0, 3.1 and 3.2 are read", d.Version)
+	}
+	if top.n != root {
+		d.Version = "2.0" // the Swagger document's, read as the OpenAPI 3.0 it converts to
 	}
 	if info := get(root, "info"); info != nil {
 		d.Title = str(get(info, "title"))

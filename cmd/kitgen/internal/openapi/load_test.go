@@ -10,7 +10,7 @@ import (
 
 func TestLoadErrors(t *testing.T) {
 	for _, c := range []struct{ name, doc, want string }{
-		{"swagger", "swagger: \"2.0\"\ninfo: {title: x}\n", `spec.yaml:1:10: a Swagger 2.0 document: convert it to OpenAPI 3 first`},
+		{"swagger", "swagger: \"1.2\"\ninfo: {title: x}\n", `spec.yaml:1:10: Swagger 1.2: only Swagger 2.0 and OpenAPI 3 documents are read`},
 		{"no openapi", "info: {title: x}\n", `spec.yaml:1:1: not an OpenAPI document: no openapi field at the top`},
 		{"version", "openapi: 4.0.0\n", `spec.yaml:1:10: OpenAPI 4.0.0: only versions 3.0, 3.1 and 3.2 are read`},
 		{"not yaml", "openapi: [\n", `spec.yaml: not YAML or JSON`},
