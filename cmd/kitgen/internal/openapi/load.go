@@ -260,12 +260,18 @@ func (l *loader) operation(on node, at Pos, method, path string, shared node) (*
 		}
 	}
 	op.Params = params
-	if bn := get(on.n, "requestBody"); bn != nil {
+	if bk, bn := entry(on.n, "requestBody"); bn != nil {
 		b, err := l.requestBody(node{on.file, bn})
 		if err != nil {
 			return nil, err
 		}
 		op.Body = b
+		if method == "GET" && emptyBody(b) {
+			// Stripe's document declares one on every GET: a GET sends no
+			// body, and this one says nothing.
+			op.Body = nil
+			l.notes = append(l.notes, Note{Pos: node{on.file, bk}.pos(), Msg: fmt.Sprintf("GET %s: an empty request body on a GET is left out", path)})
+		}
 	}
 	for k, v := range pairs(get(on.n, "responses")) {
 		r, err := l.response(node{on.file, v}, node{on.file, k})
@@ -422,6 +428,19 @@ func (l *loader) content(cn node) ([]*MediaType, error) {
 		out = append(out, mt)
 	}
 	return out, nil
+}
+
+// emptyBody reports whether a request body says nothing: each of its
+// media types has no schema or an object schema without properties.
+func emptyBody(b *RequestBody) bool {
+	for _, mt := range b.Content {
+		s := mt.Schema
+		if s != nil && (s.Type != "object" || len(s.Properties) > 0 || s.AdditionalProperties != nil ||
+			len(s.AllOf)+len(s.OneOf)+len(s.AnyOf) > 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // mediaType lower-cases a media type and drops its parameters.

@@ -197,3 +197,50 @@ paths:
 		t.Errorf("in memory: %d operations, %d skipped, want 0 and 2", len(d.Ops), len(d.Skipped))
 	}
 }
+
+// TestEmptyBodyOnGet: Stripe's document declares an empty form body on its
+// GETs; a GET cannot send one, and the body says nothing: it is dropped
+// with a note, and the operation is read. A body that says something is
+// kept (kitgen's pass refuses it).
+func TestEmptyBodyOnGet(t *testing.T) {
+	doc := `openapi: 3.0.0
+paths:
+  /v1/account:
+    get:
+      operationId: GetAccount
+      requestBody:
+        content:
+          application/x-www-form-urlencoded:
+            encoding: {}
+            schema: {additionalProperties: false, properties: {}, type: object}
+        required: false
+      responses:
+        "200": {description: ok}
+  /v1/search:
+    get:
+      operationId: Search
+      requestBody:
+        content:
+          application/json:
+            schema: {type: object, properties: {q: {type: string}}}
+      responses:
+        "200": {description: ok}
+`
+	d, err := LoadBytes("spec.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Ops) != 2 {
+		t.Fatalf("%d operations, want 2", len(d.Ops))
+	}
+	if d.Ops[0].Body != nil {
+		t.Errorf("GET /v1/account: the empty body is kept")
+	}
+	if d.Ops[1].Body == nil {
+		t.Errorf("GET /v1/search: the body that says something is dropped")
+	}
+	want := "spec.yaml:6:7: GET /v1/account: an empty request body on a GET is left out"
+	if len(d.Notes) != 1 || d.Notes[0].Pos.String()+": "+d.Notes[0].Msg != want {
+		t.Errorf("notes %v, want %q", d.Notes, want)
+	}
+}
