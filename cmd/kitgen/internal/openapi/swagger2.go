@@ -245,7 +245,7 @@ func (c *swaggerConv) paths(paths *yaml.Node) *yaml.Node {
 				}
 				ni.Content = append(ni.Content, k, ps)
 			case containsString(methods, k.Value) && v.Kind == yaml.MappingNode:
-				ni.Content = append(ni.Content, k, c.operation(k, v, shared))
+				ni.Content = append(ni.Content, k, c.operation(pk.Value, k, v, shared))
 			default:
 				ni.Content = append(ni.Content, k, v)
 			}
@@ -292,7 +292,7 @@ func (c *swaggerConv) params(list *yaml.Node) []sparam {
 
 // operation converts one operation; shared are its path item's
 // parameters.
-func (c *swaggerConv) operation(key, op *yaml.Node, shared []sparam) *yaml.Node {
+func (c *swaggerConv) operation(path string, key, op *yaml.Node, shared []sparam) *yaml.Node {
 	consumes, produces := c.consumes, c.produces
 	if v := get(op, "consumes"); v != nil {
 		consumes = strings_(v)
@@ -321,7 +321,7 @@ func (c *swaggerConv) operation(key, op *yaml.Node, shared []sparam) *yaml.Node 
 		switch k.Value {
 		case "consumes", "produces":
 		case "schemes":
-			c.note(k, "the schemes of one operation are left out: the document's servers are used")
+			c.note(k, "%s %s: the operation's own schemes are left out: the document's servers are used", strings.ToUpper(key.Value), path)
 		case "parameters":
 			ps := sequence(v)
 			for _, p := range own {
@@ -342,7 +342,7 @@ func (c *swaggerConv) operation(key, op *yaml.Node, shared []sparam) *yaml.Node 
 			out.Content = append(out.Content, k, v)
 		}
 	}
-	if rb := c.requestBody(key, bodies, consumes); rb != nil {
+	if rb := c.requestBody(strings.ToUpper(key.Value)+" "+path, key, bodies, consumes); rb != nil {
 		set(out, "requestBody", rb)
 	}
 	return out
@@ -419,7 +419,7 @@ func (c *swaggerConv) collectionFormat(p *yaml.Node, in string) (string, bool) {
 
 // requestBody makes the request body of an operation's body parameter or
 // formData parameters, in the media types it consumes.
-func (c *swaggerConv) requestBody(key *yaml.Node, params []sparam, consumes []string) *yaml.Node {
+func (c *swaggerConv) requestBody(op string, key *yaml.Node, params []sparam, consumes []string) *yaml.Node {
 	var body *yaml.Node
 	var form []sparam
 	for _, p := range params {
@@ -430,7 +430,7 @@ func (c *swaggerConv) requestBody(key *yaml.Node, params []sparam, consumes []st
 		}
 	}
 	if body != nil && len(form) > 0 {
-		c.note(key, "%s: a body parameter and formData parameters: the formData ones are left out", strings.ToUpper(key.Value))
+		c.note(key, "%s: a body parameter and formData parameters: the formData ones are left out", op)
 	}
 	switch {
 	case body != nil:
