@@ -119,8 +119,13 @@ func runOpenAPI(args []string) int {
 	check := fs.Bool("check", false, "write nothing; exit 1 if a generated file is not up to date")
 	config := fs.String("config", "", "a YAML `file` naming how operations paginate (see the README)")
 	remote := fs.Bool("remote", false, "follow $refs to http(s) URLs (and accept a URL as the spec)")
+	var overlays []string
+	fs.Func("overlay", "an OpenAPI Overlay 1.0 `file` to apply to the document first (repeatable: applied in order)", func(s string) error {
+		overlays = append(overlays, s)
+		return nil
+	})
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: kitgen openapi [-o dir] [-package name] [-config file] [-remote] [-ops globs] [-tags a,b] [-check] spec.{json,yaml}\n\n")
+		fmt.Fprintf(fs.Output(), "usage: kitgen openapi [-o dir] [-package name] [-config file] [-overlay file]... [-remote] [-ops globs] [-tags a,b] [-check] spec.{json,yaml}\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -130,7 +135,7 @@ func runOpenAPI(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Config: *config, Remote: *remote, Check: *check}
+	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Config: *config, Overlays: overlays, Remote: *remote, Check: *check}
 	if *tags != "" {
 		cfg.Tags = strings.Split(*tags, ",")
 	}

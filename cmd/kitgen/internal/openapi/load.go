@@ -32,12 +32,14 @@ const MaxRefHops = 64
 // Load reads the document at path and the files its relative $refs name.
 // A $ref to a URL is an error (the operations that use it are skipped):
 // LoadRemote follows them.
-func Load(path string) (*Doc, error) {
+// The overlays (OpenAPI Overlay 1.0 documents) are applied to it first,
+// in order.
+func Load(path string, overlays ...string) (*Doc, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, wrap(err, "read OpenAPI document")
 	}
-	return load(path, data, &loader{disk: true})
+	return load(path, data, &loader{disk: true, overlays: overlays})
 }
 
 // LoadRemote reads the document at spec, a path or an http(s) URL, and
@@ -45,11 +47,12 @@ func Load(path string) (*Doc, error) {
 // http.DefaultClient). Each remote document is fetched once, within
 // RemoteTimeout, and may be at most MaxRemoteSize; a relative $ref in a
 // remote document is resolved against its URL.
-func LoadRemote(ctx context.Context, spec string, client *http.Client) (*Doc, error) {
+// The overlays, files on disk, are applied to it first, in order.
+func LoadRemote(ctx context.Context, spec string, client *http.Client, overlays ...string) (*Doc, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
-	l := &loader{disk: true, ctx: ctx, client: client}
+	l := &loader{disk: true, ctx: ctx, client: client, overlays: overlays}
 	if isRemote(spec) {
 		data, err := fetchRemote(ctx, client, spec)
 		if err != nil {
@@ -79,6 +82,8 @@ type loader struct {
 	client *http.Client
 	ctx    context.Context
 	notes  []Note // what was left out of a schema that is still read
+	// overlays are applied to the document before it is read.
+	overlays []string
 }
 
 // node is a YAML node and the file it is in.
@@ -100,6 +105,13 @@ func load(name string, data []byte, l *loader) (*Doc, error) {
 		return nil, err
 	}
 	top := node{name, root}
+	for _, o := range l.overlays {
+		notes, err := applyOverlay(o, root)
+		if err != nil {
+			return nil, err
+		}
+		l.notes = append(l.notes, notes...)
+	}
 	d := &Doc{Security: map[string]*SecurityScheme{}}
 	v := get(root, "openapi")
 	if sw := get(root, "swagger"); sw != nil && v == nil {
@@ -161,9 +173,19 @@ func load(name string, data []byte, l *loader) (*Doc, error) {
 	return d, nil
 }
 
-// parse reads one file of the document: JSON by a JSON reader, YAML by a
-// YAML one.
+// parse reads one file of the document and keeps it for $refs.
 func (l *loader) parse(name string, data []byte) (*yaml.Node, error) {
+	top, err := parseDocument(name, data)
+	if err != nil {
+		return nil, err
+	}
+	l.files[name] = top
+	return top, nil
+}
+
+// parseDocument reads a file, JSON by a JSON reader, YAML by a YAML one,
+// and returns its top mapping.
+func parseDocument(name string, data []byte) (*yaml.Node, error) {
 	var top *yaml.Node
 	if looksJSON(data) {
 		n, err := parseJSON(name, data)
@@ -183,7 +205,6 @@ func (l *loader) parse(name string, data []byte) (*yaml.Node, error) {
 	if top == nil || top.Kind != yaml.MappingNode {
 		return nil, &Error{Pos: Pos{File: name, Line: 1, Col: 1}, Msg: "not an OpenAPI document: want a mapping at the top"}
 	}
-	l.files[name] = top
 	return top, nil
 }
 

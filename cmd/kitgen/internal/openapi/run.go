@@ -25,9 +25,12 @@ type Config struct {
 	Ops     string   // comma-separated globs of operationIds to keep; "" keeps all
 	Tags    []string // keep only operations with one of these tags; nil keeps all
 	Config  string   // a -config file naming pagination; "" when none
-	Remote  bool     // follow $refs to http(s) URLs; Spec may be a URL
-	Check   bool     // write nothing; fail when a file is not up to date
-	Stdout  io.Writer
+	// Overlays are OpenAPI Overlay 1.0 files applied to the document, in
+	// order, before it is read.
+	Overlays []string
+	Remote   bool // follow $refs to http(s) URLs; Spec may be a URL
+	Check    bool // write nothing; fail when a file is not up to date
+	Stdout   io.Writer
 }
 
 // Output is the file kitgen openapi writes; kitgen's own pass writes
@@ -52,9 +55,9 @@ func Run(cfg Config) (*Report, error) {
 	var doc *Doc
 	var err error
 	if cfg.Remote {
-		doc, err = LoadRemote(context.Background(), cfg.Spec, nil)
+		doc, err = LoadRemote(context.Background(), cfg.Spec, nil, cfg.Overlays...)
 	} else {
-		doc, err = Load(cfg.Spec)
+		doc, err = Load(cfg.Spec, cfg.Overlays...)
 	}
 	if err != nil {
 		return nil, err
@@ -277,6 +280,9 @@ func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
 	}
 	if cfg.Config != "" {
 		args = append(args, "-config", relativeTo(dir, cfg.Config))
+	}
+	for _, o := range cfg.Overlays {
+		args = append(args, "-overlay", relativeTo(dir, o))
 	}
 	if cfg.Remote {
 		args = append(args, "-remote")
