@@ -53,6 +53,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -79,10 +80,23 @@ func run(args []string) int {
 	check := fs.Bool("check", false, "write nothing; exit 1 if a generated file is not up to date")
 	version := fs.Bool("version", false, "print the version of kit this kitgen generates for, and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: kitgen [-o kit_gen.go] [-tags a,b] [-check] [-version] [dir ...]\n\n")
+		fmt.Fprintf(fs.Output(), `kitgen generates kit clients.
+
+usage:
+  kitgen [-o kit_gen.go] [-tags a,b] [-check] [-version] [dir ...]
+        kit_gen.go of each package's //kit: declarations (Go interfaces)
+  %s
+        a client package from an OpenAPI 3.x or Swagger 2.0 document
+        (kitgen openapi -h for its flags)
+
+flags of kitgen [dir ...]:
+`, openapiUsage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
 	if *version {
@@ -108,6 +122,9 @@ func run(args []string) int {
 	return 0
 }
 
+// openapiUsage is kitgen openapi's synopsis.
+const openapiUsage = "kitgen openapi [-o dir] [-package name] [-config file] [-overlay file]... [-remote] [-ops globs] [-tags a,b] [-check] spec.{json,yaml}"
+
 // runOpenAPI is kitgen openapi: a package of //kit: declarations from an
 // OpenAPI document, then kitgen's own pass over it.
 func runOpenAPI(args []string) int {
@@ -125,10 +142,13 @@ func runOpenAPI(args []string) int {
 		return nil
 	})
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: kitgen openapi [-o dir] [-package name] [-config file] [-overlay file]... [-remote] [-ops globs] [-tags a,b] [-check] spec.{json,yaml}\n\n")
+		fmt.Fprintf(fs.Output(), "usage: %s\n\n", openapiUsage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
 	if fs.NArg() != 1 {
