@@ -36,18 +36,22 @@
 // versions and the command to run: kitgen routes parameters by its own
 // kit's rules.
 //
-// From an OpenAPI 3.0 or 3.1 document (JSON or YAML):
+// From an OpenAPI 3.0, 3.1 or 3.2 document, or a Swagger 2.0 one (JSON or
+// YAML):
 //
-//	kitgen openapi [-o dir] [-package name] [-config file] [-remote] [-ops globs] [-tags a,b] [-check] spec
+//	kitgen openapi [-o dir] [-package name] [-config file] [-overlay file]... [-remote] [-ops globs] [-tags a,b] [-check] spec
 //
 // writes dir/openapi_gen.go (models and //kit: interfaces, always
-// regenerated), dir/client.go when it does not exist, and dir/kit_gen.go,
-// and prints what it emitted, skipped (with reasons) and paginated. An
-// operation it cannot map is skipped, never the whole document. -config
-// names a YAML file that says how operations paginate where detection
-// cannot see it (the document's x-kit-pagination, x-speakeasy-pagination,
-// x-fern-pagination and x-ms-pageable are read too). $refs to URLs are
-// followed only with -remote (which also takes a URL as the spec). The
+// regenerated), dir/client.go when it does not exist (afterwards only its
+// go:generate line is rewritten, to the flags of the run), and
+// dir/kit_gen.go, and prints what it emitted, skipped (with reasons) and
+// paginated. An operation it cannot map is skipped, never the whole
+// document. -config names a YAML file that says how operations paginate
+// where detection cannot see it (the document's x-kit-pagination,
+// x-speakeasy-pagination, x-fern-pagination and x-ms-pageable are read
+// too). -overlay applies an OpenAPI Overlay 1.0 file to the document
+// first (repeatable, in order). $refs to URLs are followed only with
+// -remote (which also takes a URL as the spec). The
 // directives and routing rules are described in the kitgen guide of
 // github.com/kithttp/kit (docs/kitgen.md; docs/openapi.md for kitgen openapi).
 package main
