@@ -36,23 +36,28 @@
 // versions and the command to run: kitgen routes parameters by its own
 // kit's rules.
 //
-// From an OpenAPI 3.0 or 3.1 document (JSON or YAML):
+// From an OpenAPI 3.0, 3.1 or 3.2 document, or a Swagger 2.0 one (JSON or
+// YAML):
 //
-//	kitgen openapi [-o dir] [-package name] [-config file] [-remote] [-ops globs] [-tags a,b] [-check] spec
+//	kitgen openapi [-o dir] [-package name] [-config file] [-overlay file]... [-remote] [-ops globs] [-tags a,b] [-check] spec
 //
 // writes dir/openapi_gen.go (models and //kit: interfaces, always
-// regenerated), dir/client.go when it does not exist, and dir/kit_gen.go,
-// and prints what it emitted, skipped (with reasons) and paginated. An
-// operation it cannot map is skipped, never the whole document. -config
-// names a YAML file that says how operations paginate where detection
-// cannot see it (the document's x-kit-pagination, x-speakeasy-pagination,
-// x-fern-pagination and x-ms-pageable are read too). $refs to URLs are
-// followed only with -remote (which also takes a URL as the spec). The
+// regenerated), dir/client.go when it does not exist (afterwards only its
+// go:generate line is rewritten, to the flags of the run), and
+// dir/kit_gen.go, and prints what it emitted, skipped (with reasons) and
+// paginated. An operation it cannot map is skipped, never the whole
+// document. -config names a YAML file that says how operations paginate
+// where detection cannot see it (the document's x-kit-pagination,
+// x-speakeasy-pagination, x-fern-pagination and x-ms-pageable are read
+// too). -overlay applies an OpenAPI Overlay 1.0 file to the document
+// first (repeatable, in order). $refs to URLs are followed only with
+// -remote (which also takes a URL as the spec). The
 // directives and routing rules are described in the kitgen guide of
 // github.com/kithttp/kit (docs/kitgen.md; docs/openapi.md for kitgen openapi).
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -79,10 +84,23 @@ func run(args []string) int {
 	check := fs.Bool("check", false, "write nothing; exit 1 if a generated file is not up to date")
 	version := fs.Bool("version", false, "print the version of kit this kitgen generates for, and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: kitgen [-o kit_gen.go] [-tags a,b] [-check] [-version] [dir ...]\n\n")
+		fmt.Fprintf(fs.Output(), `kitgen generates kit clients.
+
+usage:
+  kitgen [-o kit_gen.go] [-tags a,b] [-check] [-version] [dir ...]
+        kit_gen.go of each package's //kit: declarations (Go interfaces)
+  %s
+        a client package from an OpenAPI 3.x or Swagger 2.0 document
+        (kitgen openapi -h for its flags)
+
+flags of kitgen [dir ...]:
+`, openapiUsage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
 	if *version {
@@ -108,6 +126,9 @@ func run(args []string) int {
 	return 0
 }
 
+// openapiUsage is kitgen openapi's synopsis.
+const openapiUsage = "kitgen openapi [-o dir] [-package name] [-config file] [-overlay file]... [-remote] [-ops globs] [-tags a,b] [-check] spec.{json,yaml}"
+
 // runOpenAPI is kitgen openapi: a package of //kit: declarations from an
 // OpenAPI document, then kitgen's own pass over it.
 func runOpenAPI(args []string) int {
@@ -119,18 +140,26 @@ func runOpenAPI(args []string) int {
 	check := fs.Bool("check", false, "write nothing; exit 1 if a generated file is not up to date")
 	config := fs.String("config", "", "a YAML `file` naming how operations paginate (see the README)")
 	remote := fs.Bool("remote", false, "follow $refs to http(s) URLs (and accept a URL as the spec)")
+	var overlays []string
+	fs.Func("overlay", "an OpenAPI Overlay 1.0 `file` to apply to the document first (repeatable: applied in order)", func(s string) error {
+		overlays = append(overlays, s)
+		return nil
+	})
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: kitgen openapi [-o dir] [-package name] [-config file] [-remote] [-ops globs] [-tags a,b] [-check] spec.{json,yaml}\n\n")
+		fmt.Fprintf(fs.Output(), "usage: %s\n\n", openapiUsage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return 2
 	}
-	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Config: *config, Remote: *remote, Check: *check}
+	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Config: *config, Overlays: overlays, Remote: *remote, Check: *check}
 	if *tags != "" {
 		cfg.Tags = strings.Split(*tags, ",")
 	}

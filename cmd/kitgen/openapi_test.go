@@ -42,6 +42,9 @@ func TestOpenAPIRoundTrip(t *testing.T) {
 			if f.Name == "kitgen.yaml" {
 				args = append(args, "-config", filepath.Join(name, "kitgen.yaml"))
 			}
+			if f.Name == "overlay.yaml" {
+				args = append(args, "-overlay", filepath.Join(name, "overlay.yaml"))
+			}
 		}
 		args = append(args, filepath.Join(name, "spec.yaml"))
 		code, out := kitgen(t, mod, args...)

@@ -1,6 +1,7 @@
 package users
 
-// This file is yours: kitgen openapi writes it once and never again.
+// This file is yours: kitgen openapi writes it once, and afterwards
+// rewrites only its go:generate line, to the flags of the last run.
 
 //go:generate go tool kitgen openapi -package users spec.yaml
 //go:generate go tool kitgen

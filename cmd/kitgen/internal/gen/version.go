@@ -33,7 +33,7 @@ func (e *VersionError) Error() string {
 }
 
 // checkKitVersion fails when pkg builds with a published kit other than
-// kit.Version. A kit from a local checkout (a directory replace, the main
+// kit.Version, or imports kit and cannot load it. A kit from a local checkout (a directory replace, the main
 // module, a "(devel)" build) is not checked.
 func checkKitVersion(pkg *packages.Package) error {
 	var kitPkg *packages.Package
@@ -45,6 +45,9 @@ func checkKitVersion(pkg *packages.Package) error {
 	}, nil)
 	if kitPkg == nil {
 		return nil
+	}
+	if err := kitMissing(pkg, kitPkg); err != nil {
+		return err
 	}
 	return versionSkew(pkg.Module, kitPkg.Module, "v"+kit.Version)
 }

@@ -256,7 +256,7 @@ func refusalCategory(msg string) string {
 		return "Swagger 2.0"
 	case strings.Contains(msg, "only versions 3.0, 3.1 and 3.2"):
 		return "not OpenAPI 3.x"
-	case strings.Contains(msg, "not YAML or JSON"), strings.Contains(msg, "want a mapping"):
+	case strings.Contains(msg, "not YAML or JSON"), strings.Contains(msg, "not JSON"), strings.Contains(msg, "want a mapping"):
 		return "malformed"
 	case strings.Contains(msg, "no openapi field"):
 		return "not an OpenAPI document"

@@ -5,12 +5,13 @@
 // It never fails a whole document because of one operation: an operation
 // that cannot be read (a missing $ref, a cookie parameter, a schema it does
 // not understand) is left out and listed in Doc.Skipped with the reason and
-// its position, file:line:col. Only a document that is not OpenAPI 3 at all
-// (not YAML or JSON, no openapi field, Swagger 2.0) is an error.
+// its position, file:line:col. A Swagger 2.0 document is converted to the
+// OpenAPI 3.0 document it stands for and read as one, with a note for
+// what does not convert. Only a document that is not OpenAPI at all (not
+// YAML or JSON, no openapi or swagger field) is an error.
 package openapi
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,7 +21,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -32,12 +32,14 @@ const MaxRefHops = 64
 // Load reads the document at path and the files its relative $refs name.
 // A $ref to a URL is an error (the operations that use it are skipped):
 // LoadRemote follows them.
-func Load(path string) (*Doc, error) {
+// The overlays (OpenAPI Overlay 1.0 documents) are applied to it first,
+// in order.
+func Load(path string, overlays ...string) (*Doc, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, wrap(err, "read OpenAPI document")
 	}
-	return load(path, data, &loader{disk: true})
+	return load(path, data, &loader{disk: true, overlays: overlays})
 }
 
 // LoadRemote reads the document at spec, a path or an http(s) URL, and
@@ -45,11 +47,12 @@ func Load(path string) (*Doc, error) {
 // http.DefaultClient). Each remote document is fetched once, within
 // RemoteTimeout, and may be at most MaxRemoteSize; a relative $ref in a
 // remote document is resolved against its URL.
-func LoadRemote(ctx context.Context, spec string, client *http.Client) (*Doc, error) {
+// The overlays, files on disk, are applied to it first, in order.
+func LoadRemote(ctx context.Context, spec string, client *http.Client, overlays ...string) (*Doc, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
-	l := &loader{disk: true, ctx: ctx, client: client}
+	l := &loader{disk: true, ctx: ctx, client: client, overlays: overlays}
 	if isRemote(spec) {
 		data, err := fetchRemote(ctx, client, spec)
 		if err != nil {
@@ -80,6 +83,8 @@ type loader struct {
 	client *http.Client
 	ctx    context.Context
 	notes  []Note // what was left out of a schema that is still read
+	// overlays are applied to the document before it is read.
+	overlays []string
 }
 
 // node is a YAML node and the file it is in.
@@ -101,17 +106,34 @@ func load(name string, data []byte, l *loader) (*Doc, error) {
 		return nil, err
 	}
 	top := node{name, root}
-	d := &Doc{Security: map[string]*SecurityScheme{}}
-	if v := get(root, "swagger"); v != nil {
-		return nil, node{name, v}.errorf("a Swagger 2.0 document: convert it to OpenAPI 3 first")
+	for _, o := range l.overlays {
+		notes, err := applyOverlay(o, root)
+		if err != nil {
+			return nil, err
+		}
+		l.notes = append(l.notes, notes...)
 	}
+	d := &Doc{Security: map[string]*SecurityScheme{}}
 	v := get(root, "openapi")
+	if sw := get(root, "swagger"); sw != nil && v == nil {
+		if sw.Value != "2.0" {
+			return nil, node{name, sw}.errorf("Swagger %s: only Swagger 2.0 and OpenAPI 3 documents are read", sw.Value)
+		}
+		var notes []Note
+		root, notes = swagger2(name, root)
+		l.files[name] = root
+		l.notes = append(l.notes, notes...)
+		v = get(root, "openapi")
+	}
 	if v == nil {
 		return nil, top.errorf("not an OpenAPI document: no openapi field at the top")
 	}
 	d.Version = v.Value
 	if !strings.HasPrefix(d.Version, "3.0") && !strings.HasPrefix(d.Version, "3.1") && !strings.HasPrefix(d.Version, "3.2") {
 		return nil, node{name, v}.errorf("OpenAPI %s: only versions 3.0, 3.1 and 3.2 are read", d.Version)
+	}
+	if top.n != root {
+		d.Version = "2.0" // the Swagger document's, read as the OpenAPI 3.0 it converts to
 	}
 	if info := get(root, "info"); info != nil {
 		d.Title = str(get(info, "title"))
@@ -152,17 +174,39 @@ func load(name string, data []byte, l *loader) (*Doc, error) {
 	return d, nil
 }
 
+// parse reads one file of the document and keeps it for $refs.
 func (l *loader) parse(name string, data []byte) (*yaml.Node, error) {
-	data = escapeJSONControls(data)
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, wrap(err, fmt.Sprintf("%s: not YAML or JSON", name))
+	top, err := parseDocument(name, data)
+	if err != nil {
+		return nil, err
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+	l.files[name] = top
+	return top, nil
+}
+
+// parseDocument reads a file, JSON by a JSON reader, YAML by a YAML one,
+// and returns its top mapping.
+func parseDocument(name string, data []byte) (*yaml.Node, error) {
+	var top *yaml.Node
+	if looksJSON(data) {
+		n, err := parseJSON(name, data)
+		if err != nil {
+			return nil, err
+		}
+		top = n
+	} else {
+		var doc yaml.Node
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return nil, wrap(err, fmt.Sprintf("%s: not YAML or JSON", name))
+		}
+		if doc.Kind == yaml.DocumentNode && len(doc.Content) > 0 {
+			top = doc.Content[0]
+		}
+	}
+	if top == nil || top.Kind != yaml.MappingNode {
 		return nil, &Error{Pos: Pos{File: name, Line: 1, Col: 1}, Msg: "not an OpenAPI document: want a mapping at the top"}
 	}
-	l.files[name] = doc.Content[0]
-	return doc.Content[0], nil
+	return top, nil
 }
 
 // skip records an operation that cannot be read: at the position of the
@@ -238,12 +282,18 @@ func (l *loader) operation(on node, at Pos, method, path string, shared node) (*
 		}
 	}
 	op.Params = params
-	if bn := get(on.n, "requestBody"); bn != nil {
+	if bk, bn := entry(on.n, "requestBody"); bn != nil {
 		b, err := l.requestBody(node{on.file, bn})
 		if err != nil {
 			return nil, err
 		}
 		op.Body = b
+		if method == "GET" && emptyBody(b) {
+			// Stripe's document declares one on every GET: a GET sends no
+			// body, and this one says nothing.
+			op.Body = nil
+			l.notes = append(l.notes, Note{Pos: node{on.file, bk}.pos(), Msg: fmt.Sprintf("GET %s: an empty request body on a GET is left out", path)})
+		}
 	}
 	for k, v := range pairs(get(on.n, "responses")) {
 		r, err := l.response(node{on.file, v}, node{on.file, k})
@@ -402,6 +452,19 @@ func (l *loader) content(cn node) ([]*MediaType, error) {
 	return out, nil
 }
 
+// emptyBody reports whether a request body says nothing: each of its
+// media types has no schema or an object schema without properties.
+func emptyBody(b *RequestBody) bool {
+	for _, mt := range b.Content {
+		s := mt.Schema
+		if s != nil && (s.Type != "object" || len(s.Properties) > 0 || s.AdditionalProperties != nil ||
+			len(s.AllOf)+len(s.OneOf)+len(s.AnyOf) > 0) {
+			return false
+		}
+	}
+	return true
+}
+
 // mediaType lower-cases a media type and drops its parameters.
 func mediaType(s string) string {
 	s, _, _ = strings.Cut(s, ";")
@@ -537,31 +600,4 @@ func (l *loader) target(at node, ref string) (node, error) {
 		cur = next
 	}
 	return node{doc, cur}, nil
-}
-
-// escapeJSONControls writes DEL and the C1 control characters of a JSON
-// document as \u escapes (NEL too, which YAML reads as a line break):
-// JSON allows them raw in a string, YAML (which reads the JSON here) does
-// not, and real documents have them (text that was decoded twice). In JSON
-// they can only be in a string, where the escape means the same; a YAML
-// document is left as it is.
-func escapeJSONControls(data []byte) []byte {
-	if t := bytes.TrimLeft(data, " \t\r\n\ufeff"); len(t) == 0 || t[0] != '{' {
-		return data
-	}
-	isControl := func(r rune) bool { return r == 0x7f || r >= 0x80 && r <= 0x9f }
-	if bytes.IndexFunc(data, isControl) < 0 {
-		return data
-	}
-	out := make([]byte, 0, len(data)+32)
-	for len(data) > 0 {
-		r, n := utf8.DecodeRune(data)
-		if isControl(r) {
-			out = fmt.Appendf(out, "\\u%04x", r)
-		} else {
-			out = append(out, data[:n]...)
-		}
-		data = data[n:]
-	}
-	return out
 }

@@ -10,7 +10,7 @@ import (
 
 func TestLoadErrors(t *testing.T) {
 	for _, c := range []struct{ name, doc, want string }{
-		{"swagger", "swagger: \"2.0\"\ninfo: {title: x}\n", `spec.yaml:1:10: a Swagger 2.0 document: convert it to OpenAPI 3 first`},
+		{"swagger", "swagger: \"1.2\"\ninfo: {title: x}\n", `spec.yaml:1:10: Swagger 1.2: only Swagger 2.0 and OpenAPI 3 documents are read`},
 		{"no openapi", "info: {title: x}\n", `spec.yaml:1:1: not an OpenAPI document: no openapi field at the top`},
 		{"version", "openapi: 4.0.0\n", `spec.yaml:1:10: OpenAPI 4.0.0: only versions 3.0, 3.1 and 3.2 are read`},
 		{"not yaml", "openapi: [\n", `spec.yaml: not YAML or JSON`},
@@ -195,5 +195,52 @@ paths:
 	}
 	if len(d.Ops) != 0 || len(d.Skipped) != 2 {
 		t.Errorf("in memory: %d operations, %d skipped, want 0 and 2", len(d.Ops), len(d.Skipped))
+	}
+}
+
+// TestEmptyBodyOnGet: Stripe's document declares an empty form body on its
+// GETs; a GET cannot send one, and the body says nothing: it is dropped
+// with a note, and the operation is read. A body that says something is
+// kept (kitgen's pass refuses it).
+func TestEmptyBodyOnGet(t *testing.T) {
+	doc := `openapi: 3.0.0
+paths:
+  /v1/account:
+    get:
+      operationId: GetAccount
+      requestBody:
+        content:
+          application/x-www-form-urlencoded:
+            encoding: {}
+            schema: {additionalProperties: false, properties: {}, type: object}
+        required: false
+      responses:
+        "200": {description: ok}
+  /v1/search:
+    get:
+      operationId: Search
+      requestBody:
+        content:
+          application/json:
+            schema: {type: object, properties: {q: {type: string}}}
+      responses:
+        "200": {description: ok}
+`
+	d, err := LoadBytes("spec.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Ops) != 2 {
+		t.Fatalf("%d operations, want 2", len(d.Ops))
+	}
+	if d.Ops[0].Body != nil {
+		t.Errorf("GET /v1/account: the empty body is kept")
+	}
+	if d.Ops[1].Body == nil {
+		t.Errorf("GET /v1/search: the body that says something is dropped")
+	}
+	want := "spec.yaml:6:7: GET /v1/account: an empty request body on a GET is left out"
+	if len(d.Notes) != 1 || d.Notes[0].Pos.String()+": "+d.Notes[0].Msg != want {
+		t.Errorf("notes %v, want %q", d.Notes, want)
 	}
 }

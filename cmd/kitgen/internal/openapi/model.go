@@ -10,7 +10,7 @@ import (
 // servers and the security schemes. $refs are resolved: a reference is the
 // object it names, so two uses of one component are the same pointer.
 type Doc struct {
-	Version   string // the document's openapi field, e.g. "3.0.3" or "3.1.0"
+	Version   string // the document's openapi field, e.g. "3.0.3" or "3.1.0"; "2.0" for Swagger 2.0
 	Title     string
 	Servers   []string
 	Ops       []*Operation

@@ -21,7 +21,8 @@ var specLineRE = regexp.MustCompile(`spec(30)?\.yaml(:\d+(:\d+)?)?`)
 
 // TestRules: each archive of testdata/rules is one mapping rule: a
 // document (spec.yaml), sometimes its OpenAPI 3.0 twin (spec30.yaml, which
-// must give the same Go) and a -config file (kitgen.yaml), and the
+// must give the same Go), a -config file (kitgen.yaml) and an -overlay
+// file (overlay.yaml), and the
 // openapi_gen.go and report it must give. go test -run TestRules -update
 // rewrites them; the cmd/kitgen tests then build, vet and run each
 // archive's wire tests in a module.
@@ -98,12 +99,16 @@ func renderRule(t *testing.T, section map[string][]byte, spec, pkg string) (src,
 			}
 		}
 	}
-	doc, err := Load(filepath.Join(dir, spec))
+	var overlays []string
+	if section["overlay.yaml"] != nil {
+		overlays = append(overlays, filepath.Join(dir, "overlay.yaml"))
+	}
+	doc, err := Load(filepath.Join(dir, spec), overlays...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var conf *ConfigFile
-	cfg := Config{Spec: filepath.Join(dir, spec)}
+	cfg := Config{Spec: filepath.Join(dir, spec), Overlays: overlays}
 	if section["kitgen.yaml"] != nil {
 		cfg.Config = filepath.Join(dir, "kitgen.yaml")
 		if conf, err = LoadConfig(filepath.Join(dir, "kitgen.yaml")); err != nil {

@@ -25,9 +25,12 @@ type Config struct {
 	Ops     string   // comma-separated globs of operationIds to keep; "" keeps all
 	Tags    []string // keep only operations with one of these tags; nil keeps all
 	Config  string   // a -config file naming pagination; "" when none
-	Remote  bool     // follow $refs to http(s) URLs; Spec may be a URL
-	Check   bool     // write nothing; fail when a file is not up to date
-	Stdout  io.Writer
+	// Overlays are OpenAPI Overlay 1.0 files applied to the document, in
+	// order, before it is read.
+	Overlays []string
+	Remote   bool // follow $refs to http(s) URLs; Spec may be a URL
+	Check    bool // write nothing; fail when a file is not up to date
+	Stdout   io.Writer
 }
 
 // Output is the file kitgen openapi writes; kitgen's own pass writes
@@ -52,9 +55,9 @@ func Run(cfg Config) (*Report, error) {
 	var doc *Doc
 	var err error
 	if cfg.Remote {
-		doc, err = LoadRemote(context.Background(), cfg.Spec, nil)
+		doc, err = LoadRemote(context.Background(), cfg.Spec, nil, cfg.Overlays...)
 	} else {
-		doc, err = Load(cfg.Spec)
+		doc, err = Load(cfg.Spec, cfg.Overlays...)
 	}
 	if err != nil {
 		return nil, err
@@ -102,32 +105,41 @@ func Run(cfg Config) (*Report, error) {
 			}
 		}
 	}
-	rep, written, err := generate(doc, conf, cfg, dir, pkg, saved["client.go"] == nil)
+	rep, written, err := generate(doc, conf, cfg, dir, pkg, saved["client.go"])
 	if err != nil {
 		restore()
 		return rep, err
 	}
 	if cfg.Check {
 		restore()
+		var stale []string
 		for _, f := range files {
 			if b, ok := written[f]; ok && !bytes.Equal(b, saved[f]) {
-				return rep, fmt.Errorf("%s: %w (run go generate)", filepath.Join(dir, f), ErrStale)
+				stale = append(stale, filepath.Join(dir, f))
 			}
+		}
+		if len(stale) > 0 {
+			return rep, fmt.Errorf("%s: %w (run go generate)", strings.Join(stale, ", "), ErrStale)
 		}
 	}
 	return rep, nil
 }
 
-func generate(doc *Doc, conf *ConfigFile, cfg Config, dir, pkg string, writeClient bool) (*Report, map[string][]byte, error) {
+func generate(doc *Doc, conf *ConfigFile, cfg Config, dir, pkg string, client []byte) (*Report, map[string][]byte, error) {
 	written := map[string][]byte{}
 	write := func(name string, b []byte) error {
 		written[name] = b
 		return os.WriteFile(filepath.Join(dir, name), b, 0o644)
 	}
 	// The client.go of the first run: kitgen's pass needs the package to
-	// exist; later runs leave it to the user.
-	if writeClient {
+	// exist; later runs leave it to the user but for its go:generate line,
+	// which says how the package is regenerated: the flags of this run.
+	if client == nil {
 		if err := write("client.go", clientFile(doc, cfg, dir, pkg)); err != nil {
+			return nil, nil, err
+		}
+	} else if b, ok := rewriteGenerateLine(client, generateLine(cfg, dir, pkg)); ok {
+		if err := write("client.go", b); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -261,13 +273,39 @@ func relativeTo(dir, file string) string {
 	return filepath.ToSlash(file)
 }
 
-func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
+// generatePrefix starts the go:generate line of client.go that runs
+// kitgen openapi.
+const generatePrefix = "//go:generate go tool kitgen openapi "
+
+// rewriteGenerateLine replaces client.go's line that starts with
+// generatePrefix with line, and reports whether that changed the file. A
+// client.go without such a line (the user wrote their own) is left alone.
+func rewriteGenerateLine(client []byte, line string) ([]byte, bool) {
+	lines := strings.SplitAfter(string(client), "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, generatePrefix) {
+			continue
+		}
+		nl := ""
+		if strings.HasSuffix(l, "\n") {
+			nl = "\n"
+		}
+		if strings.TrimRight(l, "\r\n") == line {
+			return client, false
+		}
+		lines[i] = line + nl
+		return []byte(strings.Join(lines, "")), true
+	}
+	return client, false
+}
+
+// generateLine is the go:generate line that runs kitgen openapi as cfg
+// does, from the package directory.
+func generateLine(cfg Config, dir, pkg string) string {
 	spec := cfg.Spec
 	if !isRemote(spec) {
 		spec = relativeTo(dir, spec)
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "package %s\n\n", pkg)
 	args := []string{"-package", pkg}
 	if cfg.Ops != "" {
 		args = append(args, "-ops", cfg.Ops)
@@ -278,6 +316,9 @@ func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
 	if cfg.Config != "" {
 		args = append(args, "-config", relativeTo(dir, cfg.Config))
 	}
+	for _, o := range cfg.Overlays {
+		args = append(args, "-overlay", relativeTo(dir, o))
+	}
 	if cfg.Remote {
 		args = append(args, "-remote")
 	}
@@ -285,8 +326,14 @@ func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
 		args = append(args, "--") // the spec is not a flag
 	}
 	args = append(args, spec)
-	fmt.Fprintf(&b, "// This file is yours: kitgen openapi writes it once and never again.\n\n")
-	fmt.Fprintf(&b, "//go:generate go tool kitgen openapi %s\n//go:generate go tool kitgen\n\n", safetext.GenerateArgs(args...))
+	return generatePrefix + safetext.GenerateArgs(args...)
+}
+
+func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "package %s\n\n", pkg)
+	fmt.Fprintf(&b, "// This file is yours: kitgen openapi writes it once, and afterwards\n// rewrites only its go:generate line, to the flags of the last run.\n\n")
+	fmt.Fprintf(&b, "%s\n//go:generate go tool kitgen\n\n", generateLine(cfg, dir, pkg))
 	b.WriteString("import \"github.com/kithttp/kit\"\n\n")
 	base := ""
 	if len(doc.Servers) > 0 {
