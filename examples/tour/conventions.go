@@ -87,7 +87,7 @@ func conventionsTour(ctx context.Context, t *tour, api *kittest.API, baseURL str
 		}
 	}
 	stripe, err := kit.NewClient(baseURL, kit.WithHTTPClient(hc),
-		kit.WithIdempotencyKey(""),
+		kit.WithIdempotencyHeader(""),
 		kit.WithRetry(kit.RetryPolicy{BaseDelay: 5 * time.Millisecond, RetryIf: stripeShouldRetry}),
 		kit.WithErrorModelAt[kittest.StripeError]("error"),
 		kit.WithAttemptInterceptors(seeKey))
