@@ -19,7 +19,7 @@ type exampleRepo struct {
 var getRepo = kit.Get[struct{ Name string }, exampleRepo]("/repos/{name}")
 
 // A fan-out: start every call with Go, then collect the results with Await.
-// The requests run concurrently (at most WithMaxInFlight at once); the
+// The requests run concurrently (at most Limits.MaxInFlight at once); the
 // results come back in the order the futures are awaited.
 func ExampleEndpoint_Go() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -33,7 +33,7 @@ func ExampleEndpoint_Go() {
 	}))
 	defer srv.Close()
 
-	ac, err := kit.NewAsyncClient(srv.URL, kit.WithMaxInFlight(8))
+	ac, err := kit.NewAsyncClient(srv.URL, kit.WithLimits(kit.Limits{MaxInFlight: 8}))
 	if err != nil {
 		fmt.Println(err)
 		return

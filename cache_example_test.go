@@ -60,15 +60,17 @@ func ExampleWithCache() {
 	// 3 requests, 1 of them answered 304
 }
 
-// WithServerRateLimit reads the limits the server announces. Here the
-// quota is 2 requests an hour: the third call would wait far longer than
-// the client's maxWait, so it fails at once with a *kit.RateLimitError and
-// nothing is sent.
-func ExampleWithServerRateLimit() {
+// WithLimits gathers every limit of a client in one option. Here the
+// client paces itself to 50 requests a second (bursts of 5) and follows the
+// limits the server announces, waiting at most a minute for a reset. The
+// server's quota is 2 requests an hour: the third call would wait far
+// longer than a minute, so it fails at once with a *kit.RateLimitError and
+// nothing is sent. Limits that make no sense make NewClient fail.
+func ExampleWithLimits() {
 	api := kittest.NewAPI(kittest.WithRateQuota(2, time.Hour))
 	srv := httptest.NewServer(api)
 	defer srv.Close()
-	c, err := kit.NewClient(srv.URL, kit.WithServerRateLimit(time.Minute))
+	c, err := kit.NewClient(srv.URL, kit.WithLimits(kit.Limits{Rate: 50, Burst: 5, ServerMaxWait: time.Minute}))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -92,11 +94,15 @@ func ExampleWithServerRateLimit() {
 		}
 	}
 	fmt.Println(api.Stats().Requests, "requests reached the server")
+
+	_, err = kit.NewClient(srv.URL, kit.WithLimits(kit.Limits{Burst: 5}))
+	fmt.Println(err)
 	// Output:
 	// Ada Lovelace remaining 1
 	// Alan Turing remaining 0
 	// not sent: limit 2, remaining 0, resets within the hour: true
 	// 2 requests reached the server
+	// kit: NewClient: kit.WithLimits(kit.Limits{Burst: 5}): Burst goes with Rate, and Rate is not set
 }
 
 // RenewingTokenAuth gets the current token, so that a refresh-token grant

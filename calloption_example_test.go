@@ -67,16 +67,17 @@ func ExampleCallOption() {
 	// Ada Lovelace <nil>
 }
 
-// WithIdempotencyKey makes writes safe to retry. Here the server makes the
-// payment and the connection drops before its answer arrives: the retry
-// carries the same key, so the server answers with the first response
-// instead of paying twice.
-func ExampleWithIdempotencyKey() {
+// WithIdempotencyHeader makes writes safe to retry: every write carries a
+// random key in the header it names ("" means Idempotency-Key). Here the
+// server makes the payment and the connection drops before its answer
+// arrives: the retry carries the same key, so the server answers with the
+// first response instead of paying twice.
+func ExampleWithIdempotencyHeader() {
 	api := kittest.NewAPI()
 	srv := httptest.NewServer(api)
 	defer srv.Close()
 	c, err := kit.NewClient(srv.URL,
-		kit.WithIdempotencyKey(""), // a random key per write, in Idempotency-Key
+		kit.WithIdempotencyHeader(""), // a random key per write, in Idempotency-Key
 		kit.WithRetry(kit.RetryPolicy{BaseDelay: time.Millisecond}))
 	if err != nil {
 		fmt.Println(err)
@@ -111,7 +112,7 @@ func ExampleRetryPolicy_retryIf() {
 		}
 		return kit.Retryable(err)
 	}}
-	c, err := kit.NewClient(srv.URL, kit.WithIdempotencyKey(""), kit.WithRetry(stripeRetry))
+	c, err := kit.NewClient(srv.URL, kit.WithIdempotencyHeader(""), kit.WithRetry(stripeRetry))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -48,6 +48,16 @@
 // [WithTimeout] apply to one call. See ExampleResult, ExampleMultipart,
 // Example_download, ExampleCallOption.
 //
+// # Options
+//
+// One rule: a [RequestOption] ([WithHeader], [WithTimeout], [WithRetry],
+// [WithErrorModel], [WithIdempotencyHeader], ...) works on a client, on a
+// declaration and on a call, and the nearest wins. Options that build the
+// client ([WithAuth], [WithCache], [WithLimits], [WithSyncEngine], ...) are
+// of type [Option], for [NewClient] and [NewAsyncClient] only; what a
+// declaration is ([FormBody], [NoAuth], [PagedBy], ...) is a trait given
+// once. See ExampleRequestOption.
+//
 // # Handle errors
 //
 // A non-2xx status is an [*HTTPError], a body that does not decode a
@@ -94,7 +104,7 @@
 // call interceptors, the timeout, the cache, retries, rate limits, auth,
 // logging, attempt interceptors and the transport. [WithRetry] (off by
 // default) retries idempotent calls, and writes with a key from
-// [WithIdempotencyKey]; [WithRateLimit] and [WithLimiter] pace requests;
+// [WithIdempotencyHeader]; [WithLimits] paces requests ([Limits]);
 // [WithInterceptors] and [WithAttemptInterceptors] add layers of your own
 // ([Interceptor]); [WithObserver] reports calls, retries, renewals and
 // pages for metrics and tracing. See ExampleWithRetry,
@@ -119,11 +129,11 @@
 // # Caching and server limits
 //
 // [WithCache] makes a client a private HTTP cache (RFC 9111) of its GETs,
-// in memory with [NewMemoryCache]; [WithServerRateLimit] waits for the
+// in memory with [NewMemoryCache]; [Limits].ServerMaxWait waits for the
 // reset a server announces instead of sending into a certain refusal, or
-// fails with a [*RateLimitError]. Module kitredis shares the cache, the limiter and the
-// token among the processes of a fleet. See ExampleWithCache,
-// ExampleWithServerRateLimit.
+// fails with a [*RateLimitError]. Module kitredis shares the cache, the
+// limiter and the token among the processes of a fleet. See
+// ExampleWithCache, ExampleWithLimits.
 //
 // # Async clients
 //

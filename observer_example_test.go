@@ -78,7 +78,7 @@ func ExampleWithObserver() {
 	for _, id := range []int{1, 2, 3, 99} {
 		getUser.Call(ctx, c, struct{ ID int }{id}) // 99 is a 404
 	}
-	users := kit.NewResource[User](c, "/users", kit.WithPaginator(kit.PageNumber{PageSize: 2}))
+	users := kit.NewResource[User](c, "/users", kit.PagedBy(kit.PageNumber{PageSize: 2}))
 	for _, err := range users.All(ctx) {
 		if err != nil {
 			log.Fatal(err)

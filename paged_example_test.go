@@ -24,7 +24,7 @@ type MemberQuery struct {
 // teamMembers is a nested collection: its path has a placeholder, so it is
 // a paged endpoint rather than a Resource.
 var teamMembers = kit.Paged[MemberQuery, User]("/teams/{id}/members",
-	kit.WithPaginator(kit.PageNumber{PageSize: 10}))
+	kit.PagedBy(kit.PageNumber{PageSize: 10}))
 
 func ExamplePaged() {
 	srv, c := demoAPI()
@@ -62,7 +62,7 @@ func ExamplePagedEndpoint_GoIterate() {
 	defer ac.Close(context.Background())
 
 	members := kit.Paged[MemberQuery, User]("/teams/{id}/members",
-		kit.WithPaginator(kit.PageNumber{PageSize: 10}), kit.WithPrefetch(8))
+		kit.PagedBy(kit.PageNumber{PageSize: 10}), kit.WithPrefetch(8))
 	n, last := 0, 0
 	for u, err := range members.GoIterate(context.Background(), ac, MemberQuery{ID: 5}) {
 		if err != nil {
@@ -144,7 +144,7 @@ func ExampleLookahead() {
 	type Todo struct {
 		ID int `json:"id"`
 	}
-	todos := kit.NewAsyncResource[Todo](ac, "/todos", kit.WithPaginator(TotalCount{Limit: 10}), kit.WithPrefetch(4))
+	todos := kit.NewAsyncResource[Todo](ac, "/todos", kit.PagedBy(TotalCount{Limit: 10}), kit.WithPrefetch(4))
 	var ids []int
 	for page, err := range todos.Pages(context.Background(), nil) {
 		if err != nil {
@@ -188,7 +188,7 @@ func ExamplePaged_otherOrigin() {
 	type Item struct {
 		ID int `json:"id"`
 	}
-	feed := kit.Paged[kit.NoParams, Item](partner.URL+"/feed", kit.WithPaginator(kit.LinkHeader{}))
+	feed := kit.Paged[kit.NoParams, Item](partner.URL+"/feed", kit.PagedBy(kit.LinkHeader{}))
 	for it, err := range feed.Iterate(context.Background(), c2, kit.NoParams{}) {
 		if err != nil {
 			fmt.Println("walk ended, ErrCrossOrigin:", errors.Is(err, kit.ErrCrossOrigin))
@@ -202,4 +202,30 @@ func ExamplePaged_otherOrigin() {
 	// partner got /feed?page=2 with credentials: false
 	// record 2
 	// walk ended, ErrCrossOrigin: true
+}
+
+// PagedBy says how a resource or a paged endpoint walks its pages: it is a
+// trait of the declaration, given once. Here the users come in pages of a
+// cursor API, whose next cursor is at meta.next_cursor; the walk follows
+// it until the API gives none.
+func ExamplePagedBy() {
+	srv, c := demoAPI()
+	defer srv.Close()
+	defer c.Close()
+	users := kit.NewResource[User](c, "/cursor/users", kit.PagedBy(kit.Cursor{NextKey: "meta.next_cursor"}))
+	n := 0
+	for u, err := range users.All(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if n++; n <= 2 {
+			fmt.Println(u.ID, u.Name)
+		}
+	}
+	fmt.Println(n, "users")
+	// Output:
+	// 1 Ada Lovelace
+	// 2 Alan Turing
+	// 250 users
 }

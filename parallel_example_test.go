@@ -15,7 +15,7 @@ import (
 func Example_parallelCalls() {
 	srv, conns := kittest.NewCountingServer(nil)
 	defer srv.Close()
-	c, err := kit.NewClient(srv.URL, kit.WithRetry(kit.RetryPolicy{}), kit.WithRateLimit(100_000, 64))
+	c, err := kit.NewClient(srv.URL, kit.WithRetry(kit.RetryPolicy{}), kit.WithLimits(kit.Limits{Rate: 100_000, Burst: 64}))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -18,7 +18,7 @@ func ExampleCursor_stripe() {
 	defer srv.Close()
 
 	customers := kit.Paged[struct{ Limit int }, User]("/stripe/users",
-		kit.WithPaginator(kit.Cursor{CursorParam: "starting_after", RecordKey: "id", HasMoreKey: "has_more"}))
+		kit.PagedBy(kit.Cursor{CursorParam: "starting_after", RecordKey: "id", HasMoreKey: "has_more"}))
 	var pages, n int
 	for page, err := range customers.Pages(context.Background(), c, struct{ Limit int }{100}) {
 		if err != nil {
@@ -45,7 +45,7 @@ func ExampleNextLink() {
 	defer srv.Close()
 
 	users := kit.Paged[struct{ PageSize int }, User]("/next/users",
-		kit.WithPaginator(kit.NextLink{Key: "links.next"}))
+		kit.PagedBy(kit.NextLink{Key: "links.next"}))
 	n := 0
 	for _, err := range users.Iterate(context.Background(), c, struct{ PageSize int }{100}) {
 		if err != nil {
@@ -74,7 +74,7 @@ func ExamplePagedPost() {
 	defer srv.Close()
 
 	search := kit.PagedPost[struct{ Body UserSearch }, User]("/search/users",
-		kit.WithPaginator(kit.Cursor{CursorParam: "start_cursor", NextKey: "next_cursor", HasMoreKey: "has_more", InBody: true}))
+		kit.PagedBy(kit.Cursor{CursorParam: "start_cursor", NextKey: "next_cursor", HasMoreKey: "has_more", InBody: true}))
 	var q UserSearch
 	q.Filter.TeamID, q.PageSize = 4, 20
 	var pages, n int

@@ -5,7 +5,7 @@
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
 //	client, err := kit.NewClient(baseURL,
-//		kit.WithLimiter(kitredis.NewLimiter(rdb, "github:quota", kitredis.PerHour(5000))),
+//		kit.WithLimits(kit.Limits{Limiter: kitredis.NewLimiter(rdb, "github:quota", kitredis.PerHour(5000))}),
 //		kit.WithAuth(kit.RenewingTokenAuth(renew, kit.WithTokenStore(kitredis.NewTokenStore(rdb, "github:token")))),
 //		kit.WithCache(kitredis.NewCache(rdb, "github:cache:")),
 //	)

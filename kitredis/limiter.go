@@ -30,7 +30,7 @@ func PerHour(rate int) Limit { return Limit{Rate: rate, Period: time.Hour, Burst
 // String describes the limit.
 func (l Limit) String() string { return fmt.Sprintf("%d per %v (burst %d)", l.Rate, l.Period, l.Burst) }
 
-// NewLimiter returns a kit.Limiter (see kit.WithLimiter) whose quota, limit,
+// NewLimiter returns a kit.Limiter (see kit.Limits.Limiter) whose quota, limit,
 // every process using key on rdb shares: the generic cell rate algorithm
 // (GCRA), one Lua script and one round trip per request, with the time
 // taken from Redis's clock, so that the processes' clocks need not agree.

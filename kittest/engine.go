@@ -10,7 +10,7 @@ import (
 
 // RecordingEngine is a kit.Engine that serves every request in-process with
 // Handler (no network) and records what was sent. Use it with
-// kit.WithEngine to check exactly which requests a piece of code makes. It
+// kit.WithSyncEngine to check exactly which requests a piece of code makes. It
 // is safe for concurrent use.
 type RecordingEngine struct {
 	// Handler answers the requests; nil answers 200 with an empty JSON

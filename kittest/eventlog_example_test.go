@@ -28,7 +28,7 @@ func ExampleEventLog() {
 	defer c.Close()
 
 	ctx := context.Background()
-	users := kit.NewResource[exampleUser](c, "/users", kit.WithPaginator(kit.PageNumber{PageSize: 2}))
+	users := kit.NewResource[exampleUser](c, "/users", kit.PagedBy(kit.PageNumber{PageSize: 2}))
 	for _, err := range users.All(ctx) {
 		if err != nil {
 			log.Fatal(err)

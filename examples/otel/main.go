@@ -110,7 +110,7 @@ func run(ctx context.Context, out io.Writer) error {
 	if _, err := getMe.Call(ctx, c, kit.NoParams{}); err != nil { // a 401, a refresh, a resend
 		return err
 	}
-	users := kit.NewResource[User](c, "/users", kit.WithPaginator(kit.PageNumber{PageSize: 2}))
+	users := kit.NewResource[User](c, "/users", kit.PagedBy(kit.PageNumber{PageSize: 2}))
 	for _, err := range users.All(ctx) { // three pages
 		if err != nil {
 			return err

@@ -13,7 +13,8 @@ import (
 	"github.com/kithttp/kit/kittest"
 )
 
-// Real APIs, as they are: options for one call, a Stripe-like write made
+// Real APIs, as they are: the option rule (one request option at client,
+// declaration and call, the nearest winning), a Stripe-like write made
 // safe to retry by an idempotency key, retry decisions that read the
 // server's hints, errors at a key with their Request-Id, and a Slack-like
 // method that answers its errors at 200.
@@ -36,6 +37,13 @@ type channelParams struct {
 		Channel string `json:"channel"`
 	}
 }
+
+// Two declarations of /echo: one says nothing of X-Tour-Level, the other
+// gives it at the declaration level.
+var (
+	echoPlain    = kit.Get[kit.NoParams, echoed]("/echo")
+	echoDeclared = kit.Get[kit.NoParams, echoed]("/echo", kit.WithHeader("X-Tour-Level", "declaration"))
+)
 
 var (
 	createPayment = kit.Post[paymentParams, kit.Result[kittest.Payment]]("/payments", kit.FormBody())
@@ -60,19 +68,39 @@ func stripeShouldRetry(err error) bool {
 }
 
 func conventionsTour(ctx context.Context, t *tour, api *kittest.API, baseURL string, hc *http.Client) error {
-	t.section("Real APIs: options for one call, safe retries, envelopes")
+	t.section("Real APIs: the option rule, safe retries, envelopes")
 
-	// Options for one call: a header and a timeout for this call only.
-	c, err := kit.NewClient(baseURL, kit.WithHTTPClient(hc))
+	// The option rule: a request option (here WithHeader; WithTimeout,
+	// WithRetry, WithErrorModel, ... alike) works on the client, on a
+	// declaration and on a call, and the nearest wins. Options that build
+	// the client (WithHTTPClient, WithAuth, WithLimits, ...) are the
+	// client's only.
+	c, err := kit.NewClient(baseURL, kit.WithHTTPClient(hc),
+		kit.WithHeader("X-Tour-Level", "client"), kit.WithTimeout(10*time.Second))
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	level := func(e echoed, err error) (string, error) { return strings.Join(e.Headers["x-tour-level"], ","), err }
+	fromClient, err := level(echoPlain.Call(ctx, c, kit.NoParams{}))
+	if err != nil {
+		return err
+	}
+	fromDecl, err := level(echoDeclared.Call(ctx, c, kit.NoParams{}))
+	if err != nil {
+		return err
+	}
+	fromCall, err := level(echoDeclared.Call(ctx, c, kit.NoParams{}, kit.WithHeader("X-Tour-Level", "call")))
+	if err != nil {
+		return err
+	}
+	t.say("the option rule, one WithHeader at three levels, the nearest wins: the server saw %q (client only), "+
+		"%q (declaration over client), %q (call over both)", fromClient, fromDecl, fromCall)
 	u, err := getUser.Call(ctx, c, struct{ ID int }{1}, kit.WithHeader("X-Request-Id", "tour-42"), kit.WithTimeout(2*time.Second))
 	if err != nil {
 		return err
 	}
-	t.say("one call with its own header and timeout (call options beat the endpoint's and the client's): %s", u.Name)
+	t.say("one call with its own header and timeout (2s here, over the client's 10s): %s", u.Name)
 
 	// A Stripe-like client: every write gets an idempotency key, the
 	// server's hints decide retries, errors are decoded from "error".
@@ -87,7 +115,7 @@ func conventionsTour(ctx context.Context, t *tour, api *kittest.API, baseURL str
 		}
 	}
 	stripe, err := kit.NewClient(baseURL, kit.WithHTTPClient(hc),
-		kit.WithIdempotencyKey(""),
+		kit.WithIdempotencyHeader(""),
 		kit.WithRetry(kit.RetryPolicy{BaseDelay: 5 * time.Millisecond, RetryIf: stripeShouldRetry}),
 		kit.WithErrorModelAt[kittest.StripeError]("error"),
 		kit.WithAttemptInterceptors(seeKey))

@@ -62,12 +62,12 @@ func cacheTour(ctx context.Context, t *tour, hc *http.Client) error {
 	limited := kittest.NewAPI(kittest.WithRateQuota(4, time.Second))
 	lsrv := httptest.NewServer(limited)
 	defer lsrv.Close()
-	w, err := kit.NewClient(lsrv.URL, kit.WithHTTPClient(hc), kit.WithServerRateLimit(5*time.Second))
+	w, err := kit.NewClient(lsrv.URL, kit.WithHTTPClient(hc), kit.WithLimits(kit.Limits{ServerMaxWait: 5 * time.Second}))
 	if err != nil {
 		return err
 	}
 	defer w.Close()
-	users := kit.NewResource[User](w, "/limited/users", kit.WithPaginator(kit.PageNumber{PageSize: 50}))
+	users := kit.NewResource[User](w, "/limited/users", kit.PagedBy(kit.PageNumber{PageSize: 50}))
 	n := 0
 	for _, err := range users.All(ctx) {
 		if err != nil {
@@ -75,11 +75,11 @@ func cacheTour(ctx context.Context, t *tour, hc *http.Client) error {
 		}
 		n++
 	}
-	t.say("WithServerRateLimit(5s), a quota of 4 requests a second: a walk of %d users in %d pages waits for each reset "+
+	t.say("WithLimits(Limits{ServerMaxWait: 5s}), a quota of 4 requests a second: a walk of %d users in %d pages waits for each reset "+
 		"instead of running into a 403 (%d refused at the server)",
 		n, limited.Stats().ByPath["GET /limited/users"], limited.Stats().RateLimited)
 
-	impatient, err := kit.NewClient(lsrv.URL, kit.WithHTTPClient(hc), kit.WithServerRateLimit(time.Millisecond))
+	impatient, err := kit.NewClient(lsrv.URL, kit.WithHTTPClient(hc), kit.WithLimits(kit.Limits{ServerMaxWait: time.Millisecond}))
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func cacheTour(ctx context.Context, t *tour, hc *http.Client) error {
 	if !errors.As(err, &rle) {
 		return fmt.Errorf("the quota was not enforced: %v", err)
 	}
-	t.say("with WithServerRateLimit(1ms), once the quota is used up the next call fails at once, nothing sent: "+
+	t.say("with ServerMaxWait: 1ms, once the quota is used up the next call fails at once, nothing sent: "+
 		"*kit.RateLimitError (limit %d, remaining %d)", rle.Limit, rle.Remaining)
 	return nil
 }

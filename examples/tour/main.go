@@ -211,7 +211,7 @@ func run(ctx context.Context, out io.Writer) error {
 		{"/nested/users", kit.PageNumber{PageSize: 25, ItemsKey: "payload.records"}},
 	}
 	for _, s := range styles {
-		res := kit.NewResource[User](c, s.path, kit.WithPaginator(s.p))
+		res := kit.NewResource[User](c, s.path, kit.PagedBy(s.p))
 		before := t.requests.Load()
 		n := 0
 		for _, err := range res.Iterate(ctx, map[string]any{"team_id": 3}) {
@@ -223,7 +223,7 @@ func run(ctx context.Context, out io.Writer) error {
 		t.say("%-14s %-16T %3d users of team 3 in %d requests", s.path, s.p, n, t.requests.Load()-before)
 	}
 	t.quiet = false
-	res := kit.NewResource[User](c, "/paged/users", kit.WithPaginator(kit.PageNumber{PageSize: 4}))
+	res := kit.NewResource[User](c, "/paged/users", kit.PagedBy(kit.PageNumber{PageSize: 4}))
 	t.say("taking the first 6 users of pages of 4 requests only 2 pages:")
 	n := 0
 	for u, err := range res.All(ctx) {
@@ -235,7 +235,7 @@ func run(ctx context.Context, out io.Writer) error {
 			break
 		}
 	}
-	clamped := kit.NewResource[User](c, "/clamped/users", kit.WithPaginator(kit.PageNumber{PageSize: 10}))
+	clamped := kit.NewResource[User](c, "/clamped/users", kit.PagedBy(kit.PageNumber{PageSize: 10}))
 	t.quiet = true
 	n = 0
 	for _, err := range clamped.Iterate(ctx, map[string]any{"team_id": 3}) {
@@ -355,7 +355,7 @@ func authTour(ctx context.Context, t *tour, api *kittest.API, baseURL string, hc
 
 func asyncTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) error {
 	t.section("Async: a fan-out of futures and a prefetching walk")
-	ac, err := kit.NewAsyncClient(baseURL, kit.WithHTTPClient(hc), kit.WithMaxInFlight(8))
+	ac, err := kit.NewAsyncClient(baseURL, kit.WithHTTPClient(hc), kit.WithLimits(kit.Limits{MaxInFlight: 8}))
 	if err != nil {
 		return err
 	}
@@ -374,7 +374,7 @@ func asyncTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) er
 		names += len(u.Name)
 	}
 	t.say("40 GETs as futures, at most 8 in flight: %d name bytes in %s", names, time.Since(start).Round(100*time.Microsecond))
-	users := kit.NewAsyncResource[User](ac, "/cursor/users", kit.WithPaginator(kit.Cursor{NextKey: "meta.next_cursor"}), kit.WithPrefetch(2))
+	users := kit.NewAsyncResource[User](ac, "/cursor/users", kit.PagedBy(kit.Cursor{NextKey: "meta.next_cursor"}), kit.WithPrefetch(2))
 	n, before := 0, t.requests.Load()
 	for _, err := range users.Iterate(ctx, map[string]any{"limit": 20}) {
 		if err != nil {

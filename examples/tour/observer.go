@@ -86,7 +86,7 @@ func observerTour(ctx context.Context, t *tour, baseURL string, hc *http.Client)
 	}{503, 0}); err == nil {
 		return errors.New("GET /status/503 succeeded")
 	}
-	users := kit.NewResource[User](c, "/users", kit.WithPaginator(kit.PageNumber{PageSize: 20}))
+	users := kit.NewResource[User](c, "/users", kit.PagedBy(kit.PageNumber{PageSize: 20}))
 	for _, err := range users.All(ctx) {
 		if err != nil {
 			return err

@@ -48,7 +48,7 @@ func originsTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) 
 		return err
 	}
 	defer c.Close()
-	feed := kit.Paged[kit.NoParams, partnerRecord](partner.URL+"/feed", kit.WithPaginator(kit.LinkHeader{}))
+	feed := kit.Paged[kit.NoParams, partnerRecord](partner.URL+"/feed", kit.PagedBy(kit.LinkHeader{}))
 	n := 0
 	var walkErr error
 	for _, err := range feed.Iterate(ctx, c, kit.NoParams{}) {

@@ -20,7 +20,7 @@ type MemberQuery struct {
 // teamMembers is a nested collection: a paged endpoint, declared once like
 // any endpoint and walked like a resource.
 var teamMembers = kit.Paged[MemberQuery, User]("/teams/{id}/members",
-	kit.WithPaginator(kit.PageNumber{PageSize: 10}))
+	kit.PagedBy(kit.PageNumber{PageSize: 10}))
 
 // pagedTour walks a paged endpoint, then times a walk of a slow API
 // (2 ms a page) sync and pipelined.
@@ -57,7 +57,7 @@ func pagedTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) er
 	}
 	defer ac.Close(ctx)
 	pipelined := kit.Paged[MemberQuery, User]("/teams/{id}/members",
-		kit.WithPaginator(kit.PageNumber{PageSize: 10}), kit.WithPrefetch(8))
+		kit.PagedBy(kit.PageNumber{PageSize: 10}), kit.WithPrefetch(8))
 
 	count := func(walk func(yield func(User, error) bool)) (int, time.Duration, error) {
 		start, n := time.Now(), 0

@@ -17,7 +17,7 @@ func parallelTour(ctx context.Context, t *tour) error {
 	t.section("Parallel calls: one client, 64 goroutines")
 	srv, conns := kittest.NewCountingServer(kittest.NewAPI())
 	defer srv.Close()
-	c, err := kit.NewClient(srv.URL, kit.WithRetry(kit.RetryPolicy{}), kit.WithRateLimit(100_000, 64))
+	c, err := kit.NewClient(srv.URL, kit.WithRetry(kit.RetryPolicy{}), kit.WithLimits(kit.Limits{Rate: 100_000, Burst: 64}))
 	if err != nil {
 		return err
 	}

@@ -22,8 +22,9 @@ type (
 		Metadata map[string]string `kit:"metadata,query"` // metadata[order]=...
 	}
 	echoed struct {
-		RequestURI string          `json:"request_uri"`
-		Body       json.RawMessage `json:"body"`
+		RequestURI string              `json:"request_uri"`
+		Body       json.RawMessage     `json:"body"`
+		Headers    map[string][]string `json:"headers"`
 	}
 	manifestConversion struct {
 		Code     string

@@ -14,17 +14,17 @@ var (
 	// Stripe: the cursor is the id of the page's last record; has_more
 	// false ends the walk, with no request past the end.
 	stripeUsers = kit.Paged[struct{ Limit int }, User]("/stripe/users",
-		kit.WithPaginator(kit.Cursor{CursorParam: "starting_after", RecordKey: "id", HasMoreKey: "has_more"}))
+		kit.PagedBy(kit.Cursor{CursorParam: "starting_after", RecordKey: "id", HasMoreKey: "has_more"}))
 
 	// Twilio, DigitalOcean, Microsoft Graph: the next page's URL is in the
 	// body.
 	nextUsers = kit.Paged[struct{ PageSize int }, User]("/next/users",
-		kit.WithPaginator(kit.NextLink{Key: "links.next"}))
+		kit.PagedBy(kit.NextLink{Key: "links.next"}))
 
 	// Notion: a search walked with POST requests, the cursor a field of the
 	// JSON body.
 	searchAll = kit.PagedPost[struct{ Body userSearch }, User]("/search/users",
-		kit.WithPaginator(kit.Cursor{CursorParam: "start_cursor", NextKey: "next_cursor", HasMoreKey: "has_more", InBody: true}))
+		kit.PagedBy(kit.Cursor{CursorParam: "start_cursor", NextKey: "next_cursor", HasMoreKey: "has_more", InBody: true}))
 
 	// Stripe's nested form bodies, in its indexed style.
 	newCharge = kit.Post[struct{ Body chargeRequest }, chargeReply]("/charges", kit.FormBody(kit.FormIndexed))

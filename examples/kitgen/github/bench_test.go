@@ -28,7 +28,7 @@ func (staticEngine) Do(req *http.Request) (*http.Response, error) {
 // called by hand (handwritten_test.go): the generated method adds one
 // struct literal and one interface call to Endpoint.Call.
 func BenchmarkGetUser(b *testing.B) {
-	c, err := kit.NewClient("https://api.example.com", kit.WithEngine(staticEngine{}))
+	c, err := kit.NewClient("https://api.example.com", kit.WithSyncEngine(staticEngine{}))
 	if err != nil {
 		b.Fatal(err)
 	}

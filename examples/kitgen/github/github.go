@@ -41,7 +41,7 @@ type Client struct {
 	// Users is a collection with endpoints of its own.
 	//
 	//kit:resource /users
-	//kit:option kit.WithPaginator(kit.PageNumber{PageSize: 50})
+	//kit:option kit.PagedBy(kit.PageNumber{PageSize: 50})
 	Users *Users
 }
 
@@ -80,7 +80,7 @@ type API interface {
 	//
 	//kit:get /linked/teams/{id}/members
 	//kit:query {opts}
-	//kit:option kit.WithPaginator(kit.LinkHeader{})
+	//kit:option kit.PagedBy(kit.LinkHeader{})
 	ListMembers(ctx context.Context, id int, opts *MemberListOptions) iter.Seq2[User, error]
 
 	// AddMembers creates users in a team: id fills

@@ -67,7 +67,7 @@ var (
 	getTeam    = kit.Get[getTeamParams, kit.Result[github.Team]]("/teams/{id}")
 	createUser = kit.Post[createUserParams, github.User]("/users")
 	addMembers = kit.Post[addMembersParams, github.Team]("/teams/{id}/users")
-	members    = kit.Paged[listMembersParams, github.User]("/linked/teams/{id}/members", kit.WithPaginator(kit.LinkHeader{}))
+	members    = kit.Paged[listMembersParams, github.User]("/linked/teams/{id}/members", kit.PagedBy(kit.LinkHeader{}))
 	login      = kit.Post[loginParams, github.Token]("/login", kit.NoAuth())
 	posts      = kit.Get[postsParams, []github.Post]("/users/{id}/posts")
 	deactivate = kit.Patch[deactivateParams, *kit.Response]("/users/{id}")
@@ -81,7 +81,7 @@ func newHandClient(baseURL string, opts ...kit.Option) (*handClient, error) {
 	return &handClient{
 		Client: c,
 		Teams:  kit.NewResource[github.Team](c, "/teams"),
-		Users:  &handUsers{kit.NewResource[github.User](c, "/users", kit.WithPaginator(kit.PageNumber{PageSize: 50}))},
+		Users:  &handUsers{kit.NewResource[github.User](c, "/users", kit.PagedBy(kit.PageNumber{PageSize: 50}))},
 	}, nil
 }
 
@@ -140,11 +140,11 @@ func TestHandwrittenMatchesGenerated(t *testing.T) {
 	genEngine := &kittest.RecordingEngine{Handler: api}
 	handEngine := &kittest.RecordingEngine{Handler: kittest.NewAPI(kittest.WithRequireAuth(true))}
 	creds := github.Credentials{Username: "demo", Password: "s3cret"}
-	gen, err := github.NewWithLogin("http://api.test", creds, kit.WithEngine(genEngine))
+	gen, err := github.NewWithLogin("http://api.test", creds, kit.WithSyncEngine(genEngine))
 	if err != nil {
 		t.Fatal(err)
 	}
-	hand, err := newHandClientWithLogin("http://api.test", creds, kit.WithEngine(handEngine))
+	hand, err := newHandClientWithLogin("http://api.test", creds, kit.WithSyncEngine(handEngine))
 	if err != nil {
 		t.Fatal(err)
 	}

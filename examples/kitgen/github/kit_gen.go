@@ -31,7 +31,7 @@ func BindClient(c *kit.Client) *Client {
 		auth:   _kit_auth{b: c},
 	}
 	x.Teams = kit.NewResource[Team](c, "/teams")
-	x.Users = _kit_newUsers(c, "/users", kit.WithPaginator(kit.PageNumber{PageSize: 50}))
+	x.Users = _kit_newUsers(c, "/users", kit.PagedBy(kit.PageNumber{PageSize: 50}))
 	return x
 }
 
@@ -103,7 +103,7 @@ type _kit_API_ListMembers_P struct {
 	MemberListOptions     // //kit:query {opts}: its fields are promoted into the query
 }
 
-var _kit_API_ListMembers = kit.Paged[_kit_API_ListMembers_P, User]("/linked/teams/{id}/members", kit.WithPaginator(kit.LinkHeader{}))
+var _kit_API_ListMembers = kit.Paged[_kit_API_ListMembers_P, User]("/linked/teams/{id}/members", kit.PagedBy(kit.LinkHeader{}))
 
 func (c _kit_API) ListMembers(ctx context.Context, id int, opts *MemberListOptions) iter.Seq2[User, error] {
 	p := _kit_API_ListMembers_P{P_id: id}
