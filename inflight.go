@@ -8,7 +8,7 @@ import (
 )
 
 // DefaultMaxInFlight is how many requests an [AsyncClient] has in flight at
-// once when [WithMaxInFlight] is not given.
+// once when [Limits].MaxInFlight is not given.
 const DefaultMaxInFlight = 64
 
 // WithMaxInFlight bounds how many requests of an [AsyncClient] are in flight

@@ -11,31 +11,52 @@ import (
 // optional; its zero value leaves that limit as it is.
 type Limits struct {
 	// Rate limits the client to Rate requests per second on average, with
-	// bursts of up to Burst: kit's own token bucket, full at first, one per
-	// client (see [WithRateLimit] for the details). It must be positive and
-	// finite. Default: no limit.
+	// bursts of up to Burst: a token bucket of kit's own, full at first,
+	// refilled at Rate tokens a second (kept to the nanosecond). It is
+	// shared by everything bound to the client: endpoint calls, resources
+	// and their walks, each attempt of a retried call taking one token. A
+	// request waits for its token with the call's context: a context that
+	// ends first ends the call with the context's error, and a call whose
+	// deadline would pass before its token comes fails at once with an
+	// error matching context.DeadlineExceeded; nothing is sent in either
+	// case. Each client gets a bucket of its own (passing the same Limits to
+	// two clients does not make them share one), which takes no lock: while
+	// tokens are plentiful, concurrent calls do not wait on each other. It
+	// must be positive and finite. Default: no limit.
 	Rate float64
 	// Burst is the bucket's size: how many requests may go at once after a
 	// quiet spell. It goes with Rate; 0 means 1.
 	Burst int
-	// Limiter paces the client's requests with a limiter of the caller's,
-	// which several clients (or a fleet, with kitredis.NewLimiter) may
-	// share (see [WithLimiter]). It replaces Rate: give one or the other.
+	// Limiter paces the client's requests with a limiter of the caller's:
+	// every attempt waits for it first, with the call's context, in the
+	// rate-limit layer of the send chain; an error from Wait fails the call,
+	// wrapped, with nothing sent. Give the same one to several clients (or
+	// kitredis.NewLimiter to a fleet) and they share it. It replaces Rate:
+	// give one or the other.
 	Limiter Limiter
-	// ServerMaxWait follows the rate limits that servers announce in their
-	// response headers, waiting at most this long for a reset (see
-	// [WithServerRateLimit]). It must be positive. Default: off.
+	// ServerMaxWait makes the client heed the rate limits its servers
+	// announce (the IETF draft's RateLimit and RateLimit-Policy, GitHub's
+	// X-RateLimit-*), per origin, the origin that answered: when none is
+	// left before the reset, later requests to that origin wait for the
+	// reset when it is at most ServerMaxWait away, and otherwise fail at
+	// once with a [*RateLimitError] (nothing is sent). Headers that lie
+	// (negative, unparsable, a reset in the past or a year away) are
+	// ignored. It must be positive. Default: off.
 	ServerMaxWait time.Duration
 	// MaxInFlight bounds how many requests of an [AsyncClient] are in
-	// flight at once (see [WithMaxInFlight]); a [Client] ignores it. It must
-	// be positive. Default: [DefaultMaxInFlight].
+	// flight at once: endpoint calls started with Go, resource operations
+	// and the pages of walks (prefetched ones included), each from when it
+	// is handed to the engine until its body has been read (for a streamed
+	// body, until it is closed); the others wait, first come first served,
+	// until their context ends. Retries and the resend after a 401 take a
+	// slot again for each attempt. A [Client] ignores it. It must be
+	// positive. Default: [DefaultMaxInFlight].
 	MaxInFlight int
 }
 
 // WithLimits sets the client's limits: the fields of l that are not zero
-// replace what an earlier WithLimits (or [WithRateLimit], [WithLimiter],
-// [WithServerRateLimit], [WithMaxInFlight]) set, and the zero fields leave
-// it, so that
+// replace what an earlier WithLimits (or one of the v0.3.0 options it
+// replaces) set, and the zero fields leave it, so that
 //
 //	kit.NewClient(base, kit.WithLimits(kit.Limits{Rate: 10, Burst: 5, ServerMaxWait: time.Minute}))
 //
@@ -43,7 +64,8 @@ type Limits struct {
 // limits. A Rate that is not positive and finite, a negative field, a Burst
 // without a Rate, or both a Rate and a Limiter, make [NewClient] (or
 // [NewAsyncClient]) fail. It is an [Option]: limits are the client's, shared
-// by everything bound to it.
+// by everything bound to it. A response served by the cache waits for no
+// limit.
 func WithLimits(l Limits) Option { return limitsOption{l} }
 
 // Private implementation past this point.

@@ -138,7 +138,7 @@ func (e *PagedEndpoint[P, T]) Pages(ctx context.Context, b Binding, params P, op
 
 // GoIterate is Iterate through b's engine's async protocol: b's engine must
 // implement [AsyncEngine] (an [*EngineError] otherwise), and every page's
-// request counts against the client's [WithMaxInFlight]. Without
+// request counts against the client's [Limits].MaxInFlight. Without
 // [WithPrefetch] it is as lazy as Iterate; with WithPrefetch(n) it keeps
 // pages in flight ahead of the caller (see WithPrefetch). After the client
 // is closed it yields an error matching [ErrClosed].

@@ -27,7 +27,7 @@ import (
 // option to two clients does not make them share one); it is safe for
 // concurrent use by every goroutine calling through the client, and takes
 // no lock: while tokens are plentiful, concurrent calls do not wait on
-// each other. It is [WithLimiter] with a limiter of kit's own.
+// each other. It is [Limits].Limiter with a limiter of kit's own.
 //
 // Deprecated: use [WithLimits] with [Limits].Rate and Limits.Burst, which
 // has the same meaning.
