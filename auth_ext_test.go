@@ -638,6 +638,11 @@ func TestResourceRefreshesEveryPage(t *testing.T) {
 // the errors of the other auth tests as they happen.)
 func TestAuthErrorTextsHaveNoSecret(t *testing.T) {
 	t.Parallel()
+	// hangArrived, when set, is closed once /api/hang has a request: the
+	// call to it ends with a deadline that passes then, not after a
+	// wall-clock window (which a loaded machine can spend before sending).
+	var hangMu sync.Mutex
+	var hangArrived chan struct{}
 	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/api/forbidden":
@@ -648,6 +653,12 @@ func TestAuthErrorTextsHaveNoSecret(t *testing.T) {
 		case "/api/big":
 			w.Write(bytes.Repeat([]byte("x"), 2048))
 		case "/api/hang":
+			hangMu.Lock()
+			if hangArrived != nil {
+				close(hangArrived)
+				hangArrived = nil
+			}
+			hangMu.Unlock()
 			<-r.Context().Done()
 		case "/api/pages":
 			// A next link on another origin that echoes the query, as
@@ -677,9 +688,11 @@ func TestAuthErrorTextsHaveNoSecret(t *testing.T) {
 		collect(err)
 		_, err = big.Call(t.Context(), c, kit.NoParams{})
 		collect(err)
-		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
-		_, err = hang.Call(ctx, c, kit.NoParams{})
-		cancel()
+		arrived := make(chan struct{})
+		hangMu.Lock()
+		hangArrived = arrived
+		hangMu.Unlock()
+		_, err = hang.Call(&expiringCtx{Context: t.Context(), expire: arrived}, c, kit.NoParams{})
 		collect(err)
 		for _, err := range kit.NewResource[int](c, "/pages", kit.WithPaginator(kit.LinkHeader{})).All(t.Context()) {
 			if err != nil {
