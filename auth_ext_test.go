@@ -17,6 +17,7 @@ import (
 
 	"github.com/kithttp/kit"
 	"github.com/kithttp/kit/internal/leakcheck"
+	"github.com/kithttp/kit/internal/tokensrv"
 )
 
 // Every secret in the auth tests contains secretMark, so that one search
@@ -272,60 +273,14 @@ func TestAuthPrintingRedacts(t *testing.T) {
 	}
 }
 
-// tokenServer serves /api/login (no auth) and /api/data (a current token);
-// it issues tokens "tok-s3cr3t-<n>" and can revoke them.
-type tokenServer struct {
-	*httptest.Server
-	logins   atomic.Int64
-	requests atomic.Int64
-	mu       sync.Mutex
-	valid    map[string]bool
-	loginSaw []string // Authorization headers of login requests
-}
-
-func newTokenServer(t *testing.T) *tokenServer {
+// newTokenServer starts the auth tests' token server: it serves /api/login
+// (no auth) and, with a current token, /api/data; it issues tokens
+// "tok-s3cr3t-<n>".
+func newTokenServer(t *testing.T) *tokensrv.Server {
 	t.Helper()
-	ts := &tokenServer{valid: make(map[string]bool)}
-	ts.Server = serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/api/login":
-			var creds struct{ User, Password string }
-			_ = json.NewDecoder(r.Body).Decode(&creds)
-			ts.mu.Lock()
-			ts.loginSaw = append(ts.loginSaw, r.Header.Get("Authorization"))
-			ts.mu.Unlock()
-			if creds.User != "alice" || creds.Password != "pw-"+secretMark {
-				writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "bad login"})
-				return
-			}
-			n := ts.logins.Add(1)
-			tok := fmt.Sprintf("tok-%s-%d", secretMark, n)
-			ts.mu.Lock()
-			ts.valid[tok] = true
-			ts.mu.Unlock()
-			writeJSON(w, http.StatusOK, authLoginResp{AccessToken: tok, ExpiresIn: 3600})
-		case "/api/data":
-			ts.requests.Add(1)
-			tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			ts.mu.Lock()
-			ok := ts.valid[tok]
-			ts.mu.Unlock()
-			if !ok {
-				writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid token"})
-				return
-			}
-			writeJSON(w, http.StatusOK, authMsg{Msg: "hello"})
-		default:
-			http.NotFound(w, r)
-		}
-	}))
+	ts := tokensrv.New(t, &tokensrv.Login{Path: "/api/login", User: "alice", Password: "pw-" + secretMark, Prefix: "tok-" + secretMark})
+	ts.OK = func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, authMsg{Msg: "hello"}) }
 	return ts
-}
-
-func (ts *tokenServer) revokeAll() {
-	ts.mu.Lock()
-	clear(ts.valid)
-	ts.mu.Unlock()
 }
 
 // loginAuth returns a TokenAuth whose fetch function logs in through the
@@ -367,11 +322,11 @@ func TestTokenAuthFetchCallsLoginOfSameClient(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if got := ts.logins.Load(); got != 1 {
+	if got := ts.Logins.Load(); got != 1 {
 		t.Errorf("logins = %d, want 1", got)
 	}
 	// Expire every token: the next calls log in again, once.
-	ts.revokeAll()
+	ts.RevokeAll()
 	for range n {
 		wg.Go(func() {
 			if _, err := authData.Call(t.Context(), c, kit.NoParams{}); err != nil {
@@ -381,10 +336,10 @@ func TestTokenAuthFetchCallsLoginOfSameClient(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if got := ts.logins.Load(); got != 2 {
+	if got := ts.Logins.Load(); got != 2 {
 		t.Errorf("logins after revocation = %d, want 2", got)
 	}
-	for _, h := range ts.loginSaw {
+	for _, h := range ts.LoginAuthorizations() {
 		if h != "" {
 			t.Errorf("login request carried Authorization %q", h)
 		}
@@ -408,7 +363,7 @@ func TestTokenAuthFetchCallingAuthEndpointFails(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "kit.NoAuth()") {
 		t.Fatalf("err = %v, want one naming kit.NoAuth()", err)
 	}
-	if got := ts.requests.Load(); got != 0 {
+	if got := ts.Requests.Load(); got != 0 {
 		t.Errorf("server got %d data requests, want 0", got)
 	}
 }
@@ -516,9 +471,7 @@ func TestTokenAuthOnTokenAndInitialToken(t *testing.T) {
 	t.Parallel()
 	ts := newTokenServer(t)
 	// A saved token the server knows.
-	ts.mu.Lock()
-	ts.valid["saved-"+secretMark] = true
-	ts.mu.Unlock()
+	ts.Add("saved-" + secretMark)
 	var mu sync.Mutex
 	var seen []string
 	var c *kit.Client
@@ -535,10 +488,10 @@ func TestTokenAuthOnTokenAndInitialToken(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if ts.logins.Load() != 0 || len(seen) != 0 {
-		t.Fatalf("logins, hook calls = %d, %d; want 0, 0 with a valid saved token", ts.logins.Load(), len(seen))
+	if ts.Logins.Load() != 0 || len(seen) != 0 {
+		t.Fatalf("logins, hook calls = %d, %d; want 0, 0 with a valid saved token", ts.Logins.Load(), len(seen))
 	}
-	ts.revokeAll()
+	ts.RevokeAll()
 	if _, err := authData.Call(t.Context(), c, kit.NoParams{}); err != nil {
 		t.Fatal(err)
 	}
@@ -561,7 +514,7 @@ func TestTokenAuthOnTokenAndInitialToken(t *testing.T) {
 	if _, err := authData.Call(t.Context(), c2, kit.NoParams{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := ts.logins.Load(); got != 3 {
+	if got := ts.Logins.Load(); got != 3 {
 		t.Errorf("logins = %d, want 3", got)
 	}
 }
@@ -594,15 +547,13 @@ func TestResourceRefreshesEveryPage(t *testing.T) {
 	mux.Handle("/api/login", ts.Config.Handler)
 	mux.HandleFunc("/api/items", func(w http.ResponseWriter, r *http.Request) {
 		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		ts.mu.Lock()
-		ok := ts.valid[tok]
-		ts.mu.Unlock()
+		ok := ts.Valid(tok)
 		if !ok {
 			writeJSON(w, http.StatusUnauthorized, nil)
 			return
 		}
 		pages.Add(1)
-		ts.revokeAll() // every token serves one page
+		ts.RevokeAll() // every token serves one page
 		page := r.URL.Query().Get("page")
 		switch page {
 		case "1":
@@ -628,7 +579,7 @@ func TestResourceRefreshesEveryPage(t *testing.T) {
 	if fmt.Sprint(ids) != "[1 2 3 4 5]" {
 		t.Errorf("ids = %v", ids)
 	}
-	if got := ts.logins.Load(); got != 3 {
+	if got := ts.Logins.Load(); got != 3 {
 		t.Errorf("logins = %d, want 3 (one per page)", got)
 	}
 }
@@ -638,6 +589,11 @@ func TestResourceRefreshesEveryPage(t *testing.T) {
 // the errors of the other auth tests as they happen.)
 func TestAuthErrorTextsHaveNoSecret(t *testing.T) {
 	t.Parallel()
+	// hangArrived, when set, is closed once /api/hang has a request: the
+	// call to it ends with a deadline that passes then, not after a
+	// wall-clock window (which a loaded machine can spend before sending).
+	var hangMu sync.Mutex
+	var hangArrived chan struct{}
 	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/api/forbidden":
@@ -648,6 +604,12 @@ func TestAuthErrorTextsHaveNoSecret(t *testing.T) {
 		case "/api/big":
 			w.Write(bytes.Repeat([]byte("x"), 2048))
 		case "/api/hang":
+			hangMu.Lock()
+			if hangArrived != nil {
+				close(hangArrived)
+				hangArrived = nil
+			}
+			hangMu.Unlock()
 			<-r.Context().Done()
 		case "/api/pages":
 			// A next link on another origin that echoes the query, as
@@ -677,9 +639,11 @@ func TestAuthErrorTextsHaveNoSecret(t *testing.T) {
 		collect(err)
 		_, err = big.Call(t.Context(), c, kit.NoParams{})
 		collect(err)
-		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
-		_, err = hang.Call(ctx, c, kit.NoParams{})
-		cancel()
+		arrived := make(chan struct{})
+		hangMu.Lock()
+		hangArrived = arrived
+		hangMu.Unlock()
+		_, err = hang.Call(&expiringCtx{Context: t.Context(), expire: arrived}, c, kit.NoParams{})
 		collect(err)
 		for _, err := range kit.NewResource[int](c, "/pages", kit.WithPaginator(kit.LinkHeader{})).All(t.Context()) {
 			if err != nil {

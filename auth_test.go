@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kithttp/kit/internal/leakcheck"
+	"github.com/kithttp/kit/internal/tokensrv"
 )
 
 // White-box tests of TokenSourceAuth: they use a fake clock and wait for a
@@ -57,40 +58,6 @@ func (c *fakeClock) set(t time.Time) {
 	c.mu.Unlock()
 }
 
-// tokServer accepts the tokens in valid (Authorization: Bearer <token>) on
-// every path; hold, when set, is called first with the token presented.
-type tokServer struct {
-	*httptest.Server
-	requests atomic.Int64
-	mu       sync.Mutex
-	valid    map[string]bool
-	hold     func(tok string)
-}
-
-func newTokServer(t *testing.T, valid ...string) *tokServer {
-	ts := &tokServer{valid: make(map[string]bool)}
-	for _, v := range valid {
-		ts.valid[v] = true
-	}
-	ts.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ts.requests.Add(1)
-		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if ts.hold != nil {
-			ts.hold(tok)
-		}
-		ts.mu.Lock()
-		ok := ts.valid[tok]
-		ts.mu.Unlock()
-		if !ok {
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	t.Cleanup(ts.Close)
-	return ts
-}
-
 var testWhoami = Get[NoParams, *Response]("/whoami")
 
 func newTestClient(t *testing.T, srv *httptest.Server, a Auth) *Client {
@@ -122,7 +89,7 @@ func callAll(t *testing.T, c *Client, n int, started *atomic.Int64) []error {
 func TestTokenAuthExpiryAtOnceOneFetch(t *testing.T) {
 	leakcheck.Check(t)
 	const n = 200
-	ts := newTokServer(t, "new")
+	ts := tokensrv.New(t, nil, "new")
 	var fetches atomic.Int64
 	gate := make(chan struct{})
 	a := TokenAuth(func(ctx context.Context) (Token, error) {
@@ -143,7 +110,7 @@ func TestTokenAuthExpiryAtOnceOneFetch(t *testing.T) {
 	if got := fetches.Load(); got != 1 {
 		t.Errorf("fetches = %d, want 1", got)
 	}
-	if got := ts.requests.Load(); got != n {
+	if got := ts.Requests.Load(); got != n {
 		t.Errorf("requests = %d, want %d (no 401s)", got, n)
 	}
 }
@@ -151,12 +118,12 @@ func TestTokenAuthExpiryAtOnceOneFetch(t *testing.T) {
 func TestTokenAuthConcurrent401OneRefresh(t *testing.T) {
 	leakcheck.Check(t)
 	const n = 200
-	ts := newTokServer(t, "new")
+	ts := tokensrv.New(t, nil, "new")
 	// Hold every request made with the old token until all n have arrived,
 	// so that all n get their 401 for the same token.
 	var arrived atomic.Int64
 	release := make(chan struct{})
-	ts.hold = func(tok string) {
+	ts.Hold = func(tok string) {
 		if tok == "old" {
 			if arrived.Add(1) == n {
 				close(release)
@@ -178,7 +145,7 @@ func TestTokenAuthConcurrent401OneRefresh(t *testing.T) {
 	if got := fetches.Load(); got != 1 {
 		t.Errorf("fetches = %d, want 1", got)
 	}
-	if got := ts.requests.Load(); got != 2*n {
+	if got := ts.Requests.Load(); got != 2*n {
 		t.Errorf("requests = %d, want %d (each call: one 401, one retry)", got, 2*n)
 	}
 }
@@ -186,10 +153,10 @@ func TestTokenAuthConcurrent401OneRefresh(t *testing.T) {
 func TestTokenAuthFailedRefreshFailsEveryWaiterOnce(t *testing.T) {
 	leakcheck.Check(t)
 	const n = 50
-	ts := newTokServer(t)
+	ts := tokensrv.New(t, nil)
 	var arrived atomic.Int64
 	release := make(chan struct{})
-	ts.hold = func(string) {
+	ts.Hold = func(string) {
 		if arrived.Add(1) == n {
 			close(release)
 		}
@@ -219,7 +186,7 @@ func TestTokenAuthFailedRefreshFailsEveryWaiterOnce(t *testing.T) {
 	if got := fetches.Load(); got != 1 {
 		t.Errorf("fetches = %d, want 1", got)
 	}
-	if got := ts.requests.Load(); got != n {
+	if got := ts.Requests.Load(); got != n {
 		t.Errorf("requests = %d, want %d (no retry after a failed refresh)", got, n)
 	}
 }
@@ -227,7 +194,7 @@ func TestTokenAuthFailedRefreshFailsEveryWaiterOnce(t *testing.T) {
 func TestTokenAuthFailedFirstFetchFailsEveryWaiter(t *testing.T) {
 	leakcheck.Check(t)
 	const n = 20
-	ts := newTokServer(t)
+	ts := tokensrv.New(t, nil)
 	errDenied := errors.New("no login")
 	var fetches atomic.Int64
 	gate := make(chan struct{})
@@ -246,14 +213,14 @@ func TestTokenAuthFailedFirstFetchFailsEveryWaiter(t *testing.T) {
 			t.Errorf("call %d: err = %v", i, err)
 		}
 	}
-	if f, r := fetches.Load(), ts.requests.Load(); f != 1 || r != 0 {
+	if f, r := fetches.Load(), ts.Requests.Load(); f != 1 || r != 0 {
 		t.Errorf("fetches, requests = %d, %d; want 1, 0", f, r)
 	}
 }
 
 func TestTokenAuthWaiterCancellation(t *testing.T) {
 	leakcheck.Check(t)
-	ts := newTokServer(t, "tok")
+	ts := tokensrv.New(t, nil, "tok")
 	var fetches atomic.Int64
 	gate := make(chan struct{})
 	fetchCtxErr := make(chan error, 1)

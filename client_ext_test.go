@@ -455,8 +455,10 @@ func TestContextEndsWhileReadingBody(t *testing.T) {
 			}()
 			return ctx, cancel
 		}, context.Canceled},
-		{"deadline", func(ctx context.Context, _ <-chan struct{}) (context.Context, context.CancelFunc) {
-			return context.WithTimeout(ctx, 20*time.Millisecond)
+		{"deadline", func(ctx context.Context, flushed <-chan struct{}) (context.Context, context.CancelFunc) {
+			// The deadline passes once the body has begun, not after a
+			// wall-clock window (which could end before the headers).
+			return &expiringCtx{Context: ctx, expire: flushed}, func() {}
 		}, context.DeadlineExceeded},
 	}
 	for _, tt := range tests {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kithttp/kit"
+	"github.com/kithttp/kit/internal/textdiff"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -261,25 +262,6 @@ func TestErrorGrammar(t *testing.T) {
 		t.Fatalf("%v (run go test -run TestErrorGrammar -update . to create it)", err)
 	}
 	if got := b.String(); got != string(want) {
-		t.Errorf("errors differ from %s (rerun with -update after a deliberate change):\n%s", golden, lineDiff(string(want), got))
+		t.Errorf("errors differ from %s (rerun with -update after a deliberate change):\n%s", golden, textdiff.Lines(string(want), got))
 	}
-}
-
-// lineDiff lists the lines that differ between want and got.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := range max(len(w), len(g)) {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "- %s\n+ %s\n", wl, gl)
-		}
-	}
-	return b.String()
 }

@@ -41,6 +41,7 @@ func (e *otherAPIError) Error() string { return "other error " + e.Code }
 //	/big         a 2xx body of 100 bytes
 //	/fail        a 400 {"code":"bad"}
 //	/slow        [] after 300ms, or nothing when the request ends first
+//	/hang        never answers (it returns when the request ends)
 //	/flaky       a 503, then [], and so on
 func optServer(t *testing.T, tw twin, opts ...kit.Option) (kit.Binding, *atomic.Int64) {
 	t.Helper()
@@ -68,6 +69,9 @@ func optServer(t *testing.T, tw twin, opts ...kit.Option) (kit.Binding, *atomic.
 	mux.HandleFunc("/fail", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = w.Write([]byte(`{"code":"bad"}`))
+	})
+	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // never answers: any timeout passes first
 	})
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -200,15 +204,18 @@ func TestRequestOptionTimeoutLevels(t *testing.T) {
 			t.Parallel()
 			b, _ := optServer(t, tw, kit.WithTimeout(100*time.Millisecond))
 			ctx := t.Context()
-			slow := kit.Get[kit.NoParams, any]("/slow")
-			if _, err := twinCall(ctx, tw, slow, b, kit.NoParams{}); !errors.Is(err, context.DeadlineExceeded) {
-				t.Fatalf("client WithTimeout(100ms) on a 300ms answer: %v, want context.DeadlineExceeded", err)
+			// The client's timeout against a server that never answers (a
+			// 300ms answer could win on a loaded machine), then the longer
+			// timeouts against a 300ms answer.
+			hang := kit.Get[kit.NoParams, any]("/hang")
+			if _, err := twinCall(ctx, tw, hang, b, kit.NoParams{}); !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("client WithTimeout(100ms) on a call never answered: %v, want context.DeadlineExceeded", err)
 			}
-			if _, err := twinCall(ctx, tw, slow, b, kit.NoParams{}, kit.WithHeader("X-A", "1")); !errors.Is(err, context.DeadlineExceeded) {
+			if _, err := twinCall(ctx, tw, hang, b, kit.NoParams{}, kit.WithHeader("X-A", "1")); !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("client WithTimeout(100ms) on a call with options of its own: %v, want context.DeadlineExceeded", err)
 			}
 			var walkErr error
-			for _, err := range newTwinResource[optRec](tw, b, "/slow").all(ctx) {
+			for _, err := range newTwinResource[optRec](tw, b, "/hang").all(ctx) {
 				walkErr = err
 			}
 			if !errors.Is(walkErr, context.DeadlineExceeded) {
@@ -218,6 +225,7 @@ func TestRequestOptionTimeoutLevels(t *testing.T) {
 			if _, err := twinCall(ctx, tw, patient, b, kit.NoParams{}); err != nil {
 				t.Fatalf("the endpoint's WithTimeout(1m) over the client's: %v", err)
 			}
+			slow := kit.Get[kit.NoParams, any]("/slow")
 			if _, err := twinCall(ctx, tw, slow, b, kit.NoParams{}, kit.WithTimeout(time.Minute)); err != nil {
 				t.Fatalf("the call's WithTimeout(1m) over the client's: %v", err)
 			}

@@ -32,8 +32,11 @@ func rtSlowServer(t *testing.T, headersFirst bool) (*httptest.Server, *atomic.In
 	return srv, &n
 }
 
+// rtSlowGet's timeout must pass after the server has the request (the test
+// counts the requests it saw), so it is long enough for a loaded machine to
+// send it: the server never answers, so the wait changes no outcome.
 var (
-	rtSlowGet = kit.Get[kit.NoParams, rtItem]("/slow", kit.WithTimeout(50*time.Millisecond))
+	rtSlowGet = kit.Get[kit.NoParams, rtItem]("/slow", kit.WithTimeout(2*time.Second))
 )
 
 func TestWithTimeoutSlowHandler(t *testing.T) {
@@ -42,19 +45,22 @@ func TestWithTimeoutSlowHandler(t *testing.T) {
 		t.Run(tw.name, func(t *testing.T) {
 			t.Parallel()
 			for _, headersFirst := range []bool{false, true} {
-				srv, n := rtSlowServer(t, headersFirst)
-				// Retrying is on: a timeout of the endpoint is not retried.
-				c := tw.client(t, srv.URL, kit.WithRetry(rtFastRetry(4)))
-				_, err := twinCall(t.Context(), tw, rtSlowGet, c, kit.NoParams{})
-				if !errors.Is(err, context.DeadlineExceeded) {
-					t.Errorf("headersFirst=%v: err = %v, want DeadlineExceeded", headersFirst, err)
-				}
-				if err != nil && !strings.Contains(err.Error(), "GET "+srv.URL+"/slow") {
-					t.Errorf("headersFirst=%v: err = %v, want it to name the request", headersFirst, err)
-				}
-				if n.Load() != 1 {
-					t.Errorf("headersFirst=%v: server saw %d requests, want 1", headersFirst, n.Load())
-				}
+				t.Run(fmt.Sprintf("headersFirst=%v", headersFirst), func(t *testing.T) {
+					t.Parallel()
+					srv, n := rtSlowServer(t, headersFirst)
+					// Retrying is on: a timeout of the endpoint is not retried.
+					c := tw.client(t, srv.URL, kit.WithRetry(rtFastRetry(4)))
+					_, err := twinCall(t.Context(), tw, rtSlowGet, c, kit.NoParams{})
+					if !errors.Is(err, context.DeadlineExceeded) {
+						t.Errorf("headersFirst=%v: err = %v, want DeadlineExceeded", headersFirst, err)
+					}
+					if err != nil && !strings.Contains(err.Error(), "GET "+srv.URL+"/slow") {
+						t.Errorf("headersFirst=%v: err = %v, want it to name the request", headersFirst, err)
+					}
+					if n.Load() != 1 {
+						t.Errorf("headersFirst=%v: server saw %d requests, want 1", headersFirst, n.Load())
+					}
+				})
 			}
 		})
 	}

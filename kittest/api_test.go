@@ -1224,11 +1224,17 @@ func TestAPI_TokenTTL(t *testing.T) {
 	clock.Advance(100 * 365 * 24 * time.Hour)
 	apiTDo(t, srv, apiTReq{path: "/me", token: tok3.AccessToken}).wantStatus(t, 200)
 
-	// Real clock, short TTL.
-	_, srv = apiTStart(t, WithTokenTTL(30*time.Millisecond))
+	// Real clock: a token is valid within its TTL (an hour: no machine is
+	// that slow)...
+	_, srv = apiTStart(t, WithTokenTTL(time.Hour))
 	tk := apiTLogin(t, srv)
 	apiTDo(t, srv, apiTReq{path: "/me", token: tk}).wantStatus(t, 200)
-	time.Sleep(60 * time.Millisecond)
+	// ...and expired once its TTL has passed: the wait starts after the
+	// login returned, so it is at least the TTL whatever the machine's load.
+	const shortTTL = 100 * time.Millisecond
+	_, srv = apiTStart(t, WithTokenTTL(shortTTL))
+	tk = apiTLogin(t, srv)
+	time.Sleep(shortTTL + 10*time.Millisecond)
 	apiTDo(t, srv, apiTReq{path: "/me", token: tk}).wantError(t, 401, "unauthorized")
 }
 
@@ -1586,10 +1592,13 @@ func TestAPI_Concurrent(t *testing.T) {
 			}
 		}
 	}()
+	// The requests run while the resetting goroutine runs: it stops once
+	// they are done, not after a wall-clock window.
+	var requests sync.WaitGroup
 	for range 8 {
-		wg2.Add(1)
+		requests.Add(1)
 		go func() {
-			defer wg2.Done()
+			defer requests.Done()
 			for range 20 {
 				for _, path := range []string{"/users/5", "/offset/users?offset=5", "/clamped/users?page=40"} {
 					if r := apiTGet(t, srv, path); r.status >= 500 {
@@ -1599,7 +1608,7 @@ func TestAPI_Concurrent(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(50 * time.Millisecond)
+	requests.Wait()
 	close(stop)
 	wg2.Wait()
 }

