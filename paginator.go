@@ -271,6 +271,7 @@ func (p PageNumber) nextUnknown(resp *Response, prev PageRequest, pp, sp string,
 	}
 	return nil, fmt.Errorf("kit: paginator: %w: the page is full but reports no %q member and has no Link rel=\"next\" (kit.StartUnknown); set PageNumber.Start to the API's first page number", errCannotAdvance, pp)
 }
+
 // ItemsPath returns ItemsKey.
 func (p PageNumber) ItemsPath() string { return p.ItemsKey }
 
