@@ -255,6 +255,12 @@ func TestPageNumberStartDeclaration(t *testing.T) {
 		}
 		break
 	}
+	// The declaration error names the paginator, not an option the
+	// declaration does not use (it said WithPaginator for PagedBy).
+	_, err := kit.NewPaged[kit.NoParams, startRec]("/items", kit.PagedBy(&kit.PageNumber{Start: -1}))
+	if err == nil || !strings.Contains(err.Error(), "PageNumber.Start is kit.PageStart(-1)") || strings.Contains(err.Error(), "WithPaginator") {
+		t.Fatalf("paged endpoint with Start -1: %v", err)
+	}
 	if got := fmt.Sprintf("%#v", kit.PageNumber{Start: kit.StartAtZero}); !strings.Contains(got, "Start:kit.StartAtZero") {
 		t.Fatalf("%%#v = %s", got)
 	}
