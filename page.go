@@ -70,6 +70,9 @@ const (
 
 func newPageLayout(p Paginator) (*pageLayout, error) {
 	l := &pageLayout{}
+	if err := checkStart(p); err != nil {
+		return nil, err
+	}
 	if ip, ok := p.(interface{ ItemsPath() string }); ok {
 		l.override = ip.ItemsPath()
 	}
@@ -126,6 +129,24 @@ func newPageLayout(p Paginator) (*pageLayout, error) {
 		}
 	}
 	return l, nil
+}
+
+// checkStart refuses a PageNumber whose Start is none of the PageStart
+// constants.
+func checkStart(p Paginator) error {
+	var start PageStart
+	switch pn := p.(type) {
+	case PageNumber:
+		start = pn.Start
+	case *PageNumber:
+		if pn != nil {
+			start = pn.Start
+		}
+	}
+	if start < StartAtOne || start > StartUnknown {
+		return fmt.Errorf("PageNumber.Start is %#v: want kit.StartAtOne, kit.StartAtZero or kit.StartUnknown", start)
+	}
+	return nil
 }
 
 // overlaps reports whether one of a and b is a prefix of the other.

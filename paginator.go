@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/kithttp/kit/internal/jsonpath"
 	"github.com/kithttp/kit/internal/linkheader"
 )
 
@@ -81,13 +82,60 @@ func (r PageRequest) Clone() PageRequest {
 // PageNumber requests page 1, 2, ... sending the page number in PageParam
 // and the page size in SizeParam, and stops after a short page (fewer
 // records than the size). Zero fields mean: PageParam "page", SizeParam
-// "page_size", PageSize 100. A page or size given in the caller's query
-// takes precedence over the defaults.
+// "page_size", PageSize 100, Start [StartAtOne]. A page or size given in
+// the caller's query takes precedence over the defaults.
+//
+// Start says where the server's page numbers start: [StartAtOne] (pages 1,
+// 2, ...), [StartAtZero] (pages 0, 1, ...), or [StartUnknown], which lets
+// the server decide. A walk that starts at the wrong number loses the
+// first page, or asks for one past the end, without an error: when an
+// API's documentation does not say, use StartUnknown. A value other than
+// these three fails the declaration ([PagedBy]) of the walk.
 type PageNumber struct {
 	PageParam string
 	SizeParam string
 	PageSize  int
-	ItemsKey  string // dotted key of the records, e.g. "data.records"
+	ItemsKey  string    // dotted key of the records, e.g. "data.records"
+	Start     PageStart // the first page's number; zero value: StartAtOne
+}
+
+// PageStart is where the page numbers of a [PageNumber] walk start: the
+// number of the first page, or StartUnknown. Its zero value, StartAtOne,
+// is what PageNumber assumed before it had the choice.
+type PageStart int
+
+const (
+	// StartAtOne: the first page is page 1 (the zero value).
+	StartAtOne PageStart = iota
+	// StartAtZero: the first page is page 0.
+	StartAtZero
+	// StartUnknown: the first page's number is unknown, and the server
+	// decides. The first request is sent without the page parameter (the
+	// server's default page is its first), and the walk takes the number
+	// of each next page from the page before: the number the response
+	// reports in a top-level member named like PageParam ({"page": 0,
+	// ...}, a number or a numeric string) plus one; else the URL of a
+	// Link header entry with rel="next" (it must be on the walk's origin,
+	// or the walk ends with [ErrCrossOrigin]); else, once a number is
+	// known, the number after the one sent. A short page still ends the
+	// walk. A full page that tells none of these ends the walk with an
+	// error saying that the next page's number is unknown, after the
+	// page's records: never by skipping or repeating a page.
+	StartUnknown
+)
+
+// GoString returns the constant's Go name (kit.StartAtZero), so that a
+// paginator prints as its literal under %#v.
+func (s PageStart) GoString() string {
+	switch s {
+	case StartAtOne:
+		return "kit.StartAtOne"
+	case StartAtZero:
+		return "kit.StartAtZero"
+	case StartUnknown:
+		return "kit.StartUnknown"
+	}
+	return fmt.Sprintf("kit.PageStart(%d)", int(s))
 }
 
 // Offset requests offset 0 with a limit, then offset+limit, ..., and stops
@@ -147,23 +195,81 @@ type LinkHeader struct {
 	ItemsKey string
 }
 
-// FirstPage returns page 1 (or the caller's page) with the page size.
+// FirstPage returns the first page (1, or 0 with StartAtZero) or the
+// caller's page, with the page size. With StartUnknown it sets no page
+// unless the caller did: the server picks its first page.
 func (p PageNumber) FirstPage(params url.Values) PageRequest {
 	pp, sp, size := p.params()
+	switch p.Start {
+	case StartUnknown:
+		params = cloneValues(params)
+		if params.Get(sp) == "" {
+			params.Set(sp, strconv.Itoa(size))
+		}
+		return PageRequest{Params: params}
+	case StartAtZero:
+		return firstNumbered(params, pp, "0", sp, size)
+	}
 	return firstNumbered(params, pp, "1", sp, size)
 }
 
-// NextPage returns the next page number, or nil after a short page.
+// NextPage returns the next page number, or nil after a short page. With
+// StartUnknown the number comes from the page (see [StartUnknown]).
 func (p PageNumber) NextPage(resp *Response, prev PageRequest) (*PageRequest, error) {
 	pp, sp, size := p.params()
+	if p.Start == StartUnknown {
+		return p.nextUnknown(resp, prev, pp, sp, size)
+	}
 	return nextNumbered(resp, prev, p.ItemsKey, pp, sp, size, func(page, _ int) int { return page + 1 })
 }
 
 // PageAfter returns the page number after prev's, and implements
-// [Lookahead].
+// [Lookahead]. With StartUnknown it names a page only once prev has a
+// number of kit's making (not a server's link).
 func (p PageNumber) PageAfter(prev PageRequest) (PageRequest, bool) {
 	pp, sp, size := p.params()
+	if p.Start == StartUnknown && prev.URL != "" {
+		return PageRequest{}, false
+	}
 	return afterNumbered(prev, pp, sp, size, func(page, _ int) int { return page + 1 })
+}
+
+// nextUnknown is NextPage with StartUnknown: after a full page, the page
+// the response reports plus one, else the server's Link rel="next", else
+// the number after prev's.
+func (p PageNumber) nextUnknown(resp *Response, prev PageRequest, pp, sp string, size int) (*PageRequest, error) {
+	n, err := recordCount(resp, p.ItemsKey)
+	if err != nil {
+		return nil, err
+	}
+	if s, err := strconv.Atoi(prev.Params.Get(sp)); err == nil && s > 0 {
+		size = s
+	}
+	if n == 0 || n < size {
+		return nil, nil
+	}
+	cur, reported, err := reportedPage(resp, pp)
+	if err != nil {
+		return nil, err
+	}
+	if reported {
+		if cur+1 <= cur {
+			return nil, fmt.Errorf("kit: paginator: the page reports %s %d, which cannot advance", pp, cur)
+		}
+		next := prev.Clone()
+		next.URL = ""
+		next.Params.Set(pp, strconv.Itoa(cur+1))
+		return &next, nil
+	}
+	if next, ok := linkNext(resp, prev); ok {
+		return next, nil
+	}
+	if prev.URL == "" {
+		if next, ok := afterNumbered(prev, pp, sp, size, func(page, _ int) int { return page + 1 }); ok {
+			return &next, nil
+		}
+	}
+	return nil, fmt.Errorf("kit: paginator: %w: the page is full but reports no %q member and has no Link rel=\"next\" (kit.StartUnknown); set PageNumber.Start to the API's first page number", errCannotAdvance, pp)
 }
 
 // ItemsPath returns ItemsKey.
@@ -280,11 +386,8 @@ func (p LinkHeader) FirstPage(params url.Values) PageRequest {
 
 // NextPage follows the rel="next" link, or returns nil when there is none.
 func (p LinkHeader) NextPage(resp *Response, prev PageRequest) (*PageRequest, error) {
-	next, ok := linkheader.Find(resp.Header.Values("Link"), "next")
-	if !ok || next == "" {
-		return nil, nil
-	}
-	return &PageRequest{Params: cloneValues(prev.Params), URL: next}, nil
+	next, _ := linkNext(resp, prev)
+	return next, nil
 }
 
 // ItemsPath returns ItemsKey.
@@ -489,7 +592,7 @@ func nextNumbered(resp *Response, prev PageRequest, itemsKey, param, sizeParam s
 	}
 	req, ok := afterNumbered(prev, param, sizeParam, size, next)
 	if !ok {
-		return nil, fmt.Errorf("kit: paginator: parameter %s=%q is not a number that can advance", param, prev.Params.Get(param))
+		return nil, fmt.Errorf("kit: paginator: %w: parameter %s=%q is not a number that can advance", errCannotAdvance, param, prev.Params.Get(param))
 	}
 	return &req, nil
 }
@@ -513,6 +616,52 @@ func afterNumbered(prev PageRequest, param, sizeParam string, size int, next fun
 	req := prev.Clone()
 	req.Params.Set(param, strconv.Itoa(nxt))
 	return req, true
+}
+
+// errCannotAdvance is wrapped in the error of a built-in paginator that has
+// no next request of its own making after a full page: its position is not
+// a number it can advance, or (StartUnknown) the page does not tell it.
+// The walk then follows the server's Link rel="next", if it sent one.
+var errCannotAdvance = errors.New("the next page cannot be named")
+
+// linkNext is the request of the server's Link rel="next" entry in resp,
+// with prev's parameters (which the link's URL takes where it lacks them).
+func linkNext(resp *Response, prev PageRequest) (*PageRequest, bool) {
+	if resp == nil {
+		return nil, false
+	}
+	next, ok := linkheader.Find(resp.Header.Values("Link"), "next")
+	if !ok || next == "" {
+		return nil, false
+	}
+	return &PageRequest{Params: cloneValues(prev.Params), URL: next}, true
+}
+
+// reportedPage reads the page number a page reports in its top-level
+// member named param: a JSON integer or a string holding one. found is
+// false when the member is absent or null; another value is an error.
+func reportedPage(resp *Response, param string) (page int, found bool, err error) {
+	raw, found, err := jsonpath.Lookup(resp.body, jsonpath.Path{param})
+	if err != nil || !found {
+		return 0, false, nil // a page that is not a JSON object reports nothing
+	}
+	text := string(raw)
+	switch jsontext.Value(raw).Kind() {
+	case 'n':
+		return 0, false, nil
+	case '"':
+		if err := unmarshalJSON(raw, &text); err != nil {
+			return 0, false, err
+		}
+	case '0':
+	default:
+		return 0, false, fmt.Errorf("the page's %q member is %s, want its page number", param, kindName(jsontext.Value(raw).Kind()))
+	}
+	n, err := strconv.Atoi(text)
+	if err != nil || n < 0 {
+		return 0, false, fmt.Errorf("the page's %q member is not a page number (a non-negative integer)", param)
+	}
+	return n, true, nil
 }
 
 func cloneValues(v url.Values) url.Values {

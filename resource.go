@@ -165,7 +165,7 @@ func (pg *pagingConfig) complete(method string) error {
 	}
 	l, err := newPageLayout(pg.paginator)
 	if err != nil {
-		return fmt.Errorf("WithPaginator(%T): %w", pg.paginator, err)
+		return fmt.Errorf("paginator %T: %w", pg.paginator, err)
 	}
 	pg.layout = l
 	pg.ahead, _ = pg.paginator.(Lookahead)

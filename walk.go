@@ -293,8 +293,17 @@ func (w *walk) guard(resp *Response) error {
 }
 
 // advance asks the paginator for the request after the page of resp.
+// When a built-in paginator has no next request of its own making
+// (errCannotAdvance), the walk follows the server's Link rel="next"
+// instead, if there is one: a server-sent link is better than nothing, and
+// pageURL keeps it on the walk's origin.
 func (w *walk) advance(resp *Response) error {
 	next, err := w.pg.paginator.NextPage(resp, *w.req)
+	if errors.Is(err, errCannotAdvance) {
+		if link, ok := linkNext(resp, *w.req); ok {
+			next, err = link, nil
+		}
+	}
 	if err != nil {
 		return errorf(w.op(), "paginator %T: %w", w.pg.paginator, err)
 	}

@@ -61,6 +61,7 @@ import (
 //	GET    /linked/users                JSON array and a Link header; page, per_page
 //	GET    /nested/users                {"payload":{"records"},"page"}; page, page_size
 //	GET    /clamped/users               like /paged, but past the end repeats the last page
+//	GET    /zero/users                  {"data","page"} and a Link header: pages count from 0; page, page_size
 //	GET    /stuck/users                 like /cursor, but next_cursor is always "stuck"
 //	GET    /stripe/users                {"object","data","has_more","url"}; starting_after (a user id), limit
 //	GET    /next/users                  {"data","links":{"next"},"meta"}: the next page's URL in the body; page, page_size
@@ -102,7 +103,7 @@ import (
 // "members?page=...". The
 // cursor is opaque; on the last page next_cursor is null in /cursor/users
 // and "" in /cursor-flat/users. Page
-// numbers start at 1; page sizes and limits default to 20 and must be
+// numbers start at 1 (at 0 in /zero/users, whose default page is 0); page sizes and limits default to 20 and must be
 // between 1 and 100; a malformed or out-of-range paging parameter, filter
 // or cursor is a 400.
 //
@@ -553,6 +554,7 @@ func (a *API) routes() {
 	a.handle("GET /linked/users", apiAuthOptional, a.linkedUsers)
 	a.handle("GET /nested/users", apiAuthOptional, a.nestedUsers)
 	a.handle("GET /clamped/users", apiAuthOptional, a.clampedUsers)
+	a.handle("GET /zero/users", apiAuthOptional, a.zeroUsers)
 	a.handle("GET /stuck/users", apiAuthOptional, a.stuckUsers)
 	a.handle("GET /stripe/users", apiAuthOptional, a.stripeUsers)
 	a.handle("GET /next/users", apiAuthOptional, a.nextUsers)

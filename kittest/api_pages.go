@@ -21,11 +21,17 @@ const apiDefaultPageSize = 20
 // of a page-number listing and returns the filtered users. On failure it
 // writes a 400 and returns false.
 func (a *API) pageQuery(w http.ResponseWriter, r *http.Request, sizeName string) (users []apiUser, page, size int, ok bool) {
+	return a.pageQueryFrom(w, r, sizeName, 1)
+}
+
+// pageQueryFrom is pageQuery for a listing whose pages are numbered from
+// first (0 or 1): first is also the page of a request without "page".
+func (a *API) pageQueryFrom(w http.ResponseWriter, r *http.Request, sizeName string, first int) (users []apiUser, page, size int, ok bool) {
 	q := r.URL.Query()
 	f, msg := apiParseFilter(q)
 	apiScope(r, &f)
 	if msg == "" {
-		page, msg = apiIntParam(q, "page", 1, 1, apiMaxInt)
+		page, msg = apiIntParam(q, "page", first, first, apiMaxInt)
 	}
 	if msg == "" {
 		size, msg = apiIntParam(q, sizeName, apiDefaultPageSize, 1, apiMaxPageSize)
@@ -101,6 +107,33 @@ func (a *API) pagedUsers(w http.ResponseWriter, r *http.Request) {
 	apiWriteJSON(w, http.StatusOK, struct {
 		Data []apiUser `json:"data"`
 	}{users[lo:hi]})
+}
+
+// zeroUsers is a page-number listing whose pages count from 0, as many
+// real servers' do: {"data":[...],"page":N}, page 0 when the request has
+// no "page", and on every page but the last a Link header with rel="next"
+// to the next page (a path-relative reference that keeps the request's
+// other query parameters).
+func (a *API) zeroUsers(w http.ResponseWriter, r *http.Request) {
+	users, page, size, ok := a.pageQueryFrom(w, r, "page_size", 0)
+	if !ok {
+		return
+	}
+	lo, hi := len(users), len(users)
+	if page < (len(users)+size-1)/size {
+		lo = page * size
+		hi = min(lo+size, len(users))
+	}
+	if hi < len(users) {
+		q := r.URL.Query()
+		q.Set("page", strconv.Itoa(page+1))
+		q.Set("page_size", strconv.Itoa(size))
+		w.Header().Set("Link", "<"+path.Base(r.URL.Path)+"?"+q.Encode()+`>; rel="next"`)
+	}
+	apiWriteJSON(w, http.StatusOK, struct {
+		Data []apiUser `json:"data"`
+		Page int       `json:"page"`
+	}{users[lo:hi], page})
 }
 
 // clampedUsers is pagedUsers with a bug seen in real servers: a page past
