@@ -247,6 +247,26 @@ func run(ctx context.Context, out io.Writer) error {
 		n++
 	}
 	t.quiet = false
+	// A server whose pages count from 0: walked from 1 it loses its first
+	// page; told where pages start, or left to say so itself, it does not.
+	t.quiet = true
+	for _, start := range []kit.PageStart{kit.StartAtOne, kit.StartAtZero, kit.StartUnknown} {
+		zero := kit.NewResource[User](c, "/zero/users", kit.PagedBy(kit.PageNumber{PageSize: 25, Start: start}))
+		n, first := 0, 0
+		for u, err := range zero.All(ctx) {
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				first = u.ID
+			}
+			n++
+		}
+		t.quiet = false
+		t.say("pages counted from 0, walked with %#v: %d users, from user %d", start, n, first)
+		t.quiet = true
+	}
+	t.quiet = false
 
 	if err := authTour(ctx, t, api, srv.URL, hc); err != nil {
 		return err

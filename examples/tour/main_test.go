@@ -25,6 +25,8 @@ func TestTour(t *testing.T) {
 		"/linked/users  kit.LinkHeader    50 users of team 3",
 		"→ GET /paged/users?page=2&page_size=4",
 		"pagination does not advance",
+		"pages counted from 0, walked with kit.StartAtOne: 226 users, from user 26",
+		"pages counted from 0, walked with kit.StartUnknown: 251 users, from user 1",
 		"GET /me as Ada Lovelace, after 2 logins",
 		"a cursor walk with WithPrefetch(2), one page ahead",
 		": 251 users in 13 requests",
