@@ -14,8 +14,8 @@ import (
 	"github.com/kithttp/kit/internal/leakcheck"
 )
 
-// generated is what generateWithin returns.
-type generated struct {
+// generatedWithin is what generateWithin returns.
+type generatedWithin struct {
 	g   *generator
 	src []byte
 }
@@ -24,10 +24,10 @@ type generated struct {
 // the test when that has not ended within a generous bound: a schema that
 // makes the generator recurse without end fails the test instead of
 // hanging it.
-func generateWithin(t *testing.T, doc string) generated {
+func generateWithin(t *testing.T, doc string) generatedWithin {
 	t.Helper()
 	type result struct {
-		out generated
+		out generatedWithin
 		err error
 	}
 	done := make(chan result, 1)
@@ -43,7 +43,7 @@ func generateWithin(t *testing.T, doc string) generated {
 		if err != nil {
 			err = fmt.Errorf("%w\n%s", err, src)
 		}
-		done <- result{generated{g, src}, err}
+		done <- result{generatedWithin{g, src}, err}
 	}()
 	const bound = 60 * time.Second // generous: -race, on a shared machine
 	select {
@@ -54,7 +54,7 @@ func generateWithin(t *testing.T, doc string) generated {
 		return r.out
 	case <-time.After(bound):
 		t.Fatalf("generating did not end within %v: the generator recurses without end", bound)
-		return generated{}
+		return generatedWithin{}
 	}
 }
 
