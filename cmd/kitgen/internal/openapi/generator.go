@@ -39,6 +39,9 @@ type generator struct {
 	// notes are what the report says of the document beside what it
 	// skipped: names changed to avoid a collision, impossible schemas.
 	notes []Note
+	// sharedParams counts, per parameter schema, the selected operations
+	// whose parameters have it (paramHint).
+	sharedParams map[*Schema]int
 }
 
 // Note is a remark on the document at a position: kitgen went on, but
@@ -131,6 +134,19 @@ func (g *generator) build() {
 		if e := g.types.err; e != nil {
 			g.note(e.Pos, fmt.Sprintf("the error model %s is left out: %s", g.types.declared[g.errSchema], e.Msg))
 			g.errSchema, g.types.errorModel, g.types.err = nil, nil, nil
+		}
+	}
+	g.sharedParams = map[*Schema]int{}
+	for _, op := range g.doc.Ops {
+		if !g.selected(op) {
+			continue
+		}
+		seen := map[*Schema]bool{}
+		for _, p := range op.Params {
+			if !seen[p.Schema] {
+				seen[p.Schema] = true
+				g.sharedParams[p.Schema]++
+			}
 		}
 	}
 	mnames := newNamer(methodsOfClient...)

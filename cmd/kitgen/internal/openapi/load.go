@@ -260,6 +260,12 @@ func (l *loader) operation(on node, at Pos, method, path string, shared node) (*
 }
 
 func (l *loader) parameter(pn node) (*Parameter, error) {
+	component := ""
+	if r := get(pn.n, "$ref"); r != nil {
+		if _, frag, _ := strings.Cut(r.Value, "#"); strings.HasPrefix(frag, "/components/parameters/") {
+			component = strings.TrimPrefix(frag, "/components/parameters/")
+		}
+	}
 	pn, err := l.deref(pn)
 	if err != nil {
 		return nil, err
@@ -272,6 +278,7 @@ func (l *loader) parameter(pn node) (*Parameter, error) {
 		Deprecated:  boolean(get(pn.n, "deprecated")),
 		Style:       str(get(pn.n, "style")),
 		Extensions:  extensions(pn.n),
+		Component:   component,
 		Pos:         pn.pos(),
 	}
 	if p.Name == "" {

@@ -60,7 +60,10 @@ type Parameter struct {
 	Explode     bool   // as declared, or the default for Style
 	Schema      *Schema
 	Extensions  map[string]any
-	Pos         Pos
+	// Component is the components/parameters name the operation
+	// refers to it by, "" for a parameter written in place.
+	Component string
+	Pos       Pos
 }
 
 // RequestBody is an operation's body, by media type.

@@ -53,7 +53,7 @@ func (g *generator) queryParams(op *Operation, name string, locals, fnames *name
 		if p.In != "query" {
 			continue
 		}
-		q := queryParam{g: g, p: p, hint: name + exported(p.Name, "Param"), decls: decls}
+		q := queryParam{g: g, p: p, hint: g.paramHint(name, p, "Param"), decls: decls}
 		specs, err := q.fields()
 		if err != nil {
 			return fmt.Errorf("query parameter %s: %w", p.Name, err)
