@@ -17,10 +17,11 @@ type typer struct {
 	decls    []string           // type declarations, in order
 	building map[string]bool    // structs being declared: a field of one of them is a back edge
 	imports  map[string]bool
-	structs  map[string]bool // declared struct types
-	enums    map[string]bool // declared string types
-	markers  map[string]bool // "Type.isUnion": marker methods declared
-	lists    map[string]bool // declared slice and map types (of themselves)
+	structs  map[string]bool    // declared struct types
+	enums    map[string]bool    // declared string types
+	markers  map[string]bool    // "Type.isUnion": marker methods declared
+	lists    map[string]bool    // declared slice and map types (of themselves)
+	fieldsOf map[string][]field // a declared struct's fields
 	// stack is the schemas being resolved, outermost first: one reached
 	// again while on it is a schema that contains itself.
 	stack []*frame
@@ -44,7 +45,7 @@ type typer struct {
 
 func newTyper(names *namer) *typer {
 	return &typer{names: names, declared: map[*Schema]string{}, building: map[string]bool{}, imports: map[string]bool{},
-		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, lists: map[string]bool{}, failed: map[*Schema]*Error{}, noted: map[*Schema]bool{}}
+		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, lists: map[string]bool{}, fieldsOf: map[string][]field{}, failed: map[*Schema]*Error{}, noted: map[*Schema]bool{}}
 }
 
 // isObject reports whether s becomes a Go struct.
@@ -373,6 +374,7 @@ func (t *typer) declareUnion(s *Schema, branches []*Schema, hint string) string 
 // field is one field of a struct being declared.
 type field struct {
 	name, typ, tag, doc string
+	wire                string // the member's JSON name
 }
 
 func (t *typer) declareStruct(s *Schema, hint string) string {
@@ -429,7 +431,7 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 				t.note(p.Schema.Pos, fmt.Sprintf("schema %s: member %s: a name no json tag can hold (encoding/json and kit's codec read none with a comma, a quote, a backslash or a backquote, nor the empty name); field %s is neither sent nor read", name, strconv.Quote(p.Name), fname))
 			}
 		}
-		fs = append(fs, field{fname, typ, jt, doc})
+		fs = append(fs, field{name: fname, typ: typ, tag: jt, doc: doc, wire: p.Name})
 	}
 	var b strings.Builder
 	comment(&b, "", name, s.Description, "")
@@ -441,9 +443,9 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 		fmt.Fprintf(&b, "\t%s %s %s\n", f.name, f.typ, f.tag)
 	}
 	b.WriteString("}\n")
+	t.fieldsOf[name] = fs
 	if s == t.errorModel {
-		t.imports["encoding/json"] = true
-		fmt.Fprintf(&b, "\n// Error returns the error as the API sent it, in JSON, so that a\n// *%s is an error errors.As finds in what a call returns.\nfunc (e *%s) Error() string {\n\tb, _ := json.Marshal(e)\n\treturn string(b)\n}\n", name, name)
+		b.WriteString(t.errorMethod(name, fs))
 	}
 	t.decls = append(t.decls, b.String())
 	return name
