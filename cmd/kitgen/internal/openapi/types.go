@@ -22,6 +22,7 @@ type typer struct {
 	markers  map[string]bool    // "Type.isUnion": marker methods declared
 	lists    map[string]bool    // declared slice and map types (of themselves)
 	fieldsOf map[string][]field // a declared struct's fields
+	helpers  map[string]bool    // unexported helper functions declared
 	// stack is the schemas being resolved, outermost first: one reached
 	// again while on it is a schema that contains itself.
 	stack []*frame
@@ -45,7 +46,7 @@ type typer struct {
 
 func newTyper(names *namer) *typer {
 	return &typer{names: names, declared: map[*Schema]string{}, building: map[string]bool{}, imports: map[string]bool{},
-		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, lists: map[string]bool{}, fieldsOf: map[string][]field{}, failed: map[*Schema]*Error{}, noted: map[*Schema]bool{}}
+		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, lists: map[string]bool{}, fieldsOf: map[string][]field{}, helpers: map[string]bool{}, failed: map[*Schema]*Error{}, noted: map[*Schema]bool{}}
 }
 
 // isObject reports whether s becomes a Go struct.
