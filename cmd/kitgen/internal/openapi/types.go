@@ -340,33 +340,47 @@ func (t *typer) declareUnion(s *Schema, branches []*Schema, hint string) string 
 	}
 	var b strings.Builder
 	var kinds []string
-	type as struct{ method, typ string }
+	type as struct{ method, ctor, typ string }
 	var methods []as
 	mnames := newNamer("MarshalJSON", "UnmarshalJSON", "Raw")
+	seen := map[string]bool{}
 	for i, br := range branches {
 		typ := t.goType(br, name+"Variant"+strconv.Itoa(i+1))
+		kinds = append(kinds, typ)
+		if seen[typ] {
+			continue // a second schema of the same Go type: one accessor
+		}
+		seen[typ] = true
 		label := exported(strings.TrimPrefix(strings.TrimPrefix(typ, "[]"), "map[string]"), "Value")
 		if strings.HasPrefix(typ, "[]") {
 			label += "List"
 		} else if strings.HasPrefix(typ, "map[") {
 			label += "Map"
 		}
-		methods = append(methods, as{mnames.name("As" + label), typ})
-		kinds = append(kinds, typ)
+		methods = append(methods, as{mnames.name("As" + label), t.names.name(name + "Of" + label), typ})
 	}
 	what := "one of"
 	if len(s.AnyOf) > 1 {
 		what = "any of"
 	}
-	comment(&b, "", name, s.Description, fmt.Sprintf("holds %s: %s. Its JSON is kept as it came; decode it with the As methods.", what, strings.Join(kinds, ", ")))
-	if s.Discriminator != nil && s.Discriminator.Property != "" {
-		fmt.Fprintf(&b, "//\n// The %q field of the JSON says which it is.\n", s.Discriminator.Property)
+	holds := fmt.Sprintf("holds %s: %s.", what, strings.Join(kinds, ", "))
+	if len(methods) < len(kinds) {
+		var distinct []string
+		for _, m := range methods {
+			distinct = append(distinct, m.typ)
+		}
+		holds = fmt.Sprintf("holds %s %d schemas kitgen cannot tell apart in Go: they are %s.", what, len(kinds), strings.Join(distinct, " or "))
 	}
-	fmt.Fprintf(&b, "type %s struct {\n\tRaw json.RawMessage\n}\n\n", name)
-	fmt.Fprintf(&b, "// MarshalJSON returns the JSON as it came, or null.\nfunc (v %s) MarshalJSON() ([]byte, error) {\n\tif v.Raw == nil {\n\t\treturn []byte(\"null\"), nil\n\t}\n\treturn v.Raw, nil\n}\n\n", name)
-	fmt.Fprintf(&b, "// UnmarshalJSON keeps a copy of the JSON.\nfunc (v *%s) UnmarshalJSON(b []byte) error {\n\tv.Raw = append(v.Raw[:0], b...)\n\treturn nil\n}\n", name)
+	comment(&b, "", name, s.Description, holds+" Its JSON is kept as it came; decode it with the As methods, and make one with the Of functions.")
+	if s.Discriminator != nil && s.Discriminator.Property != "" {
+		fmt.Fprintf(&b, "//\n// The %s field of the JSON says which it is.\n", safetext.Comment(strconv.Quote(s.Discriminator.Property)))
+	}
+	fmt.Fprintf(&b, "type %s struct {\n\tRaw json.RawMessage\n\t// value is what an Of function was given, sent when Raw is nil.\n\tvalue any\n}\n\n", name)
+	fmt.Fprintf(&b, "// MarshalJSON returns the JSON as it came, the value an Of function was\n// given, or null.\nfunc (v %s) MarshalJSON() ([]byte, error) {\n\tif v.Raw == nil {\n\t\tif v.value != nil {\n\t\t\treturn json.Marshal(v.value)\n\t\t}\n\t\treturn []byte(\"null\"), nil\n\t}\n\treturn v.Raw, nil\n}\n\n", name)
+	fmt.Fprintf(&b, "// UnmarshalJSON keeps a copy of the JSON.\nfunc (v *%s) UnmarshalJSON(b []byte) error {\n\tv.Raw, v.value = append(v.Raw[:0], b...), nil\n\treturn nil\n}\n", name)
 	for _, m := range methods {
-		fmt.Fprintf(&b, "\n// %s decodes the value as a %s.\nfunc (v %s) %s() (%s, error) {\n\tvar x %s\n\terr := json.Unmarshal(v.Raw, &x)\n\treturn x, err\n}\n", m.method, m.typ, name, m.method, m.typ, m.typ)
+		fmt.Fprintf(&b, "\n// %s returns the %s that holds x.\nfunc %s(x %s) %s {\n\treturn %s{value: x}\n}\n", m.ctor, name, m.ctor, m.typ, name, name)
+		fmt.Fprintf(&b, "\n// %s decodes the value as a %s.\nfunc (v %s) %s() (%s, error) {\n\tvar x %s\n\tb, err := v.MarshalJSON()\n\tif err != nil {\n\t\treturn x, err\n\t}\n\terr = json.Unmarshal(b, &x)\n\treturn x, err\n}\n", m.method, m.typ, name, m.method, m.typ, m.typ)
 	}
 	t.decls = append(t.decls, b.String())
 	return name
