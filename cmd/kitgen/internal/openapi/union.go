@@ -25,9 +25,6 @@ type variant struct {
 // caller then writes the raw-JSON wrapper.
 func (t *typer) sealedUnion(s *Schema, name string, branches []*Schema) (decl string, ok bool) {
 	d := s.Discriminator
-	if _, ok := jsonTag(d.Property, ""); !ok {
-		return "", false // a discriminator no tag can name: the raw wrapper
-	}
 	byType := map[string]*variant{}
 	var order []*variant
 	add := func(typ, value string) {
@@ -112,10 +109,11 @@ func (t *typer) sealedUnion(s *Schema, name string, branches []*Schema) (decl st
 	fmt.Fprintf(&b, "\t}\n\tif v.Value != nil {\n\t\treturn json.Marshal(v.Value)\n\t}\n\tif v.Raw != nil {\n\t\treturn v.Raw, nil\n\t}\n\treturn []byte(\"null\"), nil\n}\n\n")
 	fmt.Fprintf(&b, "// UnmarshalJSON decodes the variant the %q field names.\nfunc (v *%s) UnmarshalJSON(b []byte) error {\n", d.Property, name)
 	fmt.Fprintf(&b, "\tv.Value, v.Raw = nil, nil\n\tif string(b) == \"null\" {\n\t\treturn nil\n\t}\n")
-	probe, _ := jsonTag(d.Property, "")
-	fmt.Fprintf(&b, "\tvar probe struct {\n\t\tKind *string %s\n\t}\n", probe)
-	fmt.Fprintf(&b, "\tif err := json.Unmarshal(b, &probe); err != nil {\n\t\treturn fmt.Errorf(\"decode %s: %%w\", err)\n\t}\n", name)
-	b.WriteString("\tkind := \"\"\n\tif probe.Kind != nil {\n\t\tkind = *probe.Kind\n\t}\n\tswitch kind {\n")
+	// The members by name, not a struct tag: a discriminator no json tag
+	// can hold (a comma, a quote) is read all the same.
+	fmt.Fprintf(&b, "\tvar probe map[string]json.RawMessage\n\tif err := json.Unmarshal(b, &probe); err != nil {\n\t\treturn fmt.Errorf(\"decode %s: %%w\", err)\n\t}\n", name)
+	fmt.Fprintf(&b, "\tkind := \"\"\n\tif raw, ok := probe[%s]; ok {\n\t\tif err := json.Unmarshal(raw, &kind); err != nil {\n\t\t\treturn fmt.Errorf(\"decode %s: its discriminator: %%w\", err)\n\t\t}\n\t}\n\tswitch kind {\n", strconv.Quote(d.Property), name)
+
 	for _, v := range order {
 		quoted := make([]string, len(v.values))
 		for i, val := range v.values {
