@@ -417,19 +417,7 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 				b.WriteString("\n")
 			}
 			start := bytes.Count(b.Bytes(), []byte("\n")) + 1
-			doc := firstSentence(m.op.Summary)
-			if doc == "" {
-				doc = firstSentence(m.op.Description)
-			}
-			if doc != "" {
-				for _, l := range wrap76(m.name + ": " + doc) {
-					fmt.Fprintf(&b, "\t// %s\n", l)
-				}
-				b.WriteString("\t//\n")
-			}
-			if m.op.Deprecated {
-				b.WriteString("\t// Deprecated: the API marks this operation deprecated.\n\t//\n")
-			}
+			g.methodDoc(&b, m)
 			fmt.Fprintf(&b, "\t// openapi: %s:%d\n", specName, m.op.Pos.Line)
 			for _, d := range m.directives {
 				fmt.Fprintf(&b, "\t%s\n", d)
@@ -617,4 +605,36 @@ func nextLinkKey(props []*Property) string {
 		}
 	}
 	return ""
+}
+
+// methodDoc writes a method's doc comment: its name and the summary (the
+// description's first paragraph when there is none), the description,
+// a Deprecated: paragraph and the externalDocs URL.
+func (g *generator) methodDoc(b *bytes.Buffer, m *method) {
+	lead, desc := firstSentence(m.op.Summary), strings.TrimSpace(m.op.Description)
+	if lead == "" {
+		first, rest, _ := strings.Cut(desc, "\n\n")
+		lead, desc = firstSentence(first), rest
+	} else if strings.EqualFold(strings.TrimSuffix(lead, "."), strings.TrimSuffix(firstSentence(desc), ".")) {
+		desc = "" // the description says the summary again
+	}
+	var extra []string
+	if m.op.Deprecated {
+		extra = append(extra, "Deprecated: the API marks this operation deprecated.")
+	}
+	if u := m.op.ExternalDocs; u != "" {
+		extra = append(extra, "See "+u+".")
+	}
+	if lead == "" && desc == "" && len(extra) == 0 {
+		return
+	}
+	if lead != "" {
+		lead = m.name + ": " + lead
+	} else {
+		lead = m.name + " is " + m.op.Method + " " + m.op.Path + "."
+	}
+	var sb strings.Builder
+	writeDoc(&sb, "\t", lead, desc, extra...)
+	b.WriteString(sb.String())
+	b.WriteString("\t//\n")
 }

@@ -80,7 +80,7 @@ func hostileDoc(p string) []byte {
 			"/pets/{id}": map[string]any{
 				"summary": "item" + p, "description": p,
 				"get": map[string]any{
-					"operationId": "getPet" + p, "summary": "Get a pet" + p, "description": "Long" + p, "tags": []any{"pets" + p},
+					"operationId": "getPet" + p, "summary": "Get a pet" + p, "description": "Long" + p + "\n\n- [see" + p + "](https://l/" + p + ")\n1. two" + p + "\n\n# head" + p + "\n```\n" + p + "\n```", "tags": []any{"pets" + p},
 					"externalDocs": map[string]any{"url": "https://d/" + p},
 					"parameters": []any{
 						map[string]any{"name": "id", "in": "path", "required": true, "description": "The id" + p, "schema": str()},

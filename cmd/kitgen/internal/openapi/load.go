@@ -216,6 +216,9 @@ func (l *loader) operation(on node, at Pos, method, path string, shared node) (*
 		Extensions:  extensions(on.n),
 		Pos:         at,
 	}
+	if ed := get(on.n, "externalDocs"); ed != nil {
+		op.ExternalDocs = str(get(ed, "url"))
+	}
 	for _, t := range items(get(on.n, "tags")) {
 		op.Tags = append(op.Tags, t.Value)
 	}

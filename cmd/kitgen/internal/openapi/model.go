@@ -40,13 +40,16 @@ type Operation struct {
 	Description string
 	Tags        []string
 	Deprecated  bool
-	Params      []*Parameter // path-level and operation-level, merged (the operation's win)
-	Body        *RequestBody // nil: none
-	Responses   []*Response  // in document order; "default" has Status 0
-	Security    []SecurityRequirement
-	HasSecurity bool // Security is set on the operation (an empty list means no auth)
-	Extensions  map[string]any
-	Pos         Pos
+	// ExternalDocs is the URL of the operation's externalDocs, "" when
+	// it has none.
+	ExternalDocs string
+	Params       []*Parameter // path-level and operation-level, merged (the operation's win)
+	Body         *RequestBody // nil: none
+	Responses    []*Response  // in document order; "default" has Status 0
+	Security     []SecurityRequirement
+	HasSecurity  bool // Security is set on the operation (an empty list means no auth)
+	Extensions   map[string]any
+	Pos          Pos
 }
 
 // Parameter is a path, query, header or cookie parameter.

@@ -343,11 +343,13 @@ func (g *generator) formStyle(mt *MediaType, s *Schema) (string, error) {
 
 // paramField returns the <Op>Params field of an optional parameter.
 func paramField(names *namer, p *Parameter, typ, tag string) string {
-	doc := ""
-	if d := firstSentence(p.Description); d != "" {
-		doc = "\t// " + d + "\n"
+	var doc strings.Builder
+	var extra []string
+	if p.Deprecated {
+		extra = append(extra, "Deprecated: the API marks this parameter deprecated.")
 	}
-	return fmt.Sprintf("%s\t%s %s `kit:%q`\n", doc, names.name(exported(p.Name, "Param")), typ, tag)
+	writeDoc(&doc, "\t", "", p.Description, extra...)
+	return fmt.Sprintf("%s\t%s %s `kit:%q`\n", doc.String(), names.name(exported(p.Name, "Param")), typ, tag)
 }
 
 // paramHint names the type a parameter's schema declares (an enum, an

@@ -390,6 +390,7 @@ func (t *typer) declareUnion(s *Schema, branches []*Schema, hint string) string 
 type field struct {
 	name, typ, tag, doc string
 	wire                string // the member's JSON name
+	deprecated          bool
 }
 
 func (t *typer) declareStruct(s *Schema, hint string) string {
@@ -446,15 +447,17 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 				t.note(p.Schema.Pos, fmt.Sprintf("schema %s: member %s: a name no json tag can hold (encoding/json and kit's codec read none with a comma, a quote, a backslash or a backquote, nor the empty name); field %s is neither sent nor read", name, strconv.Quote(p.Name), fname))
 			}
 		}
-		fs = append(fs, field{name: fname, typ: typ, tag: jt, doc: doc, wire: p.Name})
+		fs = append(fs, field{name: fname, typ: typ, tag: jt, doc: doc, wire: p.Name, deprecated: p.Schema.Deprecated})
 	}
 	var b strings.Builder
 	comment(&b, "", name, s.Description, "")
 	fmt.Fprintf(&b, "type %s struct {\n", name)
 	for _, f := range fs {
-		if d := firstSentence(f.doc); d != "" {
-			fmt.Fprintf(&b, "\t// %s\n", d)
+		var extra []string
+		if f.deprecated {
+			extra = append(extra, "Deprecated: the API marks this member deprecated.")
 		}
+		writeDoc(&b, "\t", "", f.doc, extra...)
 		fmt.Fprintf(&b, "\t%s %s %s\n", f.name, f.typ, f.tag)
 	}
 	b.WriteString("}\n")
@@ -515,35 +518,33 @@ func (f *flattener) add(s *Schema, depth int) {
 	}
 }
 
-// comment writes a doc comment for name: the schema's description (its
-// first paragraph), or what.
+// comment writes a doc comment for name: "name: " and the first
+// paragraph of the schema's description, its other paragraphs, then "name
+// what"; "name what" alone without a description.
 func comment(b *strings.Builder, indent, name, desc, what string) {
-	text := firstSentence(desc)
+	first, rest, _ := strings.Cut(strings.TrimSpace(desc), "\n\n")
+	lead := firstSentence(first)
+	var extra []string
 	switch {
-	case text != "" && what != "":
-		text = name + ": " + text + " " + name + " " + what
-	case text != "":
-		text = name + ": " + text
+	case lead != "" && what != "":
+		lead = name + ": " + lead
+		extra = append(extra, name+" "+what)
+	case lead != "":
+		lead = name + ": " + lead
 	case what != "":
-		text = name + " " + what
+		lead = name + " " + what
 	default:
-		text = name + " is a model of the API."
+		lead = name + " is a model of the API."
 	}
-	for _, line := range wrap76(text) {
-		fmt.Fprintf(b, "%s// %s\n", indent, line)
-	}
+	writeDoc(b, indent, lead, rest, extra...)
 }
 
 // firstSentence returns the first paragraph of a description on one line,
-// with comment-breaking text removed, cut at 200 characters.
+// with comment-breaking text removed.
 func firstSentence(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n\n")
 	s = strings.Join(strings.Fields(safetext.Comment(s)), " ")
-	s = strings.ReplaceAll(s, "*/", "* /")
-	if r := []rune(s); len(r) > 200 {
-		s = string(r[:197]) + "..."
-	}
-	return s
+	return strings.ReplaceAll(s, "*/", "* /")
 }
 
 func wrap76(s string) []string {
