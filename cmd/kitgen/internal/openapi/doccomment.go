@@ -140,11 +140,18 @@ func docText(desc string) (lines, linkDefs []string) {
 }
 
 // wrapWidth breaks text into lines of at most width columns, at spaces.
+// No line starts with "+build", which gofmt would take for a build
+// constraint: such a word stays on the line before (the first word is
+// written "+ build").
 func wrapWidth(text string, width int) []string {
 	var lines []string
 	line := ""
-	for _, w := range strings.Fields(text) {
-		if line != "" && len(line)+1+len(w) > width {
+	for i, w := range strings.Fields(text) {
+		buildLike := strings.HasPrefix(w, "+build")
+		if i == 0 && buildLike {
+			w = "+ " + w[1:]
+		}
+		if line != "" && len(line)+1+len(w) > width && !buildLike {
 			lines = append(lines, line)
 			line = w
 			continue

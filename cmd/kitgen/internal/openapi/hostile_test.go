@@ -70,9 +70,10 @@ func hostileDoc(p string) []byte {
 		}
 	}
 	doc := map[string]any{
-		"openapi":      "3.1.0",
-		"info":         map[string]any{"title": "Title" + p, "description": "Description" + p, "version": "1" + p, "summary": p},
-		"servers":      []any{map[string]any{"url": "https://api.example.com/" + p, "description": "server" + p}},
+		"openapi": "3.1.0",
+		"info":    map[string]any{"title": "Title" + p, "description": "Description" + p, "version": "1" + p, "summary": p},
+		"servers": []any{map[string]any{"url": "https://api.example.com/" + p, "description": "server" + p},
+			map[string]any{"url": "https://{v" + p + "}.example.com/" + p, "description": p, "variables": map[string]any{"v" + p: map[string]any{"default": "d" + p, "enum": []any{"d" + p, p}, "description": p}}}},
 		"tags":         []any{map[string]any{"name": "pets" + p, "description": p, "externalDocs": map[string]any{"url": "https://d/" + p, "description": p}}},
 		"externalDocs": map[string]any{"url": "https://d/" + p, "description": p},
 		"security":     []any{map[string]any{"bearer" + p: []any{}}},

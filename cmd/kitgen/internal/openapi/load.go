@@ -119,6 +119,7 @@ func load(name string, data []byte, l *loader) (*Doc, error) {
 	for _, s := range items(get(root, "servers")) {
 		if u := str(get(s, "url")); u != "" {
 			d.Servers = append(d.Servers, u)
+			d.ServerList = append(d.ServerList, server(s, u))
 		}
 	}
 	comps := get(root, "components")
@@ -150,6 +151,19 @@ func load(name string, data []byte, l *loader) (*Doc, error) {
 	}
 	d.Notes = l.notes
 	return d, nil
+}
+
+// server reads a servers entry whose url is u.
+func server(n *yaml.Node, u string) Server {
+	s := Server{URL: u, Description: str(get(n, "description"))}
+	for k, v := range pairs(get(n, "variables")) {
+		sv := ServerVariable{Name: k.Value, Default: str(get(v, "default")), Description: str(get(v, "description"))}
+		for _, e := range items(get(v, "enum")) {
+			sv.Enum = append(sv.Enum, e.Value)
+		}
+		s.Variables = append(s.Variables, sv)
+	}
+	return s
 }
 
 func (l *loader) parse(name string, data []byte) (*yaml.Node, error) {

@@ -10,18 +10,34 @@ import (
 // servers and the security schemes. $refs are resolved: a reference is the
 // object it names, so two uses of one component are the same pointer.
 type Doc struct {
-	Version   string // the document's openapi field, e.g. "3.0.3" or "3.1.0"
-	Title     string
-	Servers   []string
-	Ops       []*Operation
-	Schemas   []*Schema                  // components/schemas, in document order
-	Security  map[string]*SecurityScheme // components/securitySchemes by name
-	DefSecure []SecurityRequirement      // the document's top-level security
+	Version string // the document's openapi field, e.g. "3.0.3" or "3.1.0"
+	Title   string
+	Servers []string
+	// ServerList is the servers with their descriptions and variables,
+	// in document order (Servers holds their URLs).
+	ServerList []Server
+	Ops        []*Operation
+	Schemas    []*Schema                  // components/schemas, in document order
+	Security   map[string]*SecurityScheme // components/securitySchemes by name
+	DefSecure  []SecurityRequirement      // the document's top-level security
 	// Skipped lists the operations that cannot be read, each with why; the
 	// rest of the document is still usable.
 	Skipped []Skip
 	// Notes are remarks on what was read: a part of a schema left out.
 	Notes []Note
+}
+
+// Server is a servers entry.
+type Server struct {
+	URL         string // as written, with {variables}
+	Description string
+	Variables   []ServerVariable // in document order
+}
+
+// ServerVariable is a variable of a server's URL.
+type ServerVariable struct {
+	Name, Default, Description string
+	Enum                       []string
 }
 
 // Skip is an operation left out of a Doc, and why.

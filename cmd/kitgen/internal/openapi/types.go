@@ -548,23 +548,7 @@ func firstSentence(s string) string {
 }
 
 func wrap76(s string) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(safetext.Comment(s)) {
-		if line != "" && len(line)+1+len(w) > 76 {
-			lines = append(lines, line)
-			line = w
-			continue
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
+	return wrapWidth(safetext.Comment(s), 76)
 }
 
 // sortedImports lists the imports the types need.
