@@ -38,7 +38,7 @@
 //
 // From an OpenAPI 3.0 or 3.1 document (JSON or YAML):
 //
-//	kitgen openapi [-o dir] [-package name] [-config file] [-remote] [-ops globs] [-tags a,b] [-check] spec
+//	kitgen openapi [-o dir] [-package name] [-config file] [-remote] [-ops globs] [-tags a,b] [-env PREFIX] [-docs] [-check] spec
 //
 // writes dir/openapi_gen.go (models and //kit: interfaces, always
 // regenerated), dir/client.go when it does not exist, and dir/kit_gen.go,
@@ -119,8 +119,10 @@ func runOpenAPI(args []string) int {
 	check := fs.Bool("check", false, "write nothing; exit 1 if a generated file is not up to date")
 	config := fs.String("config", "", "a YAML `file` naming how operations paginate (see the README)")
 	remote := fs.Bool("remote", false, "follow $refs to http(s) URLs (and accept a URL as the spec)")
+	env := fs.String("env", "", "New reads the base URL and the secrets from `PREFIX`_... environment variables")
+	docs := fs.Bool("docs", false, "write api.md beside the package: every method, its signature, usage and pagination")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: kitgen openapi [-o dir] [-package name] [-config file] [-remote] [-ops globs] [-tags a,b] [-check] spec.{json,yaml}\n\n")
+		fmt.Fprintf(fs.Output(), "usage: kitgen openapi [-o dir] [-package name] [-config file] [-remote] [-ops globs] [-tags a,b] [-env PREFIX] [-docs] [-check] spec.{json,yaml}\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -130,7 +132,7 @@ func runOpenAPI(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Config: *config, Remote: *remote, Check: *check}
+	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Config: *config, Remote: *remote, Check: *check, Env: *env, Docs: *docs}
 	if *tags != "" {
 		cfg.Tags = strings.Split(*tags, ",")
 	}

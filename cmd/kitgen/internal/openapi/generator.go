@@ -42,6 +42,11 @@ type generator struct {
 	// sharedParams counts, per parameter schema, the selected operations
 	// whose parameters have it (paramHint).
 	sharedParams map[*Schema]int
+	// env is the -env prefix of the environment variables
+	// OptionsFromEnv and BaseURLFromEnv read; "" for none.
+	env string
+	// secOpts are the options declared per security scheme, by name.
+	secOpts []secOpt
 }
 
 // Note is a remark on the document at a position: kitgen went on, but
@@ -81,6 +86,17 @@ func newGenerator(doc *Doc, pkg, spec string) *generator {
 		ifaces: map[string]string{}, drop: map[*Operation]string{}}
 	g.types.note = g.note
 	return g
+}
+
+// setEnv sets the -env prefix, reserving the names of the functions it
+// declares.
+func (g *generator) setEnv(prefix string) {
+	g.env = prefix
+	if prefix != "" {
+		for _, n := range envNames {
+			g.names.taken[n] = true
+		}
+	}
 }
 
 func (g *generator) ifaceOf(op *Operation) string {
@@ -360,7 +376,7 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 	var b bytes.Buffer
 	// The servers' and the security schemes' declarations, first: they
 	// may need an import.
-	clientDecls := g.serverDecls() + g.securityDecls()
+	clientDecls := g.serverDecls() + g.securityDecls() + g.envDecls()
 	imports := map[string]bool{"context": true, "github.com/kithttp/kit": true}
 	for _, im := range g.types.sortedImports() {
 		imports[im] = true

@@ -254,15 +254,24 @@ func generateText(t testing.TB, p string) (*generated, error) {
 	}
 	g := newGenerator(doc, "api", "spec"+p+".json")
 	g.config = conf
+	// -env: the security schemes' names make environment variables.
+	g.setEnv("KIT")
 	g.build()
 	src, _, err := g.file()
 	if err != nil {
 		return nil, err
 	}
-	cfg := Config{Spec: filepath.Join("specs"+p, "spec"+p+".json"), Dir: "api", Ops: "get*" + p, Tags: []string{"pets" + p, "b"}, Config: "kitgen" + p + ".yaml"}
+	cfg := Config{Spec: filepath.Join("specs"+p, "spec"+p+".json"), Dir: "api", Ops: "get*" + p, Tags: []string{"pets" + p, "b"}, Config: "kitgen" + p + ".yaml", Env: "KIT", Docs: true}
 	client := clientFile(doc, cfg, "api", "api")
 	var r bytes.Buffer
 	g.report(doc).Print(&r, cfg.Spec)
+	// api.md (-docs) is Markdown, not Go: it holds no control
+	// character either, and the document's text is on one line each.
+	for i, c := range string(g.apiDoc()) {
+		if c != '\n' && c != '\t' && unsafeRune(c) {
+			return nil, fmt.Errorf("api.md: offset %d: character %U", i, c)
+		}
+	}
 	return &generated{src: src, client: client, report: r.Bytes()}, nil
 }
 

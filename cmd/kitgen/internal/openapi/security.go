@@ -43,8 +43,16 @@ func (g *generator) securityDecls() string {
 			continue // mutualTLS: a client certificate is the transport's (kit.WithHTTPClient)
 		}
 		name := g.names.name("With" + exported(key, "Auth"))
+		g.secOpts = append(g.secOpts, secOpt{scheme: key, option: name, params: params})
 		writeDoc(&b, "", fmt.Sprintf("%s returns the option that %s, as the security scheme %s says.", name, what, strconv.Quote(key)), "")
 		fmt.Fprintf(&b, "func %s(%s) kit.Option {\n\treturn kit.WithAuth(%s)\n}\n\n", name, params, auth)
 	}
 	return b.String()
+}
+
+// secOpt is the option securityDecls declared for a scheme, and what it
+// takes ("token string", "user, password string", "key string" or
+// "auth kit.Auth").
+type secOpt struct {
+	scheme, option, params string
 }
