@@ -32,8 +32,8 @@ type Config struct {
 	Env string
 	// Docs writes api.md beside the package: every method, its
 	// signature, a usage snippet and its pagination (-docs).
-	Docs bool
-	Stdout  io.Writer
+	Docs   bool
+	Stdout io.Writer
 }
 
 // Output is the file kitgen openapi writes; kitgen's own pass writes
