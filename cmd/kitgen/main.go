@@ -39,7 +39,7 @@
 // From an OpenAPI 3.0, 3.1 or 3.2 document, or a Swagger 2.0 one (JSON or
 // YAML):
 //
-//	kitgen openapi [-o dir] [-package name] [-config file] [-overlay file]... [-remote] [-ops globs] [-tags a,b] [-check] spec
+//	kitgen openapi [-o dir] [-package name] [-config file] [-overlay file]... [-remote] [-ops globs] [-tags a,b] [-env PREFIX] [-docs] [-check] spec
 //
 // writes dir/openapi_gen.go (models and //kit: interfaces, always
 // regenerated), dir/client.go when it does not exist (afterwards only its
@@ -127,7 +127,7 @@ flags of kitgen [dir ...]:
 }
 
 // openapiUsage is kitgen openapi's synopsis.
-const openapiUsage = "kitgen openapi [-o dir] [-package name] [-config file] [-overlay file]... [-remote] [-ops globs] [-tags a,b] [-check] spec.{json,yaml}"
+const openapiUsage = "kitgen openapi [-o dir] [-package name] [-config file] [-overlay file]... [-remote] [-ops globs] [-tags a,b] [-env PREFIX] [-docs] [-check] spec.{json,yaml}"
 
 // runOpenAPI is kitgen openapi: a package of //kit: declarations from an
 // OpenAPI document, then kitgen's own pass over it.
@@ -145,6 +145,8 @@ func runOpenAPI(args []string) int {
 		overlays = append(overlays, s)
 		return nil
 	})
+	env := fs.String("env", "", "New reads the base URL and the secrets from `PREFIX`_... environment variables")
+	docs := fs.Bool("docs", false, "write api.md beside the package: every method, its signature, usage and pagination")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s\n\n", openapiUsage)
 		fs.PrintDefaults()
@@ -159,7 +161,7 @@ func runOpenAPI(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Config: *config, Overlays: overlays, Remote: *remote, Check: *check}
+	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Config: *config, Overlays: overlays, Remote: *remote, Check: *check, Env: *env, Docs: *docs}
 	if *tags != "" {
 		cfg.Tags = strings.Split(*tags, ",")
 	}

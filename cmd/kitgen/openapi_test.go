@@ -46,6 +46,11 @@ func TestOpenAPIRoundTrip(t *testing.T) {
 				args = append(args, "-overlay", filepath.Join(name, "overlay.yaml"))
 			}
 		}
+		for _, f := range ar.Files {
+			if f.Name == "flags" {
+				args = append(args, strings.Fields(string(f.Data))...) // -env PREFIX, -docs
+			}
+		}
 		args = append(args, filepath.Join(name, "spec.yaml"))
 		code, out := kitgen(t, mod, args...)
 		if code != 0 {
@@ -59,6 +64,11 @@ func TestOpenAPIRoundTrip(t *testing.T) {
 				want := positionRE.ReplaceAllString(strings.ReplaceAll(strings.TrimSpace(string(f.Data)), name+"/", ""), ".yaml:LINE:")
 				if !strings.HasPrefix(got, "kitgen") || got != want {
 					t.Errorf("%s: report:\n%s\nwant:\n%s", name, got, want)
+				}
+			case "want_api.md":
+				got, err := os.ReadFile(filepath.Join(mod, name, "api.md"))
+				if err != nil || string(got) != string(f.Data) {
+					t.Errorf("%s: api.md differs from the rule's golden file (%v)", name, err)
 				}
 			case "want_openapi_gen.go":
 				// The rules' golden files are what the generator writes;

@@ -38,7 +38,7 @@ type _kit_UsersAPI struct{ b kit.Binding }
 
 var _ UsersAPI = _kit_UsersAPI{} // if this stops compiling, the interface changed: run go generate
 
-// GetUser: GET /users/{id} (openapi_gen.go:32).
+// GetUser: GET /users/{id} (openapi_gen.go:42).
 type _kit_UsersAPI_GetUser_P struct {
 	P_id int64 `kit:"id"`
 }
@@ -49,7 +49,7 @@ func (c _kit_UsersAPI) GetUser(ctx context.Context, id int64) (User, error) {
 	return _kit_UsersAPI_GetUser.Call(ctx, c.b, _kit_UsersAPI_GetUser_P{P_id: id})
 }
 
-// CreateUser: POST /users (openapi_gen.go:38).
+// CreateUser: POST /users (openapi_gen.go:48).
 type _kit_UsersAPI_CreateUser_P struct {
 	P_body NewUser `kit:"body"`
 }
@@ -60,7 +60,7 @@ func (c _kit_UsersAPI) CreateUser(ctx context.Context, body NewUser) (User, erro
 	return _kit_UsersAPI_CreateUser.Call(ctx, c.b, _kit_UsersAPI_CreateUser_P{P_body: body})
 }
 
-// ListUsers: GET /linked/users (openapi_gen.go:46).
+// ListUsers: GET /linked/users (openapi_gen.go:56).
 type _kit_UsersAPI_ListUsers_P struct {
 	ListUsersParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -75,7 +75,7 @@ func (c _kit_UsersAPI) ListUsers(ctx context.Context, params *ListUsersParams) i
 	return _kit_UsersAPI_ListUsers.Iterate(ctx, c.b, p)
 }
 
-// ScanUsers: GET /cursor-flat/users (openapi_gen.go:54).
+// ScanUsers: GET /cursor-flat/users (openapi_gen.go:64).
 type _kit_UsersAPI_ScanUsers_P struct {
 	ScanUsersParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -90,7 +90,7 @@ func (c _kit_UsersAPI) ScanUsers(ctx context.Context, params *ScanUsersParams) i
 	return _kit_UsersAPI_ScanUsers.Iterate(ctx, c.b, p)
 }
 
-// ListActivity: GET /activity (openapi_gen.go:63).
+// ListActivity: GET /activity (openapi_gen.go:73).
 type _kit_UsersAPI_ListActivity_P struct {
 	ListActivityParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -109,7 +109,7 @@ type _kit_ChatAPI struct{ b kit.Binding }
 
 var _ ChatAPI = _kit_ChatAPI{} // if this stops compiling, the interface changed: run go generate
 
-// Chat: POST /chat (openapi_gen.go:72).
+// Chat: POST /chat (openapi_gen.go:82).
 type _kit_ChatAPI_Chat_P struct {
 	P_body ChatRequest `kit:"body"`
 }
@@ -124,7 +124,7 @@ type _kit_API struct{ b kit.Binding }
 
 var _ API = _kit_API{} // if this stops compiling, the interface changed: run go generate
 
-// Health: GET /health (openapi_gen.go:79).
+// Health: GET /health (openapi_gen.go:89).
 type _kit_API_Health_P = kit.NoParams
 
 var _kit_API_Health = kit.Get[_kit_API_Health_P, HealthResponse]("/health", kit.NoAuth())

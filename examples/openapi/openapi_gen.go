@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"strings"
 	"time"
 
 	"github.com/kithttp/kit"
@@ -21,6 +22,15 @@ type Client struct {
 	UsersAPI
 	ChatAPI
 	API
+}
+
+// Server1 is server 1 of the document.
+const Server1 = "https://api.example.com"
+
+// WithBearer returns the option that sends token as a bearer token (HTTP
+// bearer), as the security scheme "bearer" says.
+func WithBearer(token string) kit.Option {
+	return kit.WithAuth(kit.Bearer(token))
 }
 
 // UsersAPI is the API's operations tagged "users".
@@ -106,11 +116,26 @@ type Error struct {
 	Message    *string `json:"message,omitempty"`
 }
 
-// Error returns the error as the API sent it, in JSON, so that a
-// *Error is an error errors.As finds in what a call returns.
+// Error returns the error on one line: its message, error, those set, joined
+// with ": " ("Error" when none is). A *Error is an error errors.As finds in
+// what a call returns.
 func (e *Error) Error() string {
-	b, _ := json.Marshal(e)
-	return string(b)
+	var parts []string
+	add := func(s string) {
+		if s = strings.Join(strings.Fields(s), " "); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if e.Message != nil {
+		add(string(*e.Message))
+	}
+	if e.ErrorField != nil {
+		add(string(*e.ErrorField))
+	}
+	if len(parts) == 0 {
+		return "Error"
+	}
+	return strings.Join(parts, ": ")
 }
 
 // User is a model of the API.
@@ -162,6 +187,25 @@ type Joined struct {
 	TeamID int64  `json:"team_id"`
 }
 
+// kitgenWithDiscriminator returns the JSON of v, an object, with its key
+// member set to value when v leaves it out, null or "", so that a variant
+// of a discriminated union says which it is without the caller setting it.
+func kitgenWithDiscriminator(v any, key, value string) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(b, &members) != nil || members == nil {
+		return b, nil
+	}
+	if cur, ok := members[key]; ok && string(cur) != "null" && string(cur) != `""` {
+		return b, nil
+	}
+	members[key], _ = json.Marshal(value)
+	return json.Marshal(members)
+}
+
 // Activity holds one of: Deactivated, Joined, as the "kind" field of its JSON
 // says. Switch on the type of Value; a value the document does not name leaves
 // Value nil and its JSON in Raw.
@@ -180,8 +224,20 @@ func (Deactivated) isActivity() {}
 
 func (Joined) isActivity() {}
 
-// MarshalJSON returns the JSON of Value, of Raw when Value is nil, or null.
+// MarshalJSON returns the JSON of Value with its "kind" member set to
+// the first value the document names for its type when Value leaves it
+// empty; of Raw when Value is nil; or null.
 func (v Activity) MarshalJSON() ([]byte, error) {
+	switch x := v.Value.(type) {
+	case Deactivated:
+		return kitgenWithDiscriminator(x, "kind", "deactivated")
+	case *Deactivated:
+		return kitgenWithDiscriminator(x, "kind", "deactivated")
+	case Joined:
+		return kitgenWithDiscriminator(x, "kind", "joined")
+	case *Joined:
+		return kitgenWithDiscriminator(x, "kind", "joined")
+	}
 	if v.Value != nil {
 		return json.Marshal(v.Value)
 	}
@@ -197,15 +253,15 @@ func (v *Activity) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil
 	}
-	var probe struct {
-		Kind *string `json:"kind"`
-	}
+	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(b, &probe); err != nil {
 		return fmt.Errorf("decode Activity: %w", err)
 	}
 	kind := ""
-	if probe.Kind != nil {
-		kind = *probe.Kind
+	if raw, ok := probe["kind"]; ok {
+		if err := json.Unmarshal(raw, &kind); err != nil {
+			return fmt.Errorf("decode Activity: its discriminator: %w", err)
+		}
 	}
 	switch kind {
 	case "deactivated":

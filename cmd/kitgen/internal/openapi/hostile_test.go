@@ -70,9 +70,10 @@ func hostileDoc(p string) []byte {
 		}
 	}
 	doc := map[string]any{
-		"openapi":      "3.1.0",
-		"info":         map[string]any{"title": "Title" + p, "description": "Description" + p, "version": "1" + p, "summary": p},
-		"servers":      []any{map[string]any{"url": "https://api.example.com/" + p, "description": "server" + p}},
+		"openapi": "3.1.0",
+		"info":    map[string]any{"title": "Title" + p, "description": "Description" + p, "version": "1" + p, "summary": p},
+		"servers": []any{map[string]any{"url": "https://api.example.com/" + p, "description": "server" + p},
+			map[string]any{"url": "https://{v" + p + "}.example.com/" + p, "description": p, "variables": map[string]any{"v" + p: map[string]any{"default": "d" + p, "enum": []any{"d" + p, p}, "description": p}}}},
 		"tags":         []any{map[string]any{"name": "pets" + p, "description": p, "externalDocs": map[string]any{"url": "https://d/" + p, "description": p}}},
 		"externalDocs": map[string]any{"url": "https://d/" + p, "description": p},
 		"security":     []any{map[string]any{"bearer" + p: []any{}}},
@@ -80,7 +81,7 @@ func hostileDoc(p string) []byte {
 			"/pets/{id}": map[string]any{
 				"summary": "item" + p, "description": p,
 				"get": map[string]any{
-					"operationId": "getPet" + p, "summary": "Get a pet" + p, "description": "Long" + p, "tags": []any{"pets" + p},
+					"operationId": "getPet" + p, "summary": "Get a pet" + p, "description": "Long" + p + "\n\n- [see" + p + "](https://l/" + p + ")\n1. two" + p + "\n\n# head" + p + "\n```\n" + p + "\n```", "tags": []any{"pets" + p},
 					"externalDocs": map[string]any{"url": "https://d/" + p},
 					"parameters": []any{
 						map[string]any{"name": "id", "in": "path", "required": true, "description": "The id" + p, "schema": str()},
@@ -253,15 +254,24 @@ func generateText(t testing.TB, p string) (*generated, error) {
 	}
 	g := newGenerator(doc, "api", "spec"+p+".json")
 	g.config = conf
+	// -env: the security schemes' names make environment variables.
+	g.setEnv("KIT")
 	g.build()
 	src, _, err := g.file()
 	if err != nil {
 		return nil, err
 	}
-	cfg := Config{Spec: filepath.Join("specs"+p, "spec"+p+".json"), Dir: "api", Ops: "get*" + p, Tags: []string{"pets" + p, "b"}, Config: "kitgen" + p + ".yaml"}
+	cfg := Config{Spec: filepath.Join("specs"+p, "spec"+p+".json"), Dir: "api", Ops: "get*" + p, Tags: []string{"pets" + p, "b"}, Config: "kitgen" + p + ".yaml", Env: "KIT", Docs: true}
 	client := clientFile(doc, cfg, "api", "api")
 	var r bytes.Buffer
 	g.report(doc).Print(&r, cfg.Spec)
+	// api.md (-docs) is Markdown, not Go: it holds no control
+	// character either, and the document's text is on one line each.
+	for i, c := range string(g.apiDoc()) {
+		if c != '\n' && c != '\t' && unsafeRune(c) {
+			return nil, fmt.Errorf("api.md: offset %d: character %U", i, c)
+		}
+	}
 	return &generated{src: src, client: client, report: r.Bytes()}, nil
 }
 

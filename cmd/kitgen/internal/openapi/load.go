@@ -141,6 +141,7 @@ func load(name string, data []byte, l *loader) (*Doc, error) {
 	for _, s := range items(get(root, "servers")) {
 		if u := str(get(s, "url")); u != "" {
 			d.Servers = append(d.Servers, u)
+			d.ServerList = append(d.ServerList, server(s, u))
 		}
 	}
 	comps := get(root, "components")
@@ -172,6 +173,19 @@ func load(name string, data []byte, l *loader) (*Doc, error) {
 	}
 	d.Notes = l.notes
 	return d, nil
+}
+
+// server reads a servers entry whose url is u.
+func server(n *yaml.Node, u string) Server {
+	s := Server{URL: u, Description: str(get(n, "description"))}
+	for k, v := range pairs(get(n, "variables")) {
+		sv := ServerVariable{Name: k.Value, Default: str(get(v, "default")), Description: str(get(v, "description"))}
+		for _, e := range items(get(v, "enum")) {
+			sv.Enum = append(sv.Enum, e.Value)
+		}
+		s.Variables = append(s.Variables, sv)
+	}
+	return s
 }
 
 // parse reads one file of the document and keeps it for $refs.
@@ -260,6 +274,9 @@ func (l *loader) operation(on node, at Pos, method, path string, shared node) (*
 		Extensions:  extensions(on.n),
 		Pos:         at,
 	}
+	if ed := get(on.n, "externalDocs"); ed != nil {
+		op.ExternalDocs = str(get(ed, "url"))
+	}
 	for _, t := range items(get(on.n, "tags")) {
 		op.Tags = append(op.Tags, t.Value)
 	}
@@ -310,6 +327,12 @@ func (l *loader) operation(on node, at Pos, method, path string, shared node) (*
 }
 
 func (l *loader) parameter(pn node) (*Parameter, error) {
+	component := ""
+	if r := get(pn.n, "$ref"); r != nil {
+		if _, frag, _ := strings.Cut(r.Value, "#"); strings.HasPrefix(frag, "/components/parameters/") {
+			component = strings.TrimPrefix(frag, "/components/parameters/")
+		}
+	}
 	pn, err := l.deref(pn)
 	if err != nil {
 		return nil, err
@@ -322,6 +345,7 @@ func (l *loader) parameter(pn node) (*Parameter, error) {
 		Deprecated:  boolean(get(pn.n, "deprecated")),
 		Style:       str(get(pn.n, "style")),
 		Extensions:  extensions(pn.n),
+		Component:   component,
 		Pos:         pn.pos(),
 	}
 	if p.Name == "" {

@@ -10,18 +10,34 @@ import (
 // servers and the security schemes. $refs are resolved: a reference is the
 // object it names, so two uses of one component are the same pointer.
 type Doc struct {
-	Version   string // the document's openapi field, e.g. "3.0.3" or "3.1.0"; "2.0" for Swagger 2.0
-	Title     string
-	Servers   []string
-	Ops       []*Operation
-	Schemas   []*Schema                  // components/schemas, in document order
-	Security  map[string]*SecurityScheme // components/securitySchemes by name
-	DefSecure []SecurityRequirement      // the document's top-level security
+	Version string // the document's openapi field, e.g. "3.0.3" or "3.1.0"; "2.0" for Swagger 2.0
+	Title   string
+	Servers []string
+	// ServerList is the servers with their descriptions and variables,
+	// in document order (Servers holds their URLs).
+	ServerList []Server
+	Ops        []*Operation
+	Schemas    []*Schema                  // components/schemas, in document order
+	Security   map[string]*SecurityScheme // components/securitySchemes by name
+	DefSecure  []SecurityRequirement      // the document's top-level security
 	// Skipped lists the operations that cannot be read, each with why; the
 	// rest of the document is still usable.
 	Skipped []Skip
 	// Notes are remarks on what was read: a part of a schema left out.
 	Notes []Note
+}
+
+// Server is a servers entry.
+type Server struct {
+	URL         string // as written, with {variables}
+	Description string
+	Variables   []ServerVariable // in document order
+}
+
+// ServerVariable is a variable of a server's URL.
+type ServerVariable struct {
+	Name, Default, Description string
+	Enum                       []string
 }
 
 // Skip is an operation left out of a Doc, and why.
@@ -40,13 +56,16 @@ type Operation struct {
 	Description string
 	Tags        []string
 	Deprecated  bool
-	Params      []*Parameter // path-level and operation-level, merged (the operation's win)
-	Body        *RequestBody // nil: none
-	Responses   []*Response  // in document order; "default" has Status 0
-	Security    []SecurityRequirement
-	HasSecurity bool // Security is set on the operation (an empty list means no auth)
-	Extensions  map[string]any
-	Pos         Pos
+	// ExternalDocs is the URL of the operation's externalDocs, "" when
+	// it has none.
+	ExternalDocs string
+	Params       []*Parameter // path-level and operation-level, merged (the operation's win)
+	Body         *RequestBody // nil: none
+	Responses    []*Response  // in document order; "default" has Status 0
+	Security     []SecurityRequirement
+	HasSecurity  bool // Security is set on the operation (an empty list means no auth)
+	Extensions   map[string]any
+	Pos          Pos
 }
 
 // Parameter is a path, query, header or cookie parameter.
@@ -60,7 +79,10 @@ type Parameter struct {
 	Explode     bool   // as declared, or the default for Style
 	Schema      *Schema
 	Extensions  map[string]any
-	Pos         Pos
+	// Component is the components/parameters name the operation
+	// refers to it by, "" for a parameter written in place.
+	Component string
+	Pos       Pos
 }
 
 // RequestBody is an operation's body, by media type.

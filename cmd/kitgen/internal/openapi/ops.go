@@ -92,7 +92,7 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 			rest = "..." // the value keeps its slashes
 
 		}
-		typ := g.textType(p, name+exported(wire, "Param"))
+		typ := g.textType(p, g.paramHint(name, p, "Param"))
 		if !g.types.scalar(typ) {
 			perr = fmt.Errorf("path parameter %s: a %s has no text form", wire, typ)
 		}
@@ -111,7 +111,7 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 		if p == nil {
 			return nil, fmt.Errorf("path query %s={%s}: the parameter fills another placeholder already", pq.key, pq.param)
 		}
-		typ := g.textType(p, name+exported(pq.param, "Param"))
+		typ := g.textType(p, g.paramHint(name, p, "Param"))
 		if !g.types.scalar(typ) {
 			return nil, fmt.Errorf("path parameter %s: a %s has no text form", pq.param, typ)
 		}
@@ -137,7 +137,7 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 		if p.In != "header" {
 			continue
 		}
-		typ := g.textType(p, name+exported(p.Name, "Header"))
+		typ := g.textType(p, g.paramHint(name, p, "Header"))
 		if !g.types.scalar(typ) {
 			return nil, fmt.Errorf("header parameter %s: a %s has no text form", p.Name, typ)
 		}
@@ -343,11 +343,30 @@ func (g *generator) formStyle(mt *MediaType, s *Schema) (string, error) {
 
 // paramField returns the <Op>Params field of an optional parameter.
 func paramField(names *namer, p *Parameter, typ, tag string) string {
-	doc := ""
-	if d := firstSentence(p.Description); d != "" {
-		doc = "\t// " + d + "\n"
+	var doc strings.Builder
+	var extra []string
+	if p.Deprecated {
+		extra = append(extra, "Deprecated: the API marks this parameter deprecated.")
 	}
-	return fmt.Sprintf("%s\t%s %s `kit:%q`\n", doc, names.name(exported(p.Name, "Param")), typ, tag)
+	writeDoc(&doc, "\t", "", p.Description, extra...)
+	return fmt.Sprintf("%s\t%s %s `kit:%q`\n", doc.String(), names.name(exported(p.Name, "Param")), typ, tag)
+}
+
+// paramHint names the type a parameter's schema declares (an enum, an
+// object) when the schema has no name of its own: the components/
+// parameters name it is referred to by; the parameter's own name when
+// operations share its schema (a path item's parameter); otherwise the
+// operation's method name and the parameter's, since it is that
+// operation's alone. A type is never named after an operation it does
+// not belong to only.
+func (g *generator) paramHint(method string, p *Parameter, suffix string) string {
+	switch {
+	case p.Component != "":
+		return exported(p.Component, suffix)
+	case g.sharedParams[p.Schema] > 1:
+		return exported(p.Name, suffix)
+	}
+	return method + exported(p.Name, suffix)
 }
 
 // textType returns the Go type of a path or header parameter, whose

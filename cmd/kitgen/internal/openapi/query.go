@@ -53,7 +53,7 @@ func (g *generator) queryParams(op *Operation, name string, locals, fnames *name
 		if p.In != "query" {
 			continue
 		}
-		q := queryParam{g: g, p: p, hint: name + exported(p.Name, "Param"), decls: decls}
+		q := queryParam{g: g, p: p, hint: g.paramHint(name, p, "Param"), decls: decls}
 		specs, err := q.fields()
 		if err != nil {
 			return fmt.Errorf("query parameter %s: %w", p.Name, err)
@@ -77,11 +77,13 @@ func (g *generator) queryParams(op *Operation, name string, locals, fnames *name
 			if f.optPtr {
 				typ = "*" + typ
 			}
-			doc := ""
-			if d := firstSentence(f.desc); d != "" {
-				doc = "\t// " + d + "\n"
+			var doc strings.Builder
+			var extra []string
+			if f.own && p.Deprecated {
+				extra = append(extra, "Deprecated: the API marks this parameter deprecated.")
 			}
-			*fields = append(*fields, fmt.Sprintf("%s\t%s %s `kit:%q`\n", doc, fnames.name(f.goName), typ, f.tag))
+			writeDoc(&doc, "\t", "", f.desc, extra...)
+			*fields = append(*fields, fmt.Sprintf("%s\t%s %s `kit:%q`\n", doc.String(), fnames.name(f.goName), typ, f.tag))
 		}
 	}
 	return nil
@@ -259,9 +261,7 @@ func (q *queryParam) joinedObject() ([]querySpec, error) {
 	docComment(&b, fmt.Sprintf("%s is query parameter %s, sent as one value: the names and values of its set properties joined with %q (style %s, explode false).", tname, q.p.Name, sep, q.p.Style))
 	fmt.Fprintf(&b, "type %s struct {\n", tname)
 	for _, pr := range props {
-		if d := firstSentence(pr.desc); d != "" {
-			fmt.Fprintf(&b, "\t// %s\n", d)
-		}
+		writeDoc(&b, "\t", "", pr.desc)
 		fmt.Fprintf(&b, "\t%s *%s\n", pr.goName, pr.typ)
 	}
 	fmt.Fprintf(&b, "}\n\n// MarshalText writes the set properties as name%svalue pairs.\nfunc (v %s) MarshalText() ([]byte, error) {\n\tvar parts []string\n", sep, tname)

@@ -45,9 +45,9 @@ func TestRules(t *testing.T) {
 			if section["spec.yaml"] == nil {
 				t.Fatal("no spec.yaml")
 			}
-			src, report, client := renderRule(t, section, "spec.yaml", name)
+			src, report, client, apiDoc := renderRule(t, section, "spec.yaml", name)
 			if section["spec30.yaml"] != nil {
-				src30, report30, _ := renderRule(t, section, "spec30.yaml", name)
+				src30, report30, _, _ := renderRule(t, section, "spec30.yaml", name)
 				norm := func(b []byte) string { return specLineRE.ReplaceAllString(string(b), "spec.yaml") }
 				if norm(src) != norm(src30) || norm(report) != norm(report30) {
 					t.Errorf("the 3.0 twin gives other Go:\n--- spec.yaml\n%s%s\n--- spec30.yaml\n%s%s", report, src, report30, src30)
@@ -68,6 +68,9 @@ func TestRules(t *testing.T) {
 				if section["want_client.go"] != nil {
 					set("want_client.go", client)
 				}
+				if apiDoc != nil {
+					set("want_api.md", apiDoc)
+				}
 				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -82,14 +85,18 @@ func TestRules(t *testing.T) {
 			if want := section["want_client.go"]; want != nil && !bytes.Equal(client, want) {
 				t.Errorf("client.go:\n%s", textdiff.Lines(string(want), string(client)))
 			}
+			if want := section["want_api.md"]; !bytes.Equal(apiDoc, want) {
+				t.Errorf("api.md:\n%s", textdiff.Lines(string(want), string(apiDoc)))
+			}
 		})
 	}
 }
 
 // renderRule generates openapi_gen.go of one document of an archive, as
-// kitgen openapi writes it before kitgen's own pass, its report, and the
-// client.go of a first run.
-func renderRule(t *testing.T, section map[string][]byte, spec, pkg string) (src, report, client []byte) {
+// kitgen openapi writes it before kitgen's own pass, its report, the
+// client.go of a first run, and api.md when the archive's flags section
+// says -docs (it may say -env PREFIX too).
+func renderRule(t *testing.T, section map[string][]byte, spec, pkg string) (src, report, client, apiDoc []byte) {
 	t.Helper()
 	dir := t.TempDir()
 	for name, data := range section {
@@ -118,8 +125,18 @@ func renderRule(t *testing.T, section map[string][]byte, spec, pkg string) (src,
 			t.Fatal(err)
 		}
 	}
+	flags := strings.Fields(string(section["flags"]))
+	for i, f := range flags {
+		switch {
+		case f == "-docs":
+			cfg.Docs = true
+		case f == "-env" && i+1 < len(flags):
+			cfg.Env = flags[i+1]
+		}
+	}
 	g := newGenerator(doc, packageName(pkg), spec)
 	g.config = conf
+	g.setEnv(cfg.Env)
 	g.build()
 	out, _, err := g.file()
 	if err != nil {
@@ -127,5 +144,8 @@ func renderRule(t *testing.T, section map[string][]byte, spec, pkg string) (src,
 	}
 	var r bytes.Buffer
 	g.report(doc).Print(&r, spec)
-	return out, []byte(strings.ReplaceAll(r.String(), dir+string(filepath.Separator), "")), clientFile(doc, cfg, dir, packageName(pkg))
+	if cfg.Docs {
+		apiDoc = g.apiDoc()
+	}
+	return out, []byte(strings.ReplaceAll(r.String(), dir+string(filepath.Separator), "")), clientFile(doc, cfg, dir, packageName(pkg)), apiDoc
 }

@@ -30,7 +30,13 @@ type Config struct {
 	Overlays []string
 	Remote   bool // follow $refs to http(s) URLs; Spec may be a URL
 	Check    bool // write nothing; fail when a file is not up to date
-	Stdout   io.Writer
+	// Env is the prefix of the environment variables New reads the base
+	// URL and the security schemes' secrets from ("" for none): -env.
+	Env string
+	// Docs writes api.md beside the package: every method, its
+	// signature, a usage snippet and its pagination (-docs).
+	Docs   bool
+	Stdout io.Writer
 }
 
 // Output is the file kitgen openapi writes; kitgen's own pass writes
@@ -62,6 +68,9 @@ func Run(cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Env != "" && !envPrefixRE.MatchString(cfg.Env) {
+		return nil, fmt.Errorf("kitgen openapi: -env %s: not an environment variable prefix (letters, digits and _)", strconv.Quote(cfg.Env))
+	}
 	var conf *ConfigFile
 	if cfg.Config != "" {
 		if conf, err = LoadConfig(cfg.Config); err != nil {
@@ -89,7 +98,7 @@ func Run(cfg Config) (*Report, error) {
 	if !token.IsIdentifier(pkg) || pkg == "_" {
 		return nil, fmt.Errorf("kitgen openapi: -package %q: not a Go package name", pkg)
 	}
-	files := []string{Output, gen.DefaultOutput, "client.go"}
+	files := []string{Output, gen.DefaultOutput, "client.go", APIDoc}
 	saved := map[string][]byte{}
 	for _, f := range files {
 		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
@@ -147,6 +156,7 @@ func generate(doc *Doc, conf *ConfigFile, cfg Config, dir, pkg string, client []
 	for round := 0; ; round++ {
 		g := newGenerator(doc, pkg, cfg.Spec)
 		g.opsGlob, g.tags, g.drop, g.config = cfg.Ops, cfg.Tags, drop, conf
+		g.setEnv(cfg.Env)
 		g.build()
 		src, lines, err := g.file()
 		if err != nil {
@@ -162,6 +172,11 @@ func generate(doc *Doc, conf *ConfigFile, cfg Config, dir, pkg string, client []
 		if len(diags) == 0 {
 			if kitSrc != nil {
 				if err := write(gen.DefaultOutput, kitSrc); err != nil {
+					return nil, nil, err
+				}
+			}
+			if cfg.Docs {
+				if err := write(APIDoc, g.apiDoc()); err != nil {
 					return nil, nil, err
 				}
 			}
@@ -322,6 +337,12 @@ func generateLine(cfg Config, dir, pkg string) string {
 	if cfg.Remote {
 		args = append(args, "-remote")
 	}
+	if cfg.Env != "" {
+		args = append(args, "-env", cfg.Env)
+	}
+	if cfg.Docs {
+		args = append(args, "-docs")
+	}
 	if strings.HasPrefix(spec, "-") {
 		args = append(args, "--") // the spec is not a flag
 	}
@@ -340,6 +361,13 @@ func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
 		base = doc.Servers[0]
 	}
 	fmt.Fprintf(&b, "// DefaultBaseURL is the first server the document names.\nconst DefaultBaseURL = %s\n\n", strconv.Quote(base))
+	if cfg.Env != "" {
+		// The base URL: $PREFIX_BASE_URL, else the document's; the
+		// secrets: the caller's options, else the environment's.
+		fmt.Fprintf(&b, "// New returns a client of $%s_BASE_URL, or of DefaultBaseURL when it is\n// unset, with the options the environment gives (OptionsFromEnv) and then\n// opts, which win over them: an option the caller gives, then the\n// environment, then the document.\n", envComment(cfg.Env))
+		b.WriteString("func New(opts ...kit.Option) (*Client, error) {\n\treturn NewClient(BaseURLFromEnv(DefaultBaseURL), append(OptionsFromEnv(), opts...)...)\n}\n")
+		return []byte(b.String())
+	}
 	b.WriteString("// New returns a client of DefaultBaseURL; pass kit.WithAuth for the API's")
 	var schemes []string
 	for name := range doc.Security {
@@ -358,6 +386,9 @@ func clientFile(doc *Doc, cfg Config, dir, pkg string) []byte {
 	b.WriteString("func New(opts ...kit.Option) (*Client, error) {\n\treturn NewClient(DefaultBaseURL, opts...)\n}\n")
 	return []byte(b.String())
 }
+
+// envComment is an -env prefix as a comment shows it (Run has checked it).
+func envComment(prefix string) string { return safetext.Comment(prefix) }
 
 func authHint(s *SecurityScheme) string {
 	switch {

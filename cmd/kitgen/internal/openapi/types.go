@@ -17,10 +17,12 @@ type typer struct {
 	decls    []string           // type declarations, in order
 	building map[string]bool    // structs being declared: a field of one of them is a back edge
 	imports  map[string]bool
-	structs  map[string]bool // declared struct types
-	enums    map[string]bool // declared string types
-	markers  map[string]bool // "Type.isUnion": marker methods declared
-	lists    map[string]bool // declared slice and map types (of themselves)
+	structs  map[string]bool    // declared struct types
+	enums    map[string]bool    // declared string types
+	markers  map[string]bool    // "Type.isUnion": marker methods declared
+	lists    map[string]bool    // declared slice and map types (of themselves)
+	fieldsOf map[string][]field // a declared struct's fields
+	helpers  map[string]bool    // unexported helper functions declared
 	// stack is the schemas being resolved, outermost first: one reached
 	// again while on it is a schema that contains itself.
 	stack []*frame
@@ -44,7 +46,7 @@ type typer struct {
 
 func newTyper(names *namer) *typer {
 	return &typer{names: names, declared: map[*Schema]string{}, building: map[string]bool{}, imports: map[string]bool{},
-		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, lists: map[string]bool{}, failed: map[*Schema]*Error{}, noted: map[*Schema]bool{}}
+		structs: map[string]bool{}, enums: map[string]bool{}, markers: map[string]bool{}, lists: map[string]bool{}, fieldsOf: map[string][]field{}, helpers: map[string]bool{}, failed: map[*Schema]*Error{}, noted: map[*Schema]bool{}}
 }
 
 // isObject reports whether s becomes a Go struct.
@@ -338,33 +340,47 @@ func (t *typer) declareUnion(s *Schema, branches []*Schema, hint string) string 
 	}
 	var b strings.Builder
 	var kinds []string
-	type as struct{ method, typ string }
+	type as struct{ method, ctor, typ string }
 	var methods []as
 	mnames := newNamer("MarshalJSON", "UnmarshalJSON", "Raw")
+	seen := map[string]bool{}
 	for i, br := range branches {
 		typ := t.goType(br, name+"Variant"+strconv.Itoa(i+1))
+		kinds = append(kinds, typ)
+		if seen[typ] {
+			continue // a second schema of the same Go type: one accessor
+		}
+		seen[typ] = true
 		label := exported(strings.TrimPrefix(strings.TrimPrefix(typ, "[]"), "map[string]"), "Value")
 		if strings.HasPrefix(typ, "[]") {
 			label += "List"
 		} else if strings.HasPrefix(typ, "map[") {
 			label += "Map"
 		}
-		methods = append(methods, as{mnames.name("As" + label), typ})
-		kinds = append(kinds, typ)
+		methods = append(methods, as{mnames.name("As" + label), t.names.name(name + "Of" + label), typ})
 	}
 	what := "one of"
 	if len(s.AnyOf) > 1 {
 		what = "any of"
 	}
-	comment(&b, "", name, s.Description, fmt.Sprintf("holds %s: %s. Its JSON is kept as it came; decode it with the As methods.", what, strings.Join(kinds, ", ")))
-	if s.Discriminator != nil && s.Discriminator.Property != "" {
-		fmt.Fprintf(&b, "//\n// The %q field of the JSON says which it is.\n", s.Discriminator.Property)
+	holds := fmt.Sprintf("holds %s: %s.", what, strings.Join(kinds, ", "))
+	if len(methods) < len(kinds) {
+		var distinct []string
+		for _, m := range methods {
+			distinct = append(distinct, m.typ)
+		}
+		holds = fmt.Sprintf("holds %s %d schemas kitgen cannot tell apart in Go: they are %s.", what, len(kinds), strings.Join(distinct, " or "))
 	}
-	fmt.Fprintf(&b, "type %s struct {\n\tRaw json.RawMessage\n}\n\n", name)
-	fmt.Fprintf(&b, "// MarshalJSON returns the JSON as it came, or null.\nfunc (v %s) MarshalJSON() ([]byte, error) {\n\tif v.Raw == nil {\n\t\treturn []byte(\"null\"), nil\n\t}\n\treturn v.Raw, nil\n}\n\n", name)
-	fmt.Fprintf(&b, "// UnmarshalJSON keeps a copy of the JSON.\nfunc (v *%s) UnmarshalJSON(b []byte) error {\n\tv.Raw = append(v.Raw[:0], b...)\n\treturn nil\n}\n", name)
+	comment(&b, "", name, s.Description, holds+" Its JSON is kept as it came; decode it with the As methods, and make one with the Of functions.")
+	if s.Discriminator != nil && s.Discriminator.Property != "" {
+		fmt.Fprintf(&b, "//\n// The %s field of the JSON says which it is.\n", safetext.Comment(strconv.Quote(s.Discriminator.Property)))
+	}
+	fmt.Fprintf(&b, "type %s struct {\n\tRaw json.RawMessage\n\t// value is what an Of function was given, sent when Raw is nil.\n\tvalue any\n}\n\n", name)
+	fmt.Fprintf(&b, "// MarshalJSON returns the JSON as it came, the value an Of function was\n// given, or null.\nfunc (v %s) MarshalJSON() ([]byte, error) {\n\tif v.Raw == nil {\n\t\tif v.value != nil {\n\t\t\treturn json.Marshal(v.value)\n\t\t}\n\t\treturn []byte(\"null\"), nil\n\t}\n\treturn v.Raw, nil\n}\n\n", name)
+	fmt.Fprintf(&b, "// UnmarshalJSON keeps a copy of the JSON.\nfunc (v *%s) UnmarshalJSON(b []byte) error {\n\tv.Raw, v.value = append(v.Raw[:0], b...), nil\n\treturn nil\n}\n", name)
 	for _, m := range methods {
-		fmt.Fprintf(&b, "\n// %s decodes the value as a %s.\nfunc (v %s) %s() (%s, error) {\n\tvar x %s\n\terr := json.Unmarshal(v.Raw, &x)\n\treturn x, err\n}\n", m.method, m.typ, name, m.method, m.typ, m.typ)
+		fmt.Fprintf(&b, "\n// %s returns the %s that holds x.\nfunc %s(x %s) %s {\n\treturn %s{value: x}\n}\n", m.ctor, name, m.ctor, m.typ, name, name)
+		fmt.Fprintf(&b, "\n// %s decodes the value as a %s.\nfunc (v %s) %s() (%s, error) {\n\tvar x %s\n\tb, err := v.MarshalJSON()\n\tif err != nil {\n\t\treturn x, err\n\t}\n\terr = json.Unmarshal(b, &x)\n\treturn x, err\n}\n", m.method, m.typ, name, m.method, m.typ, m.typ)
 	}
 	t.decls = append(t.decls, b.String())
 	return name
@@ -373,6 +389,8 @@ func (t *typer) declareUnion(s *Schema, branches []*Schema, hint string) string 
 // field is one field of a struct being declared.
 type field struct {
 	name, typ, tag, doc string
+	wire                string // the member's JSON name
+	deprecated          bool
 }
 
 func (t *typer) declareStruct(s *Schema, hint string) string {
@@ -429,21 +447,23 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 				t.note(p.Schema.Pos, fmt.Sprintf("schema %s: member %s: a name no json tag can hold (encoding/json and kit's codec read none with a comma, a quote, a backslash or a backquote, nor the empty name); field %s is neither sent nor read", name, strconv.Quote(p.Name), fname))
 			}
 		}
-		fs = append(fs, field{fname, typ, jt, doc})
+		fs = append(fs, field{name: fname, typ: typ, tag: jt, doc: doc, wire: p.Name, deprecated: p.Schema.Deprecated})
 	}
 	var b strings.Builder
 	comment(&b, "", name, s.Description, "")
 	fmt.Fprintf(&b, "type %s struct {\n", name)
 	for _, f := range fs {
-		if d := firstSentence(f.doc); d != "" {
-			fmt.Fprintf(&b, "\t// %s\n", d)
+		var extra []string
+		if f.deprecated {
+			extra = append(extra, "Deprecated: the API marks this member deprecated.")
 		}
+		writeDoc(&b, "\t", "", f.doc, extra...)
 		fmt.Fprintf(&b, "\t%s %s %s\n", f.name, f.typ, f.tag)
 	}
 	b.WriteString("}\n")
+	t.fieldsOf[name] = fs
 	if s == t.errorModel {
-		t.imports["encoding/json"] = true
-		fmt.Fprintf(&b, "\n// Error returns the error as the API sent it, in JSON, so that a\n// *%s is an error errors.As finds in what a call returns.\nfunc (e *%s) Error() string {\n\tb, _ := json.Marshal(e)\n\treturn string(b)\n}\n", name, name)
+		b.WriteString(t.errorMethod(name, fs))
 	}
 	t.decls = append(t.decls, b.String())
 	return name
@@ -498,55 +518,37 @@ func (f *flattener) add(s *Schema, depth int) {
 	}
 }
 
-// comment writes a doc comment for name: the schema's description (its
-// first paragraph), or what.
+// comment writes a doc comment for name: "name: " and the first
+// paragraph of the schema's description, its other paragraphs, then "name
+// what"; "name what" alone without a description.
 func comment(b *strings.Builder, indent, name, desc, what string) {
-	text := firstSentence(desc)
+	first, rest, _ := strings.Cut(strings.TrimSpace(desc), "\n\n")
+	lead := firstSentence(first)
+	var extra []string
 	switch {
-	case text != "" && what != "":
-		text = name + ": " + text + " " + name + " " + what
-	case text != "":
-		text = name + ": " + text
+	case lead != "" && what != "":
+		lead = name + ": " + lead
+		extra = append(extra, name+" "+what)
+	case lead != "":
+		lead = name + ": " + lead
 	case what != "":
-		text = name + " " + what
+		lead = name + " " + what
 	default:
-		text = name + " is a model of the API."
+		lead = name + " is a model of the API."
 	}
-	for _, line := range wrap76(text) {
-		fmt.Fprintf(b, "%s// %s\n", indent, line)
-	}
+	writeDoc(b, indent, lead, rest, extra...)
 }
 
 // firstSentence returns the first paragraph of a description on one line,
-// with comment-breaking text removed, cut at 200 characters.
+// with comment-breaking text removed.
 func firstSentence(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n\n")
 	s = strings.Join(strings.Fields(safetext.Comment(s)), " ")
-	s = strings.ReplaceAll(s, "*/", "* /")
-	if r := []rune(s); len(r) > 200 {
-		s = string(r[:197]) + "..."
-	}
-	return s
+	return strings.ReplaceAll(s, "*/", "* /")
 }
 
 func wrap76(s string) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(safetext.Comment(s)) {
-		if line != "" && len(line)+1+len(w) > 76 {
-			lines = append(lines, line)
-			line = w
-			continue
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
+	return wrapWidth(safetext.Comment(s), 76)
 }
 
 // sortedImports lists the imports the types need.

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kithttp/kit/cmd/kitgen/internal/safetext"
 )
 
 // variant is one Go type of a discriminated union and the discriminator
@@ -23,9 +25,6 @@ type variant struct {
 // caller then writes the raw-JSON wrapper.
 func (t *typer) sealedUnion(s *Schema, name string, branches []*Schema) (decl string, ok bool) {
 	d := s.Discriminator
-	if _, ok := jsonTag(d.Property, ""); !ok {
-		return "", false // a discriminator no tag can name: the raw wrapper
-	}
 	byType := map[string]*variant{}
 	var order []*variant
 	add := func(typ, value string) {
@@ -100,13 +99,21 @@ func (t *typer) sealedUnion(s *Schema, name string, branches []*Schema) (decl st
 		t.markers[v.typ+"."+marker] = true
 		fmt.Fprintf(&b, "func (%s) %s() {}\n\n", v.typ, marker)
 	}
-	fmt.Fprintf(&b, "// MarshalJSON returns the JSON of Value, of Raw when Value is nil, or null.\nfunc (v %s) MarshalJSON() ([]byte, error) {\n\tif v.Value != nil {\n\t\treturn json.Marshal(v.Value)\n\t}\n\tif v.Raw != nil {\n\t\treturn v.Raw, nil\n\t}\n\treturn []byte(\"null\"), nil\n}\n\n", name)
+	helper := t.discriminatorHelper()
+	fmt.Fprintf(&b, "// MarshalJSON returns the JSON of Value with its %s member set to\n// the first value the document names for its type when Value leaves it\n// empty; of Raw when Value is nil; or null.\nfunc (v %s) MarshalJSON() ([]byte, error) {\n\tswitch x := v.Value.(type) {\n", safetext.Comment(strconv.Quote(d.Property)), name)
+	for _, v := range order {
+		for _, typ := range []string{v.typ, "*" + v.typ} {
+			fmt.Fprintf(&b, "\tcase %s:\n\t\treturn %s(x, %s, %s)\n", typ, helper, strconv.Quote(d.Property), strconv.Quote(v.values[0]))
+		}
+	}
+	fmt.Fprintf(&b, "\t}\n\tif v.Value != nil {\n\t\treturn json.Marshal(v.Value)\n\t}\n\tif v.Raw != nil {\n\t\treturn v.Raw, nil\n\t}\n\treturn []byte(\"null\"), nil\n}\n\n")
 	fmt.Fprintf(&b, "// UnmarshalJSON decodes the variant the %q field names.\nfunc (v *%s) UnmarshalJSON(b []byte) error {\n", d.Property, name)
 	fmt.Fprintf(&b, "\tv.Value, v.Raw = nil, nil\n\tif string(b) == \"null\" {\n\t\treturn nil\n\t}\n")
-	probe, _ := jsonTag(d.Property, "")
-	fmt.Fprintf(&b, "\tvar probe struct {\n\t\tKind *string %s\n\t}\n", probe)
-	fmt.Fprintf(&b, "\tif err := json.Unmarshal(b, &probe); err != nil {\n\t\treturn fmt.Errorf(\"decode %s: %%w\", err)\n\t}\n", name)
-	b.WriteString("\tkind := \"\"\n\tif probe.Kind != nil {\n\t\tkind = *probe.Kind\n\t}\n\tswitch kind {\n")
+	// The members by name, not a struct tag: a discriminator no json tag
+	// can hold (a comma, a quote) is read all the same.
+	fmt.Fprintf(&b, "\tvar probe map[string]json.RawMessage\n\tif err := json.Unmarshal(b, &probe); err != nil {\n\t\treturn fmt.Errorf(\"decode %s: %%w\", err)\n\t}\n", name)
+	fmt.Fprintf(&b, "\tkind := \"\"\n\tif raw, ok := probe[%s]; ok {\n\t\tif err := json.Unmarshal(raw, &kind); err != nil {\n\t\t\treturn fmt.Errorf(\"decode %s: its discriminator: %%w\", err)\n\t\t}\n\t}\n\tswitch kind {\n", strconv.Quote(d.Property), name)
+
 	for _, v := range order {
 		quoted := make([]string, len(v.values))
 		for i, val := range v.values {
@@ -117,4 +124,35 @@ func (t *typer) sealedUnion(s *Schema, name string, branches []*Schema) (decl st
 	b.WriteString("\tdefault:\n\t\tv.Raw = append(json.RawMessage(nil), b...)\n\t}\n\treturn nil\n}\n")
 	t.imports["fmt"] = true
 	return b.String(), true
+}
+
+// discriminatorHelper declares, once, the function the MarshalJSON of a
+// discriminated union calls to write its variant's discriminator, and
+// returns its name.
+func (t *typer) discriminatorHelper() string {
+	const name = "kitgenWithDiscriminator"
+	if t.helpers[name] {
+		return name
+	}
+	t.helpers[name] = true
+	t.decls = append(t.decls, `// kitgenWithDiscriminator returns the JSON of v, an object, with its key
+// member set to value when v leaves it out, null or "", so that a variant
+// of a discriminated union says which it is without the caller setting it.
+func kitgenWithDiscriminator(v any, key, value string) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(b, &members) != nil || members == nil {
+		return b, nil
+	}
+	if cur, ok := members[key]; ok && string(cur) != "null" && string(cur) != `+"`\"\"`"+` {
+		return b, nil
+	}
+	members[key], _ = json.Marshal(value)
+	return json.Marshal(members)
+}
+`)
+	return name
 }
