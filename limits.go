@@ -3,7 +3,6 @@ package kit
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
 )
 
@@ -108,28 +107,21 @@ func (o limitsOption) applyClient(c *clientConfig) error {
 // String is the option as its call, its zero fields left out.
 func (o limitsOption) String() string {
 	l := o.l
-	var b strings.Builder
-	b.WriteString("kit.WithLimits(kit.Limits{")
-	sep := ""
-	field := func(name string, v any) {
-		fmt.Fprintf(&b, "%s%s: %v", sep, name, v)
-		sep = ", "
-	}
+	w := newLiteral("kit.WithLimits(kit.Limits{")
 	if l.Rate != 0 {
-		field("Rate", l.Rate)
+		w.field("Rate", l.Rate)
 	}
 	if l.Burst != 0 {
-		field("Burst", l.Burst)
+		w.field("Burst", l.Burst)
 	}
 	if l.Limiter != nil {
-		field("Limiter", fmt.Sprintf("%T", l.Limiter))
+		w.field("Limiter", fmt.Sprintf("%T", l.Limiter))
 	}
 	if l.ServerMaxWait != 0 {
-		field("ServerMaxWait", l.ServerMaxWait)
+		w.field("ServerMaxWait", l.ServerMaxWait)
 	}
 	if l.MaxInFlight != 0 {
-		field("MaxInFlight", l.MaxInFlight)
+		w.field("MaxInFlight", l.MaxInFlight)
 	}
-	b.WriteString("})")
-	return b.String()
+	return w.close("})")
 }

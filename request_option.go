@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/kithttp/kit/internal/jsonpath"
 )
@@ -148,4 +149,30 @@ func pick(callSet bool, call int, declSet bool, decl int, client int) int {
 		return decl
 	}
 	return client
+}
+
+// literal writes an option as its call with a composite literal, field by
+// field ("Name: value", comma-separated), for the options' String methods.
+type literal struct {
+	b   strings.Builder
+	sep string
+}
+
+// newLiteral starts a literal with open, e.g. "kit.WithLimits(kit.Limits{".
+func newLiteral(open string) *literal {
+	w := &literal{}
+	w.b.WriteString(open)
+	return w
+}
+
+// field writes one field.
+func (w *literal) field(name string, v any) {
+	fmt.Fprintf(&w.b, "%s%s: %v", w.sep, name, v)
+	w.sep = ", "
+}
+
+// close writes end and returns the text.
+func (w *literal) close(end string) string {
+	w.b.WriteString(end)
+	return w.b.String()
 }

@@ -221,32 +221,25 @@ func (o retryOption) String() string { return "kit." + o.call() }
 // WithRetry(kit.RetryPolicy{MaxAttempts: 3}).
 func (o retryOption) call() string {
 	p := o.p
-	var b strings.Builder
-	b.WriteString("WithRetry(kit.RetryPolicy{")
-	sep := ""
-	field := func(name string, v any) {
-		fmt.Fprintf(&b, "%s%s: %v", sep, name, v)
-		sep = ", "
-	}
+	w := newLiteral("WithRetry(kit.RetryPolicy{")
 	if p.MaxAttempts != 0 {
-		field("MaxAttempts", p.MaxAttempts)
+		w.field("MaxAttempts", p.MaxAttempts)
 	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
 	}{{"MaxElapsed", p.MaxElapsed}, {"BaseDelay", p.BaseDelay}, {"MaxDelay", p.MaxDelay}, {"MaxRetryAfter", p.MaxRetryAfter}} {
 		if d.v != 0 {
-			field(d.name, d.v)
+			w.field(d.name, d.v)
 		}
 	}
 	if p.Statuses != nil {
-		field("Statuses", fmt.Sprintf("%#v", p.Statuses))
+		w.field("Statuses", fmt.Sprintf("%#v", p.Statuses))
 	}
 	if p.RetryIf != nil {
-		field("RetryIf", "func(error) bool {...}")
+		w.field("RetryIf", "func(error) bool {...}")
 	}
-	b.WriteString("})")
-	return b.String()
+	return w.close("})")
 }
 
 type noRetryOption struct{}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
 	"golang.org/x/tools/txtar"
 )
 
@@ -131,6 +132,40 @@ func FuzzConfig(f *testing.F) {
 			}
 			if p.literal() == "" {
 				t.Fatalf("%s: no literal", key)
+			}
+		}
+	})
+}
+
+// FuzzOverlayPath: an overlay's target, outside input, never makes the
+// JSONPath parser or its selection panic or hang, and what the parser
+// accepts selects only nodes of the document.
+func FuzzOverlayPath(f *testing.F) {
+	for _, s := range []string{
+		"$.paths['/a'].get", `$.paths["/a"]["get","post"]`, "$.paths.*.get", "$..get",
+		"$..parameters[-1]", "$.paths.*.get.parameters[?@.name=='filter' && @.in=='query']",
+		`$..parameters[?(@.name != "filter")]`, "$..parameters[?!@.required || @.in == 'header']",
+		"$[", "$['a", "$[?(@.a]", "$.a[1:2]",
+	} {
+		f.Add(s)
+	}
+	const doc = "paths:\n  /a:\n    get: {operationId: getA, parameters: [{name: filter, in: query}, {name: id, in: path, required: true}]}\n    post: {operationId: postA}\n"
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(doc), &root); err != nil {
+		f.Fatal(err)
+	}
+	all := map[*yaml.Node]bool{root.Content[0]: true}
+	for _, n := range descendants(root.Content[0], nil) {
+		all[n] = true
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := parseJSONPath(s)
+		if err != nil {
+			return
+		}
+		for _, m := range p.apply(root.Content[0]) {
+			if !all[m.n] {
+				t.Fatalf("%q selects a node not in the document: %v", s, m.n)
 			}
 		}
 	})
