@@ -171,7 +171,9 @@ func TestConstructorsRefuseMissingSecrets(t *testing.T) {
 		"github empty":     func() (kitwebhook.Scheme, error) { return kitwebhook.GitHub("") },
 		"stripe none":      func() (kitwebhook.Scheme, error) { return kitwebhook.Stripe() },
 		"slack empty":      func() (kitwebhook.Scheme, error) { return kitwebhook.Slack(rawA, "") },
-		"hmac no header":   func() (kitwebhook.Scheme, error) { return kitwebhook.HMAC(kitwebhook.HMACScheme{Secrets: []string{rawA}}) },
+		"hmac no header": func() (kitwebhook.Scheme, error) {
+			return kitwebhook.HMAC(kitwebhook.HMACScheme{Secrets: []string{rawA}})
+		},
 	} {
 		_, err := f()
 		if !errors.Is(err, kitwebhook.ErrNoSecret) && (err == nil || !strings.Contains(err.Error(), "Header")) {

@@ -172,4 +172,3 @@ type PayloadError struct {
 func (e *PayloadError) Error() string { return "kitwebhook: decoding the payload: " + e.Err.Error() }
 
 func (e *PayloadError) Unwrap() error { return e.Err }
-

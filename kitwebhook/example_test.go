@@ -55,7 +55,7 @@ func Example() {
 	// invoice.paid: invoice evt_1 paid, 4200 cents
 	// first delivery: 204
 	// the same again: 200 duplicate delivery; acknowledged
-	// forged: 401 kitwebhook: Stripe: Stripe-Signature: no signature matches (1 v1 signatures checked)
+	// forged: 401 kitwebhook: Stripe: Stripe-Signature: no signature matches (checked 1)
 }
 
 // Verifying one request in a handler of your own, with Unwrap.

@@ -228,4 +228,6 @@ type PanicError struct {
 	Stack []byte
 }
 
-func (e *PanicError) Error() string { return fmt.Sprintf("kitwebhook: the handler panicked: %v", e.Value) }
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("kitwebhook: the handler panicked: %v", e.Value)
+}

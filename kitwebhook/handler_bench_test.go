@@ -107,12 +107,18 @@ func BenchmarkReceive(b *testing.B) {
 	})
 	b.Run("kit", func(b *testing.B) {
 		h, _ := kitwebhook.NewHandler(s, kitwebhook.WithSeenStore(nil, 0))
-		kitwebhook.Handle(h, "", func(_ context.Context, d *kitwebhook.Delivery[benchEvent]) error { sink += d.Payload.Number; return nil })
+		kitwebhook.Handle(h, "", func(_ context.Context, d *kitwebhook.Delivery[benchEvent]) error {
+			sink += d.Payload.Number
+			return nil
+		})
 		run(b, h, false)
 	})
 	b.Run("kit+dedup", func(b *testing.B) {
 		h, _ := kitwebhook.NewHandler(s)
-		kitwebhook.Handle(h, "", func(_ context.Context, d *kitwebhook.Delivery[benchEvent]) error { sink += d.Payload.Number; return nil })
+		kitwebhook.Handle(h, "", func(_ context.Context, d *kitwebhook.Delivery[benchEvent]) error {
+			sink += d.Payload.Number
+			return nil
+		})
 		run(b, h, true)
 	})
 	_ = sink

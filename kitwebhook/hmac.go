@@ -159,4 +159,3 @@ func (s *hmacScheme) Sign(header http.Header, body []byte, m Meta) error {
 	header.Set(c.Header, c.Prefix+s.encode(s.macs.sums(msg)[0]))
 	return nil
 }
-

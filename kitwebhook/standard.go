@@ -158,7 +158,7 @@ func (s *standard) Verify(header http.Header, body []byte, now time.Time, tolera
 	if versions == 0 {
 		return m, fail(name, headerWebhookSignature, ErrSignature, "no signature of a version this scheme has keys for")
 	}
-	return m, fail(name, headerWebhookSignature, ErrSignature, fmt.Sprintf("%d signatures checked", versions))
+	return m, fail(name, headerWebhookSignature, ErrSignature, fmt.Sprintf("checked %d", versions))
 }
 
 func signedContent(id, ts string, body []byte) []byte {

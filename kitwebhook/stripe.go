@@ -89,7 +89,7 @@ func (s *stripe) Verify(header http.Header, body []byte, now time.Time, toleranc
 			return m, nil
 		}
 	}
-	return m, fail(name, headerStripeSignature, ErrSignature, fmt.Sprintf("%d v1 signatures checked", nsigs))
+	return m, fail(name, headerStripeSignature, ErrSignature, fmt.Sprintf("checked %d", nsigs))
 }
 
 func (s *stripe) Sign(header http.Header, body []byte, m Meta) error {

@@ -29,8 +29,10 @@ var vectors = []struct {
 	meta   kitwebhook.Meta
 }{
 	{
-		name:   "Standard Webhooks v1",
-		scheme: func() (kitwebhook.Scheme, error) { return kitwebhook.StandardWebhooks("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw") },
+		name: "Standard Webhooks v1",
+		scheme: func() (kitwebhook.Scheme, error) {
+			return kitwebhook.StandardWebhooks("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+		},
 		header: http.Header{
 			"Webhook-Id":        {"msg_p5jXN8AQM9LWM0D4loKWxJek"},
 			"Webhook-Timestamp": {"1614265330"},
@@ -41,8 +43,10 @@ var vectors = []struct {
 		meta: kitwebhook.Meta{ID: "msg_p5jXN8AQM9LWM0D4loKWxJek", Time: time.Unix(1614265330, 0)},
 	},
 	{
-		name:   "Standard Webhooks v1a",
-		scheme: func() (kitwebhook.Scheme, error) { return kitwebhook.StandardWebhooks("whsk_VEVTVFNJR05JTkdLRVlET05PVFVTRVRISVNGT1JBTlk=") },
+		name: "Standard Webhooks v1a",
+		scheme: func() (kitwebhook.Scheme, error) {
+			return kitwebhook.StandardWebhooks("whsk_VEVTVFNJR05JTkdLRVlET05PVFVTRVRISVNGT1JBTlk=")
+		},
 		header: http.Header{
 			"Webhook-Id":        {"msg_p5jXN8AQM9LWM0D4loKWxJek"},
 			"Webhook-Timestamp": {"1614265330"},
