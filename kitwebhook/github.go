@@ -18,9 +18,12 @@ const (
 // The delivery's id is X-GitHub-Delivery, and its event name X-GitHub-Event
 // (use WithEventHeader("X-GitHub-Event") to route on it).
 //
-// GitHub signs no timestamp, so no tolerance applies: replay protection
-// rests on the delivery id (WithSeenStore). Give several secrets while
-// rotating. GitHub fails when no secret is given or one is empty.
+// GitHub signs no timestamp, so no tolerance applies, and it does not sign
+// the delivery id either: replay protection (WithSeenStore) stops a
+// delivery sent twice with its id, not a captured one replayed under a new
+// id. Make the handling of GitHub's events idempotent where a replay would
+// hurt. Give several secrets while rotating. GitHub fails when no secret
+// is given or one is empty.
 func GitHub(secrets ...string) (Scheme, error) {
 	keys, err := rawSecrets("GitHub", secrets)
 	if err != nil {
