@@ -5,8 +5,10 @@
 // test server with a client wired to it (NewServer), a server that counts
 // the connections it accepts, to check that a client reuses them
 // (NewCountingServer), an engine that records requests without touching
-// the network (RecordingEngine), and a log of a kit.Observer's events as
-// text (EventLog).
+// the network (RecordingEngine), a log of a kit.Observer's events as
+// text (EventLog), and a webhook sender that signs deliveries with any
+// kitwebhook scheme, with a recorder of what a receiver got and answered
+// (WebhookSender, WebhookRecorder).
 //
 //	func TestMyClient(t *testing.T) {
 //		api := kittest.NewAPI()

@@ -47,6 +47,10 @@ type generator struct {
 	env string
 	// secOpts are the options declared per security scheme, by name.
 	secOpts []secOpt
+	// hooks are the webhooks generated, and hookKey the payload member
+	// that routes them ("" when one webhook or none tells them apart).
+	hooks   []*hook
+	hookKey string
 }
 
 // Note is a remark on the document at a position: kitgen went on, but
@@ -220,6 +224,7 @@ func (g *generator) build() {
 			g.methods = append(g.methods, m)
 		}
 	}
+	g.buildWebhooks()
 }
 
 func responseKinds(op *Operation) (hasJSON, hasStream bool) {
@@ -381,6 +386,9 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 	for _, im := range g.types.sortedImports() {
 		imports[im] = true
 	}
+	if len(g.hooks) > 0 {
+		imports["github.com/kithttp/kit/kitwebhook"] = true
+	}
 	fmt.Fprintf(&b, "%s\n\npackage %s\n\nimport (\n", Header, g.pkg)
 	var std, other []string
 	for im := range imports {
@@ -451,6 +459,7 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 		}
 		b.WriteString("}\n")
 	}
+	g.webhookDecls(&b, specName)
 	for _, m := range g.methods {
 		for _, d := range m.decls {
 			b.WriteString("\n" + d)

@@ -171,6 +171,7 @@ func load(name string, data []byte, l *loader) (*Doc, error) {
 	for k, v := range pairs(paths) {
 		l.pathItem(d, node{name, v}, k.Value)
 	}
+	l.webhooks(d, name, node{name, root})
 	d.Notes = l.notes
 	return d, nil
 }

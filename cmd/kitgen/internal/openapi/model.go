@@ -25,6 +25,8 @@ type Doc struct {
 	Skipped []Skip
 	// Notes are remarks on what was read: a part of a schema left out.
 	Notes []Note
+	// Webhooks are the requests the API sends (webhooks, callbacks).
+	Webhooks []*Webhook
 }
 
 // Server is a servers entry.
