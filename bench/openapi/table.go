@@ -129,8 +129,16 @@ func thousands(n int) string {
 
 // header says what was run, where and when.
 func header(v versions, repeats int, machine string) string {
-	return fmt.Sprintf("Measured %s; %s. kitgen %s, ogen %s (client only: server features off), oapi-codegen %s (models and client; runtime %s). Generation: the fastest of %d runs. Compile: `go build` of the generated package alone, every dependency already built, fastest and slowest wall time of as many runs; the compiler's own CPU (user+system, the least) and peak RSS (the largest) from its rusage. Functions: text symbols of the package's archive (`go tool nm`), instantiated: those with a type-argument list. Binary: a program calling one operation, `-ldflags=-s -w`.",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), machine, v.kit, v.ogen, v.oapi, v.runtime, repeats)
+	return fmt.Sprintf("Measured %s; %s. kitgen %s, ogen %s (client only: server features off), oapi-codegen %s (models and client; runtime %s). Generation: the fastest of %s. Compile: `go build` of the generated package alone, every dependency already built, fastest and slowest wall time of as many runs; the compiler's own CPU (user+system, the least) and peak RSS (the largest) from its rusage. Functions: text symbols of the package's archive (`go tool nm`), instantiated: those with a type-argument list. Binary: a program calling one operation, `-ldflags=-s -w`.",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), machine, v.kit, v.ogen, v.oapi, v.runtime, runs(repeats))
+}
+
+// runs is "1 run" or "n runs".
+func runs(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
 }
 
 // writeTable prints the results as a Markdown table; notes (numbered in
