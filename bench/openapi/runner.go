@@ -298,12 +298,11 @@ func (r *runner) measure(d doc, t tool, spec string, repeats int) result {
 		}
 		r.sampleLoad()
 		o, tm, buildErr := r.cmd(mod, env, "go", "build", toolexec, "./"+d.pkg)
-		runs, err := readRuns(log)
+		run, found, err := r.compileRun(log, buildErr != nil)
 		if err != nil {
 			res.err = err.Error()
 			return res
 		}
-		run, found := lastRun(runs, "compile")
 		if found {
 			res.compiler = append(res.compiler, run)
 		}
@@ -366,6 +365,28 @@ func (r *runner) measure(d doc, t tool, spec string, repeats int) result {
 	}
 	res.link, _ = lastRun(runs, "link")
 	return res
+}
+
+// compileRun reads the compile's record from the wrapper's log. After a
+// failed build it waits up to 30 s for it: a stopped go command returns
+// before the wrapper has seen the compiler it passed the stop to end.
+func (r *runner) compileRun(log string, failed bool) (toolRun, bool, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		runs, err := readRuns(log)
+		if err != nil {
+			return toolRun{}, false, err
+		}
+		run, found := lastRun(runs, "compile")
+		if found || !failed || time.Now().After(deadline) {
+			return run, found, nil
+		}
+		select {
+		case <-r.ctx.Done():
+			return run, found, nil
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // fastest is the timing with the shorter wall time.

@@ -157,3 +157,25 @@ func TestToolexecMaxRSS(t *testing.T) {
 		t.Errorf("stderr %q does not say the tool was stopped", stderr.String())
 	}
 }
+
+func TestCompileRun(t *testing.T) {
+	r := &runner{ctx: t.Context()}
+	log := filepath.Join(t.TempDir(), "runs.log")
+	if _, found, err := r.compileRun(log, false); found || err != nil {
+		t.Errorf("compileRun of a build that did not fail, no record: %v, %v", found, err)
+	}
+	// A stopped build: the wrapper records the compile after the go
+	// command has returned.
+	written := make(chan error, 1)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		written <- appendRun(log, toolRun{Tool: "compile", CPU: time.Second, Killed: "stopped"})
+	}()
+	run, found, err := r.compileRun(log, true)
+	if werr := <-written; werr != nil {
+		t.Fatal(werr)
+	}
+	if err != nil || !found || run.Killed != "stopped" {
+		t.Errorf("compileRun of a stopped build = %+v, %v, %v", run, found, err)
+	}
+}
