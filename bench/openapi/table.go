@@ -278,7 +278,7 @@ func writeGrowth(w io.Writer, points []result) {
 		fmt.Fprintf(w, "No line through %d points: %v.\n", len(ops), err)
 		return
 	}
-	fmt.Fprintf(w, "Least-squares lines over %d points: compiler CPU %.1f ms per operation (+ %.1f s; R² %.3f), peak RSS %.2f MB per operation (+ %.0f MB; R² %.3f), %.1f functions per operation (%.1f instantiated).\n",
+	fmt.Fprintf(w, "Least-squares lines over %d points: compiler CPU %.1f ms per operation (intercept %.1f s; R² %.3f), peak RSS %.2f MB per operation (intercept %.0f MB; R² %.3f), %.1f functions per operation (%.1f instantiated).\n",
 		len(ops), cpu.slope*1000, cpu.intercept, cpu.r2, rss.slope, rss.intercept, rss.r2, fn.slope, in.slope)
 }
 

@@ -100,7 +100,7 @@ func TestGrowth(t *testing.T) {
 		"| 400 | 16,000 | 28 s | 1,300 MB | 18,800 (15,600) |\n" +
 		"| 767 | 30,680 | 52 s | 2,218 MB | 36,049 (29,913) |\n" +
 		"\n" +
-		"Least-squares lines over 4 points: compiler CPU 65.0 ms per operation (+ 2.0 s; R² 1.000), peak RSS 2.50 MB per operation (+ 300 MB; R² 1.000), 47.0 functions per operation (39.0 instantiated).\n"
+		"Least-squares lines over 4 points: compiler CPU 65.0 ms per operation (intercept 2.0 s; R² 1.000), peak RSS 2.50 MB per operation (intercept 300 MB; R² 1.000), 47.0 functions per operation (39.0 instantiated).\n"
 	if got := b.String(); got != want {
 		t.Errorf("growth:\n%s\nwant:\n%s", got, want)
 	}
