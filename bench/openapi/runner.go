@@ -26,6 +26,8 @@ type runner struct {
 	work     string // the run's temporary directory
 	gocache  string // the build cache of the compile measurements
 	bins     map[string]string
+	self     string // this command, the builds' -toolexec wrapper
+	maxRSS   int64  // the compiler's peak RSS above which it is stopped, bytes; 0 for no limit
 	versions versions
 	loads    []float64 // load averages sampled while timing
 }
@@ -64,6 +66,7 @@ func (r *runner) cmd(dir string, env []string, name string, args ...string) (str
 	c.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
+	inGroup(c)
 	start := time.Now()
 	err := c.Run()
 	t := timing{wall: time.Since(start)}
@@ -171,10 +174,11 @@ func (r *runner) prepare(tools []tool) error {
 	return nil
 }
 
-// measure generates d with t, counts the lines and times the compile.
+// measure generates d with t, counts the lines, times the compile,
+// counts the compiled functions and links the one-call program.
 func (r *runner) measure(d doc, t tool, spec string, repeats int) result {
-	res := result{doc: d.file, tool: t.name, skipped: -1}
-	mod := filepath.Join(r.work, t.name+"-"+d.pkg)
+	res := result{doc: d.name(), tool: t.name, skipped: -1}
+	mod := filepath.Join(r.work, d.module(t.name))
 	if err := os.MkdirAll(mod, 0o755); err != nil {
 		res.err = err.Error()
 		return res
@@ -185,7 +189,7 @@ func (r *runner) measure(d doc, t tool, spec string, repeats int) result {
 	}
 	if t.name == "kitgen" {
 		// kitgen type-checks its output: the module needs kit's go.sum.
-		sum, err := os.ReadFile(filepath.Join(r.root, "go.sum"))
+		sum, err := os.ReadFile(filepath.Join(r.versions.kitRoot, "go.sum"))
 		if err == nil {
 			err = os.WriteFile(filepath.Join(mod, "go.sum"), sum, 0o644)
 		}
@@ -253,23 +257,30 @@ func (r *runner) measure(d doc, t tool, spec string, repeats int) result {
 	}
 	res.lines = lines
 
-	// Compile.
+	// Compile, with this command as the compiler's -toolexec wrapper,
+	// recording the compile of the package alone.
 	if o, _, err := r.cmd(mod, moduleEnv(), "go", "mod", "tidy"); err != nil {
 		res.err = "go mod tidy: " + errorSummary(o, err, 4, r.work, filepath.Dir(spec))
 		return res
 	}
-	env := append(moduleEnv(), "GOCACHE="+r.gocache)
+	importPath := "example.com/compare/" + d.pkg
+	log := filepath.Join(mod, "toolexec.log")
+	archive := filepath.Join(mod, d.pkg+".a")
+	env := append(moduleEnv(), "GOCACHE="+r.gocache,
+		toolexecLogEnv+"="+log, toolexecPkgEnv+"="+importPath, toolexecArchiveEnv+"="+archive,
+		toolexecMaxRSSEnv+"="+strconv.FormatInt(r.maxRSS, 10))
+	toolexec := "-toolexec=" + r.self
 	o, _, err := r.cmd(mod, env, "go", "list", "-deps", "./"+d.pkg)
 	if err != nil {
 		res.err = "go list -deps: " + errorSummary(o, err, 4, r.work, filepath.Dir(spec))
 		return res
 	}
 	deps := strings.Fields(o)
-	if len(deps) == 0 || deps[len(deps)-1] != "example.com/compare/"+d.pkg {
+	if len(deps) == 0 || deps[len(deps)-1] != importPath {
 		res.err = fmt.Sprintf("go list -deps ./%s does not end with the package itself", d.pkg)
 		return res
 	}
-	if o, _, err := r.cmd(mod, env, "go", append([]string{"build"}, deps[:len(deps)-1]...)...); err != nil {
+	if o, _, err := r.cmd(mod, env, "go", append([]string{"build", toolexec}, deps[:len(deps)-1]...)...); err != nil {
 		res.err = "building the dependencies: " + errorSummary(o, err, 4, r.work, filepath.Dir(spec))
 		return res
 	}
@@ -281,15 +292,101 @@ func (r *runner) measure(d doc, t tool, spec string, repeats int) result {
 			res.err = err.Error()
 			return res
 		}
+		if err := os.Remove(log); err != nil && !errors.Is(err, os.ErrNotExist) {
+			res.err = err.Error()
+			return res
+		}
 		r.sampleLoad()
-		o, tm, err := r.cmd(mod, env, "go", "build", "./"+d.pkg)
+		o, tm, buildErr := r.cmd(mod, env, "go", "build", toolexec, "./"+d.pkg)
+		run, found, err := r.compileRun(log, buildErr != nil)
 		if err != nil {
-			res.err = "go build: " + errorSummary(o, err, 6, r.work, filepath.Dir(spec))
+			res.err = err.Error()
+			return res
+		}
+		if found {
+			res.compiler = append(res.compiler, run)
+		}
+		if buildErr != nil {
+			res.err = "go build: " + errorSummary(o, buildErr, 6, r.work, filepath.Dir(spec))
+			if found && run.Killed != "" {
+				res.err = fmt.Sprintf("the compile was stopped after %s of CPU at a peak RSS of %s: %s", seconds(run.CPU), megabytes(run.MaxRSS), run.Killed)
+			}
+			return res
+		}
+		if !found {
+			res.err = "go build: the compile of " + importPath + " was not recorded (was it compiled?)"
 			return res
 		}
 		res.compiles = append(res.compiles, tm)
 	}
+
+	// Functions of the package's archive.
+	if o, _, err := r.cmd(mod, nil, "go", "tool", "nm", archive); err != nil {
+		res.err = "go tool nm: " + errorSummary(o, err, 2, r.work)
+		return res
+	} else {
+		res.funcs = countFuncs(o)
+	}
+
+	// The one-call program, linked stripped.
+	call := d.calls[t.name]
+	if call == "" {
+		return res
+	}
+	mainDir := filepath.Join(mod, "cmd", "onecall")
+	if err := os.MkdirAll(mainDir, 0o755); err != nil {
+		res.err = err.Error()
+		return res
+	}
+	if err := os.WriteFile(filepath.Join(mainDir, "main.go"), []byte(oneCallProgram(importPath, t.newClient, call)), 0o644); err != nil {
+		res.err = err.Error()
+		return res
+	}
+	if err := os.Remove(log); err != nil && !errors.Is(err, os.ErrNotExist) {
+		res.err = err.Error()
+		return res
+	}
+	exe := filepath.Join(mod, "onecall")
+	r.sampleLoad()
+	if o, _, err := r.cmd(mod, env, "go", "build", toolexec, "-ldflags=-s -w", "-o", exe, "./cmd/onecall"); err != nil {
+		res.err = "linking the one-call program: " + errorSummary(o, err, 4, r.work, filepath.Dir(spec))
+		return res
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		res.err = err.Error()
+		return res
+	}
+	res.binary = fi.Size()
+	runs, err := readRuns(log)
+	if err != nil {
+		res.err = err.Error()
+		return res
+	}
+	res.link, _ = lastRun(runs, "link")
 	return res
+}
+
+// compileRun reads the compile's record from the wrapper's log. After a
+// failed build it waits up to 30 s for it: a stopped go command returns
+// before the wrapper has seen the compiler it passed the stop to end.
+func (r *runner) compileRun(log string, failed bool) (toolRun, bool, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		runs, err := readRuns(log)
+		if err != nil {
+			return toolRun{}, false, err
+		}
+		run, found := lastRun(runs, "compile")
+		if found || !failed || time.Now().After(deadline) {
+			return run, found, nil
+		}
+		select {
+		case <-r.ctx.Done():
+			return run, found, nil
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // fastest is the timing with the shorter wall time.
@@ -351,4 +448,22 @@ func isSourceLine(s string) bool {
 	}
 	_, err := strconv.Atoi(num)
 	return err == nil && (rest == "" || rest[0] == ' ' || rest[0] == '\t')
+}
+
+// checkKitRoot checks that dir is a kit repository (its go.mod declares
+// github.com/kithttp/kit and it has cmd/kitgen) and returns its absolute
+// path.
+func checkKitRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("-kit %s: %w", dir, err)
+	}
+	data, err := os.ReadFile(filepath.Join(abs, "go.mod"))
+	if err != nil || !bytes.HasPrefix(data, []byte("module github.com/kithttp/kit\n")) {
+		return "", fmt.Errorf("-kit %s: not the root of a kit repository (its go.mod does not declare github.com/kithttp/kit)", dir)
+	}
+	if _, err := os.Stat(filepath.Join(abs, "cmd", "kitgen")); err != nil {
+		return "", fmt.Errorf("-kit %s: no cmd/kitgen: %w", dir, err)
+	}
+	return abs, nil
 }

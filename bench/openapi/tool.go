@@ -16,10 +16,13 @@ const oapiRuntimeVersion = "v1.9.0"
 // next ones add the option the tool's own error message or documentation
 // names for what made the previous one fail.
 type tool struct {
-	name     string
-	module   string // the tool's module, for its version; "" for kitgen
-	command  string // the command's package, built from bench's go.mod
-	attempts []attempt
+	name    string
+	module  string // the tool's module, for its version; "" for kitgen
+	command string // the command's package, built from bench's go.mod
+	// newClient is the generated package's constructor, which takes the
+	// server's URL and returns the client and an error.
+	newClient string
+	attempts  []attempt
 	// gomod is the generated module's go.mod.
 	gomod func(v versions) string
 	// skipped reads the tool's output: the operations it says it skipped
@@ -56,7 +59,8 @@ const ogenClientOnly = `generator:
 
 var allTools = []tool{
 	{
-		name: "kitgen",
+		name:      "kitgen",
+		newClient: "NewClient",
 		attempts: []attempt{{
 			args: func(spec, pkg, _ string) []string {
 				return []string{"openapi", "-o", "./" + pkg, "-package", pkg, spec}
@@ -68,9 +72,10 @@ var allTools = []tool{
 		skipped: kitgenSkipped,
 	},
 	{
-		name:    "ogen",
-		module:  "github.com/ogen-go/ogen",
-		command: "github.com/ogen-go/ogen/cmd/ogen",
+		name:      "ogen",
+		newClient: "NewClient",
+		module:    "github.com/ogen-go/ogen",
+		command:   "github.com/ogen-go/ogen/cmd/ogen",
 		attempts: []attempt{
 			{config: ogenClientOnly, args: ogenArgs},
 			{
@@ -85,9 +90,10 @@ var allTools = []tool{
 		skipped: ogenSkipped,
 	},
 	{
-		name:    "oapi-codegen",
-		module:  "github.com/oapi-codegen/oapi-codegen/v2",
-		command: "github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen",
+		name:      "oapi-codegen",
+		newClient: "NewClientWithResponses",
+		module:    "github.com/oapi-codegen/oapi-codegen/v2",
+		command:   "github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen",
 		attempts: []attempt{
 			{config: oapiConfig(""), args: oapiArgs},
 			{
