@@ -147,6 +147,9 @@ type Schema struct {
 	Description string
 	Enum        []any
 	Default     any
+	// Minimum and Maximum are the bounds of a number, nil when not
+	// given.
+	Minimum, Maximum *float64
 	Properties  []*Property
 	Required    []string
 	Items       *Schema
