@@ -150,9 +150,9 @@ type Schema struct {
 	// Minimum and Maximum are the bounds of a number, nil when not
 	// given.
 	Minimum, Maximum *float64
-	Properties  []*Property
-	Required    []string
-	Items       *Schema
+	Properties       []*Property
+	Required         []string
+	Items            *Schema
 	// AdditionalProperties is the schema of the values of a map: nil when
 	// none is allowed or said; Any when the value is unconstrained.
 	AdditionalProperties *Schema
