@@ -117,7 +117,7 @@ var nextKeys = []string{"next_cursor", "nextCursor", "next_page_token", "nextPag
 var sameNameCursors = map[string]bool{"nexttoken": true, "continuationtoken": true, "continuation": true, "nextpagetoken": true, "cursor": true, "marker": true, "nextmarker": true}
 
 // hasMoreNames are the (normalised) names of a page's has-more flag.
-var hasMoreNames = []string{"hasmore", "hasnext", "hasnextpage", "more", "hasmorepages", "hasmoreitems", "hasmoreresults"}
+var hasMoreNames = []string{"hasmore", "hasnext", "hasnextpage", "more", "hasmorepages", "hasmoreitems", "hasmoreresults", "istruncated"}
 
 // nextLinkKeys are the members of a page that hold the next page's URL;
 // nextLinkNames the same, normalised, found at any of the page's first
@@ -268,14 +268,15 @@ func pageInputs(op *Operation) []pageInput {
 var deprecatedRE = regexp.MustCompile(`(?i)\bdeprecated\b`)
 
 // deprecatedInProse reports whether a parameter's description says it
-// is deprecated: the word, not followed closely by the name of another of
-// the operation's query parameters ("replaces the deprecated page").
+// is deprecated: the word, unless another of the operation's query
+// parameters follows it ("replaces the deprecated `page` parameter" is
+// page_token's description; "deprecated, use page_token" is page's).
 func deprecatedInProse(name, desc string, names []string) bool {
 	for _, loc := range deprecatedRE.FindAllStringIndex(desc, -1) {
-		after := desc[loc[1]:min(len(desc), loc[1]+40)]
+		after := strings.TrimLeft(desc[loc[1]:], " `'\"")
 		other := false
 		for _, n := range names {
-			if n != name && len(n) > 1 && regexp.MustCompile(`\b`+regexp.QuoteMeta(n)+`\b`).MatchString(after) {
+			if rest, ok := strings.CutPrefix(after, n); ok && n != name && (rest == "" || !isWordByte(rest[0])) {
 				other = true
 			}
 		}
@@ -284,6 +285,10 @@ func deprecatedInProse(name, desc string, names []string) bool {
 		}
 	}
 	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // records finds the records of a page: the page itself when it is an
@@ -730,8 +735,12 @@ func (g *generator) onePage(m *method, op *Operation, inputs []pageInput, elem s
 	if elem == "" {
 		why = "its page has no one array of records"
 	}
-	g.explain(m, "", fmt.Sprintf("%s look like paging, but %s", strings.Join(looks, ", "), why),
-		fmt.Sprintf("%s %s: %s look like paging, but %s: generated as one page (a -config entry can name its pagination)", op.Method, op.Path, strings.Join(looks, ", "), why))
+	verb := "look"
+	if len(looks) == 1 {
+		verb = "looks"
+	}
+	says := fmt.Sprintf("%s %s like paging, but %s", strings.Join(looks, ", "), verb, why)
+	g.explain(m, "", says, fmt.Sprintf("%s %s: %s: generated as one page (a -config entry can name its pagination)", op.Method, op.Path, says))
 }
 
 func containsName(names []string, n string) bool {
