@@ -128,9 +128,11 @@ var linkParents = map[string]bool{"links": true, "paging": true, "pagination": t
 
 // offsetNames are the (normalised) names of an offset parameter: offset
 // and skip always; the others when the page echoes the parameter or
-// reports a total. limitNames are those of its page size, most likely
+// reports a total, and the parameter does not count from 1 (SCIM's
+// startIndex does: walked as an offset from 0, each page would repeat the
+// last record of the page before, so it is not one). limitNames are those of its page size, most likely
 // first; totalNames those of a total count in the page.
-var offsetNames = []string{"offset", "skip", "start", "startindex", "startat", "from"}
+var offsetNames = []string{"offset", "skip", "start", "startat", "from"}
 var limitNames = []string{"limit", "count", "pagesize", "perpage", "size", "top", "maxresults", "maxitems", "take", "rows"}
 var totalNames = map[string]bool{"total": true, "totalcount": true, "totalresults": true, "totalitems": true, "totalsize": true, "count": true}
 
@@ -325,6 +327,15 @@ func (g *generator) records(s *Schema, typ string) (key, elem, why string) {
 	}
 	if len(arrays) == 1 {
 		return pick(arrays[0], "records in "+arrays[0].Name+", the page's one array")
+	}
+	var objects []*Property // beside lists of names (SCIM's schemas)
+	for _, p := range arrays {
+		if it := core(core(p.Schema).Items); it != nil && isObject(it) {
+			objects = append(objects, p)
+		}
+	}
+	if len(objects) == 1 {
+		return pick(objects[0], "records in "+objects[0].Name+", the page's one array of objects")
 	}
 	return "", "", ""
 }
@@ -576,6 +587,12 @@ func firstInput(inputs []pageInput, names []string, ok func(pageInput) bool) (pa
 	return pageInput{}, false
 }
 
+// fromOne reports whether a number's default or minimum is 1.
+func fromOne(s *Schema) bool {
+	d, _ := s.Default.(int)
+	return d == 1 || s.Minimum != nil && *s.Minimum == 1
+}
+
 func numeric(in pageInput) bool {
 	return in.s != nil && (in.s.Type == "integer" || in.s.Type == "number")
 }
@@ -604,7 +621,7 @@ func offsetWays(inputs []pageInput, members []pageMember, itemsKey string) []fou
 	}
 	off, ok := firstInput(inputs, offsetNames, func(in pageInput) bool {
 		n := normName(in.name)
-		return n == "offset" || n == "skip" || numeric(in) && (echoes(in.name) || total)
+		return n == "offset" || n == "skip" || numeric(in) && (echoes(in.name) || total) && !fromOne(in.s)
 	})
 	if !ok {
 		return nil
