@@ -455,12 +455,17 @@ func (g *generator) cursors(inputs []pageInput, members []pageMember, props []*P
 	}
 	var ways []found
 	var ranks []int
-	seen := map[string]bool{}
+	// A cursor both in the query and in a POST's body is the body's: AWS's
+	// JSON APIs read only the body, and documents converted from them
+	// declare the token in both.
+	inBody := map[string]bool{}
 	for _, in := range inputs {
-		if in.s == nil || !scalarSchema(in.s) || seen[in.name] {
+		inBody[in.name] = inBody[in.name] || in.inBody
+	}
+	for _, in := range inputs {
+		if in.s == nil || !scalarSchema(in.s) || inBody[in.name] && !in.inBody {
 			continue
 		}
-		seen[in.name] = true // a query parameter hides a body member of its name
 		n := normName(in.name)
 		p := &Paging{Type: "cursor", CursorParam: in.name, ItemsKey: itemsKey, HasMoreKey: hasMore, InBody: in.inBody}
 		why := ""
