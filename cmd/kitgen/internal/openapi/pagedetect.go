@@ -130,8 +130,9 @@ var linkParents = map[string]bool{"links": true, "paging": true, "pagination": t
 // and skip always; the others when the page echoes the parameter or
 // reports a total, and the parameter does not count from 1 (SCIM's
 // startIndex does: walked as an offset from 0, each page would repeat the
-// last record of the page before, so it is not one). limitNames are those of its page size, most likely
-// first; totalNames those of a total count in the page.
+// last record of the page before, so it is not one). limitNames are those
+// of its page size, most likely first; totalNames those of a total count
+// in the page.
 var offsetNames = []string{"offset", "skip", "start", "startat", "from"}
 var limitNames = []string{"limit", "count", "pagesize", "perpage", "size", "top", "maxresults", "maxitems", "take", "rows"}
 var totalNames = map[string]bool{"total": true, "totalcount": true, "totalresults": true, "totalitems": true, "totalsize": true, "count": true}
