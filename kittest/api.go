@@ -63,6 +63,8 @@ import (
 //	GET    /clamped/users               like /paged, but past the end repeats the last page
 //	GET    /zero/users                  {"data","page"} and a Link header: pages count from 0; page, page_size
 //	GET    /stuck/users                 like /cursor, but next_cursor is always "stuck"
+//	GET    /marker/users                {"entries","limit","next_marker"} (Box); marker, limit
+//	GET    /token/users                 {"users","nextPageToken"} (Google); pageToken, pageSize
 //	GET    /stripe/users                {"object","data","has_more","url"}; starting_after (a user id), limit
 //	GET    /next/users                  {"data","links":{"next"},"meta"}: the next page's URL in the body; page, page_size
 //	POST   /search/users                {"filter","page_size","start_cursor"} -> {"results","next_cursor","has_more"}
@@ -169,7 +171,10 @@ import (
 //
 // # Real API shapes
 //
-// /stripe/users is Stripe's list: starting_after is the id of the last user
+// /marker/users is Box's marker list and /token/users Google's page-token
+// list: the page answers the request's token parameter X with next_X (in
+// the API's case style: next_marker, nextPageToken), absent on the last
+// page. /stripe/users is Stripe's list: starting_after is the id of the last user
 // of the page before, and has_more is false on the last page, even a full
 // one (a client that ignores it sends one request too many). /next/users
 // names the next page's URL at links.next, a path-relative reference like
@@ -556,6 +561,8 @@ func (a *API) routes() {
 	a.handle("GET /clamped/users", apiAuthOptional, a.clampedUsers)
 	a.handle("GET /zero/users", apiAuthOptional, a.zeroUsers)
 	a.handle("GET /stuck/users", apiAuthOptional, a.stuckUsers)
+	a.handle("GET /marker/users", apiAuthOptional, a.markerUsers)
+	a.handle("GET /token/users", apiAuthOptional, a.pageTokenUsers)
 	a.handle("GET /stripe/users", apiAuthOptional, a.stripeUsers)
 	a.handle("GET /next/users", apiAuthOptional, a.nextUsers)
 	a.handle("GET /activity", apiAuthOptional, a.activity)

@@ -1,6 +1,7 @@
 package kittest
 
 import (
+	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
@@ -115,4 +116,52 @@ func TestAPI_Charges(t *testing.T) {
 	}
 	form("currency=usd").wantError(t, 422, "validation_failed")
 	apiTDo(t, srv, apiTReq{method: "POST", path: "/charges", ctype: "application/json", body: "{}"}).wantError(t, 415, "unsupported_media_type")
+}
+
+// TestAPI_TokenLists: /marker/users answers marker with next_marker (Box),
+// /token/users pageToken with nextPageToken (Google); following the
+// tokens yields every matching user once, the last page has no token, and
+// a malformed token is a 400.
+func TestAPI_TokenLists(t *testing.T) {
+	t.Parallel()
+	_, srv := apiTStart(t, WithUsers(23))
+	for _, c := range []struct{ path, token, size, next, records string }{
+		{"/marker/users", "marker", "limit", "next_marker", "entries"},
+		{"/token/users", "pageToken", "pageSize", "nextPageToken", "users"},
+	} {
+		seen := map[int]bool{}
+		tok := ""
+		for pages := 0; ; pages++ {
+			if pages > 5 {
+				t.Fatalf("%s: the tokens do not end", c.path)
+			}
+			q := url.Values{c.size: {"5"}, "active": {"true"}}
+			if tok != "" {
+				q.Set(c.token, tok)
+			}
+			var page map[string]json.RawMessage
+			apiTGet(t, srv, c.path+"?"+q.Encode()).decode(t, &page)
+			var users []apiTUser
+			if err := json.Unmarshal(page[c.records], &users); err != nil || len(users) > 5 {
+				t.Fatalf("%s: page %d: %s: %v", c.path, pages, page[c.records], err)
+			}
+			for _, u := range users {
+				if seen[u.ID] || !u.Active {
+					t.Fatalf("%s: user %d again, or inactive", c.path, u.ID)
+				}
+				seen[u.ID] = true
+			}
+			next, ok := page[c.next]
+			if !ok {
+				break
+			}
+			if err := json.Unmarshal(next, &tok); err != nil || tok == "" {
+				t.Fatalf("%s: %s %s", c.path, c.next, next)
+			}
+		}
+		if len(seen) != 16 { // 23 users, every third inactive
+			t.Errorf("%s: %d active users, want 16", c.path, len(seen))
+		}
+		apiTGet(t, srv, c.path+"?"+c.token+"=x").wantError(t, 400, "bad_request")
+	}
 }

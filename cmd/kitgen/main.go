@@ -39,14 +39,16 @@
 // From an OpenAPI 3.0, 3.1 or 3.2 document, or a Swagger 2.0 one (JSON or
 // YAML):
 //
-//	kitgen openapi [-o dir] [-package name] [-config file] [-overlay file]... [-remote] [-ops globs] [-tags a,b] [-env PREFIX] [-docs] [-check] spec
+//	kitgen openapi [-o dir] [-package name] [-config file] [-overlay file]... [-remote] [-ops globs] [-tags a,b] [-env PREFIX] [-docs] [-check] [-v] spec
 //
 // writes dir/openapi_gen.go (models and //kit: interfaces, always
 // regenerated), dir/client.go when it does not exist (afterwards only its
 // go:generate line is rewritten, to the flags of the run), and
 // dir/kit_gen.go, and prints what it emitted, skipped (with reasons) and
-// paginated. An operation it cannot map is skipped, never the whole
-// document. -config names a YAML file that says how operations paginate
+// paginated; -v adds one line per paginated operation with its paginator
+// and the evidence, and per operation that looks paged but is one page
+// (which also gets a note). An operation it cannot map is skipped, never
+// the whole document. -config names a YAML file that says how operations paginate
 // where detection cannot see it (the document's x-kit-pagination,
 // x-speakeasy-pagination, x-fern-pagination and x-ms-pageable are read
 // too). -overlay applies an OpenAPI Overlay 1.0 file to the document
@@ -127,7 +129,7 @@ flags of kitgen [dir ...]:
 }
 
 // openapiUsage is kitgen openapi's synopsis.
-const openapiUsage = "kitgen openapi [-o dir] [-package name] [-config file] [-overlay file]... [-remote] [-ops globs] [-tags a,b] [-env PREFIX] [-docs] [-check] spec.{json,yaml}"
+const openapiUsage = "kitgen openapi [-o dir] [-package name] [-config file] [-overlay file]... [-remote] [-ops globs] [-tags a,b] [-env PREFIX] [-docs] [-check] [-v] spec.{json,yaml}"
 
 // runOpenAPI is kitgen openapi: a package of //kit: declarations from an
 // OpenAPI document, then kitgen's own pass over it.
@@ -147,6 +149,7 @@ func runOpenAPI(args []string) int {
 	})
 	env := fs.String("env", "", "New reads the base URL and the secrets from `PREFIX`_... environment variables")
 	docs := fs.Bool("docs", false, "write api.md beside the package: every method, its signature, usage and pagination")
+	verbose := fs.Bool("v", false, "list every paginated operation with its paginator and the evidence, and those that look paged but are one page")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s\n\n", openapiUsage)
 		fs.PrintDefaults()
@@ -168,6 +171,9 @@ func runOpenAPI(args []string) int {
 	rep, err := openapi.Run(cfg)
 	if rep != nil {
 		rep.Print(os.Stdout, cfg.Spec)
+		if *verbose {
+			rep.PrintPagination(os.Stdout)
+		}
 	}
 	if err != nil {
 		// The message may quote the document: one line, as it is.

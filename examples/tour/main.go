@@ -310,6 +310,9 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := openapiTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
+	if err := tokensTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
 	if err := observerTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ func TestTour(t *testing.T) {
 		"pagination does not advance",
 		"pages counted from 0, walked with kit.StartAtOne: 226 users, from user 26",
 		"pages counted from 0, walked with kit.StartUnknown: 251 users, from user 1",
+		"/token/users  pageToken answered by nextPageToken (Google): 166 active users, every page",
 		"GET /me as Ada Lovelace, after 2 logins",
 		"a cursor walk with WithPrefetch(2), one page ahead",
 		": 251 users in 13 requests",

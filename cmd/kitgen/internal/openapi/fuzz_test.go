@@ -115,6 +115,7 @@ func FuzzConfig(f *testing.F) {
 	}
 	f.Add([]byte("pagination:\n  listA: {type: cursor, cursorParam: a, recordKey: id, hasMoreKey: more, inBody: true}\n  GET /b: none\n"))
 	f.Add([]byte("pagination:\n  x: {type: offset, limit: -1}\n"))
+	f.Add([]byte("pagination:\n  x: {type: pageNumber, start: unknown}\n  y: {type: pageNumber, start: 2}\n  z: {type: cursor, start: 0}\n"))
 	f.Add([]byte("pagination: [1, 2]\n"))
 	f.Add([]byte("other: {}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

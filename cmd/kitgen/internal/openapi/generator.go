@@ -49,8 +49,13 @@ type generator struct {
 	secOpts []secOpt
 	// hooks are the webhooks generated, and hookKey the payload member
 	// that routes them ("" when one webhook or none tells them apart).
-	hooks   []*hook
-	hookKey string
+	hooks     []*hook
+	hookKey   string
+	hookIface string // the interface's name: Webhooks unless a type has it
+	hookCtor  string // its handler's constructor: NewWebhooksHandler
+	// paging is how each method's pages are walked and why, or why it
+	// looks paged but is one page (pagedetect.go), for the report.
+	paging map[*method]*pagingWhy
 }
 
 // Note is a remark on the document at a position: kitgen went on, but
@@ -241,131 +246,6 @@ func responseKinds(op *Operation) (hasJSON, hasStream bool) {
 	return
 }
 
-// itemsKeys are the keys of a page object's records, most likely first.
-var itemsKeys = []string{"data", "items", "results", "records", "entries", "values", "value", "list", "objects"}
-var cursorParams = []string{"starting_after", "after", "cursor", "page_token", "pageToken", "next_token", "continuation_token", "start_cursor", "marker", "page"}
-var nextKeys = []string{"next_cursor", "nextCursor", "next_page_token", "nextPageToken", "last_id", "next_token", "cursor", "marker", "next_page", "next"}
-var hasMoreKeys = []string{"has_more", "hasMore", "has_next", "hasNext", "has_next_page", "more"}
-var nextLinkKeys = []string{"next", "next_page_uri", "next_page_url", "nextLink", "@odata.nextLink", "next_url", "nextPage", "next_page"}
-var sizeParams = []string{"per_page", "page_size", "pageSize", "limit", "size"}
-
-// paginate returns an iter.Seq2 result and adds the paginator option when
-// the operation is a paged list, as configured (p, nil when the config and
-// the document name none) or detected; "" otherwise.
-func (g *generator) paginate(m *method, op *Operation, ok *Response, s *Schema, typ string, p *Paging) (string, error) {
-	if p != nil {
-		return g.pagedAs(m, p, s, typ)
-	}
-	return g.detect(m, op, ok, s, typ), nil
-}
-
-// pagedAs applies the pagination a config or an extension names: the
-// records are at p.ItemsKey of the page (the page itself when "").
-func (g *generator) pagedAs(m *method, p *Paging, s *Schema, typ string) (string, error) {
-	if p.Type == "none" {
-		return "", nil
-	}
-	elem := ""
-	if p.ItemsKey == "" {
-		if !strings.HasPrefix(typ, "[]") {
-			return "", fmt.Errorf("%s: no itemsKey, and the page (%s) is not an array", p.from, typ)
-		}
-		elem = typ[2:]
-	} else {
-		at := s
-		for _, k := range strings.Split(p.ItemsKey, ".") {
-			var next *Schema
-			if at != nil {
-				props, _ := flatten(at, map[*Schema]bool{})
-				for _, q := range props {
-					if q.Name == k {
-						next = q.Schema
-					}
-				}
-			}
-			if next == nil {
-				return "", fmt.Errorf("%s: itemsKey %q: the page has no field %q", p.from, p.ItemsKey, k)
-			}
-			at = next
-		}
-		if at.Type != "array" {
-			return "", fmt.Errorf("%s: itemsKey %q is not an array in the page", p.from, p.ItemsKey)
-		}
-		elem = strings.TrimPrefix(g.types.goType(at, ""), "[]")
-	}
-	return g.paged(m, pagingKinds[p.Type], p.literal(), elem), nil
-}
-
-// detect returns an iter.Seq2 result when the operation looks like a paged
-// list: "" otherwise.
-func (g *generator) detect(m *method, op *Operation, ok *Response, s *Schema, typ string) string {
-	query := map[string]*Parameter{}
-	for _, p := range op.Params {
-		if p.In == "query" {
-			query[p.Name] = p
-		}
-	}
-	itemsKey, elem := "", ""
-	if strings.HasPrefix(typ, "[]") {
-		elem = typ[2:]
-	} else if s != nil && isObject(s) {
-		props, _ := flatten(s, map[*Schema]bool{})
-		var arrays []*Property
-		for _, p := range props {
-			if p.Schema.Type == "array" {
-				arrays = append(arrays, p)
-			}
-		}
-		for _, k := range itemsKeys {
-			for _, p := range arrays {
-				if p.Name == k && itemsKey == "" {
-					itemsKey = k
-					elem = strings.TrimPrefix(g.types.goType(p.Schema, ""), "[]")
-				}
-			}
-		}
-		if itemsKey == "" && len(arrays) == 1 {
-			itemsKey = arrays[0].Name
-			elem = strings.TrimPrefix(g.types.goType(arrays[0].Schema, ""), "[]")
-		}
-		if itemsKey != "" {
-			if p := g.cursorPaginator(op, query, props, itemsKey); p != "" {
-				return g.paged(m, "Cursor", p, elem)
-			}
-			if k := nextLinkKey(props); k != "" {
-				return g.paged(m, "NextLink", fmt.Sprintf("kit.NextLink{Key: %q, ItemsKey: %q}", k, itemsKey), elem)
-			}
-		}
-	}
-	if elem == "" {
-		return ""
-	}
-	for h := range ok.Headers {
-		if strings.EqualFold(h, "Link") {
-			lh := "kit.LinkHeader{}"
-			if itemsKey != "" {
-				lh = fmt.Sprintf("kit.LinkHeader{ItemsKey: %q}", itemsKey)
-			}
-			return g.paged(m, "LinkHeader", lh, elem)
-		}
-	}
-	if query["offset"] != nil && query["limit"] != nil {
-		return g.paged(m, "Offset", fmt.Sprintf("kit.Offset{OffsetParam: \"offset\", LimitParam: \"limit\", ItemsKey: %q}", itemsKey), elem)
-	}
-	if p := query["page"]; p != nil && p.Schema.Type == "integer" {
-		for _, sp := range sizeParams {
-			if p := query[sp]; p != nil {
-				size := 0
-				if d, ok := p.Schema.Default.(int); ok && d > 0 {
-					size = d
-				}
-				return g.paged(m, "PageNumber", fmt.Sprintf("kit.PageNumber{PageParam: \"page\", SizeParam: %q, PageSize: %d, ItemsKey: %q}", sp, size, itemsKey), elem)
-			}
-		}
-	}
-	return ""
-}
-
 func (g *generator) paged(m *method, kind, paginator, elem string) string {
 	m.paginator = kind
 	m.directives = append(m.directives, "//kit:option kit.PagedBy("+paginator+")")
@@ -546,96 +426,6 @@ func (g *generator) errorModel() *Schema {
 		return nil
 	}
 	return best
-}
-
-// cursorPaginator returns a kit.Cursor literal when the operation walks a
-// cursor: a string cursor parameter (in the query, or in a POST's JSON
-// body) and a field of the page that holds the next cursor, or, for
-// Stripe's shape (starting_after), the last record's id with a has-more
-// flag. "" when it does not.
-func (g *generator) cursorPaginator(op *Operation, query map[string]*Parameter, props []*Property, itemsKey string) string {
-	prop := func(name string) *Property {
-		for _, p := range props {
-			if p.Name == name {
-				return p
-			}
-		}
-		return nil
-	}
-	hasMore := ""
-	for _, k := range hasMoreKeys {
-		if p := prop(k); p != nil && p.Schema.Type == "boolean" {
-			hasMore = k
-			break
-		}
-	}
-	inBody := ""
-	var bodyProps []*Property
-	if op.Method == "POST" && op.Body != nil {
-		for _, mt := range op.Body.Content {
-			if jsonType(mt.Type) && mt.Schema != nil && isObject(mt.Schema) {
-				bodyProps, _ = flatten(mt.Schema, map[*Schema]bool{})
-			}
-		}
-	}
-	for _, c := range cursorParams {
-		isCursor := query[c] != nil && query[c].Schema.Type == "string"
-		if !isCursor && len(bodyProps) > 0 {
-			for _, bp := range bodyProps {
-				if bp.Name == c && bp.Schema.Type == "string" {
-					isCursor, inBody = true, ", InBody: true"
-				}
-			}
-		}
-		if !isCursor {
-			continue // a page number is not a cursor
-		}
-		extra := inBody
-		if hasMore != "" {
-			extra = fmt.Sprintf(", HasMoreKey: %q", hasMore) + extra
-		}
-		for _, k := range nextKeys {
-			if p := prop(k); p != nil && p.Schema.Type != "array" && p.Schema.Type != "object" && p.Schema.Type != "boolean" {
-				return fmt.Sprintf("kit.Cursor{CursorParam: %q, NextKey: %q, ItemsKey: %q%s}", c, k, itemsKey, extra)
-			}
-		}
-		// Stripe: the cursor is the last record's id, and has_more says
-		// whether there is a page after.
-		if (c == "starting_after" || c == "after") && hasMore != "" {
-			if items := prop(itemsKey); items != nil && items.Schema.Items != nil {
-				recProps, _ := flatten(items.Schema.Items, map[*Schema]bool{})
-				for _, rp := range recProps {
-					if rp.Name == "id" {
-						return fmt.Sprintf("kit.Cursor{CursorParam: %q, RecordKey: \"id\", ItemsKey: %q%s}", c, itemsKey, extra)
-					}
-				}
-			}
-		}
-	}
-	return ""
-}
-
-// nextLinkKey returns the field of a page that holds the next page's URL,
-// or "".
-func nextLinkKey(props []*Property) string {
-	for _, k := range nextLinkKeys {
-		for _, p := range props {
-			if p.Name == k && p.Schema.Type == "string" {
-				return k
-			}
-		}
-	}
-	for _, p := range props {
-		if p.Name == "links" || p.Name == "_links" {
-			sub, _ := flatten(p.Schema, map[*Schema]bool{})
-			for _, q := range sub {
-				if q.Name == "next" && q.Schema.Type == "string" {
-					return p.Name + ".next"
-				}
-			}
-		}
-	}
-	return ""
 }
 
 // methodDoc writes a method's doc comment: its name and the summary (the

@@ -149,9 +149,12 @@ type Schema struct {
 	Description string
 	Enum        []any
 	Default     any
-	Properties  []*Property
-	Required    []string
-	Items       *Schema
+	// Minimum and Maximum are the bounds of a number, nil when not
+	// given.
+	Minimum, Maximum *float64
+	Properties       []*Property
+	Required         []string
+	Items            *Schema
 	// AdditionalProperties is the schema of the values of a map: nil when
 	// none is allowed or said; Any when the value is unconstrained.
 	AdditionalProperties *Schema

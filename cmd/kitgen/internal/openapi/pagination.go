@@ -36,6 +36,10 @@ type Paging struct {
 	PageParam string `yaml:"pageParam"`
 	SizeParam string `yaml:"sizeParam"`
 	PageSize  int    `yaml:"pageSize"`
+	// Start is where the page numbers start: 0, 1, or unknown (the
+	// server picks the first page: kit.StartUnknown); "" takes it from
+	// the page parameter's minimum, default or description, else 1.
+	Start string `yaml:"start"`
 
 	from string // where it was said, for messages
 }
@@ -45,6 +49,9 @@ var pagingKinds = map[string]string{
 	"cursor": "Cursor", "linkHeader": "LinkHeader", "nextLink": "NextLink",
 	"offset": "Offset", "pageNumber": "PageNumber", "none": "",
 }
+
+// pageStarts maps a Paging's start to its kit.PageStart.
+var pageStarts = map[string]string{"0": "kit.StartAtZero", "1": "kit.StartAtOne", "unknown": "kit.StartUnknown"}
 
 // literal returns the kit paginator of p, as Go.
 func (p *Paging) literal() string {
@@ -84,6 +91,9 @@ func (p *Paging) literal() string {
 		str("SizeParam", p.SizeParam)
 		num("PageSize", p.PageSize)
 		str("ItemsKey", p.ItemsKey)
+		if c := pageStarts[p.Start]; c != "" {
+			fs = append(fs, "Start: "+c)
+		}
 	}
 	return "kit." + pagingKinds[p.Type] + "{" + strings.Join(fs, ", ") + "}"
 }
@@ -95,6 +105,12 @@ func (p *Paging) check() error {
 	}
 	if p.Limit < 0 || p.PageSize < 0 {
 		return fmt.Errorf("a negative limit or pageSize")
+	}
+	if _, ok := pageStarts[p.Start]; p.Start != "" && !ok {
+		return fmt.Errorf("start %q is not 0, 1 or unknown", p.Start)
+	}
+	if p.Start != "" && p.Type != "pageNumber" {
+		return fmt.Errorf("start is a pageNumber's, not a %s's", p.Type)
 	}
 	if p.Type == "cursor" && p.NextKey != "" && p.RecordKey != "" {
 		return fmt.Errorf("a cursor reads nextKey or recordKey, not both")
@@ -116,6 +132,9 @@ func (p *Paging) check() error {
 //	    cursorParam: after
 //	    nextKey: next
 //	    itemsKey: data
+//	  GET /reports:        # pages counted from 0
+//	    type: pageNumber
+//	    start: 0             # 0, 1, or unknown: the server picks the first page
 //	  GET /health: none    # a list that is one page
 type ConfigFile struct {
 	Pagination map[string]*Paging
@@ -185,7 +204,7 @@ func decodePaging(n *yaml.Node) (*Paging, error) {
 	}
 	known := map[string]bool{}
 	for _, f := range []string{"type", "itemsKey", "cursorParam", "nextKey", "recordKey", "hasMoreKey", "inBody",
-		"key", "offsetParam", "limitParam", "limit", "pageParam", "sizeParam", "pageSize"} {
+		"key", "offsetParam", "limitParam", "limit", "pageParam", "sizeParam", "pageSize", "start"} {
 		known[f] = true
 	}
 	for k := range pairs(n) {

@@ -95,7 +95,8 @@ func TestRules(t *testing.T) {
 // renderRule generates openapi_gen.go of one document of an archive, as
 // kitgen openapi writes it before kitgen's own pass, its report, the
 // client.go of a first run, and api.md when the archive's flags section
-// says -docs (it may say -env PREFIX too).
+// says -docs (it may say -env PREFIX too, and -v: the report lists the
+// pagination).
 func renderRule(t *testing.T, section map[string][]byte, spec, pkg string) (src, report, client, apiDoc []byte) {
 	t.Helper()
 	dir := t.TempDir()
@@ -126,12 +127,15 @@ func renderRule(t *testing.T, section map[string][]byte, spec, pkg string) (src,
 		}
 	}
 	flags := strings.Fields(string(section["flags"]))
+	verbose := false
 	for i, f := range flags {
 		switch {
 		case f == "-docs":
 			cfg.Docs = true
 		case f == "-env" && i+1 < len(flags):
 			cfg.Env = flags[i+1]
+		case f == "-v":
+			verbose = true
 		}
 	}
 	g := newGenerator(doc, packageName(pkg), spec)
@@ -143,7 +147,11 @@ func renderRule(t *testing.T, section map[string][]byte, spec, pkg string) (src,
 		t.Fatalf("%v\n%s", err, out)
 	}
 	var r bytes.Buffer
-	g.report(doc).Print(&r, spec)
+	rep := g.report(doc)
+	rep.Print(&r, spec)
+	if verbose {
+		rep.PrintPagination(&r)
+	}
 	if cfg.Docs {
 		apiDoc = g.apiDoc()
 	}

@@ -53,6 +53,19 @@ type Report struct {
 	Skipped    []Skip         // with reasons
 	Paginated  map[string]int // paginator kind → operations
 	Notes      []Note         // remarks on the document: renamed operations, impossible schemas
+	// Pagination lists every paginated method, with its paginator and
+	// the evidence for it, and every method that looks paged but is
+	// generated as one page (Paginator ""): what -v prints.
+	Pagination []PagedOp
+}
+
+// PagedOp is one method of the report's pagination listing.
+type PagedOp struct {
+	Pos          Pos
+	Method, Path string
+	Name         string // the Go method
+	Paginator    string // the kit paginator, as Go; "" when one page
+	Evidence     string // what in the document (or the -config file) says so
 }
 
 // Run imports the document, writes the package and returns the report.
@@ -226,6 +239,14 @@ func (g *generator) report(doc *Doc) *Report {
 	}
 	r.Skipped = append(append(r.Skipped, doc.Skipped...), g.skipped...)
 	r.Notes = append(append([]Note(nil), doc.Notes...), g.notes...)
+	for _, m := range g.methods {
+		if w := g.paging[m]; w != nil {
+			r.Pagination = append(r.Pagination, PagedOp{Pos: m.op.Pos, Method: m.op.Method, Path: m.op.Path, Name: m.name, Paginator: w.paginator, Evidence: w.evidence})
+			if w.note != "" {
+				r.Notes = append(r.Notes, Note{Pos: m.op.Pos, Msg: w.note})
+			}
+		}
+	}
 	r.Operations = len(doc.Ops) + len(doc.Skipped)
 	return r
 }
@@ -259,6 +280,19 @@ func (r *Report) Print(w io.Writer, spec string) {
 	}
 	for _, n := range r.Notes {
 		line("%s: note: %s", n.Pos, n.Msg)
+	}
+}
+
+// PrintPagination writes the pagination listing (-v): one line per
+// paginated method, file:line:col first, with its paginator and the
+// evidence, and one per method that looks paged but is one page.
+func (r *Report) PrintPagination(w io.Writer) {
+	for _, p := range r.Pagination {
+		s := fmt.Sprintf("%s: paginated %s %s (%s) by %s: %s", p.Pos, p.Method, p.Path, p.Name, p.Paginator, p.Evidence)
+		if p.Paginator == "" {
+			s = fmt.Sprintf("%s: one page %s %s (%s): %s", p.Pos, p.Method, p.Path, p.Name, p.Evidence)
+		}
+		fmt.Fprintln(w, safetext.Terminal(s))
 	}
 }
 

@@ -127,6 +127,7 @@ func (l *loader) schemaAt(sn node, depth int) (_ *Schema, err error) {
 		s.Enum = []any{value(c)}
 	}
 	s.Default = value(get(n, "default"))
+	s.Minimum, s.Maximum = number(get(n, "minimum")), number(get(n, "maximum"))
 	for _, r := range items(get(n, "required")) {
 		s.Required = append(s.Required, r.Value)
 	}
@@ -204,4 +205,17 @@ func (l *loader) schemaAt(sn node, depth int) (_ *Schema, err error) {
 func isNull(s *Schema) bool {
 	return s != Any && s.Nullable && s.Type == "" && len(s.Properties) == 0 && s.Items == nil &&
 		len(s.AllOf)+len(s.OneOf)+len(s.AnyOf) == 0 && len(s.Enum) == 0 && s.Name == ""
+}
+
+// number returns a number node's value, nil when n is absent or not a
+// number.
+func number(n *yaml.Node) *float64 {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return nil
+	}
+	var f float64
+	if n.Decode(&f) != nil {
+		return nil
+	}
+	return &f
 }

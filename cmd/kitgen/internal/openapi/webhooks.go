@@ -94,6 +94,7 @@ type hook struct {
 	method string
 	typ    string
 	event  string
+	ctor   string // its own handler's constructor, when the webhooks share none
 }
 
 // eventKeys are the members a payload's event type is looked for in, after
@@ -115,6 +116,13 @@ func (g *generator) buildWebhooks() {
 		}
 		g.hooks = append(g.hooks, &hook{w: w, method: method, typ: typ})
 	}
+	if len(g.hooks) == 0 {
+		return
+	}
+	// Top-level names after every type's: a schema named Webhooks keeps
+	// its name, and the interface gets another.
+	g.hookIface = g.names.name("Webhooks")
+	g.hookCtor = g.names.name("New" + g.hookIface + "Handler")
 	if len(g.hooks) < 2 {
 		return
 	}
@@ -136,6 +144,9 @@ func (g *generator) buildWebhooks() {
 			}
 			return
 		}
+	}
+	for _, h := range g.hooks {
+		h.ctor = g.names.name("New" + h.method + "Handler")
 	}
 	g.note(g.hooks[0].w.Op.Pos, "webhooks: no payload member holds a single value that tells them apart (a discriminator, or type/event/kind with one enum value); each gets a handler of its own to mount at its own URL")
 }
@@ -188,11 +199,16 @@ func (g *generator) webhookDecls(b *bytes.Buffer, specName string) {
 	}
 	hooks := append([]*hook(nil), g.hooks...)
 	sort.SliceStable(hooks, func(i, j int) bool { return hooks[i].method < hooks[j].method })
-	b.WriteString("\n// Webhooks is what the API sends: one method per webhook of the document,\n")
+	iface, ctor := g.hookIface, g.hookCtor
+	fmt.Fprintf(b, "\n// %s is what the API sends: one method per webhook of the document,\n", iface)
 	b.WriteString("// each given the verified delivery with its payload decoded. Implement it\n")
-	b.WriteString("// and mount the handler NewWebhooksHandler returns where the API delivers.\n")
+	if len(hooks) == 1 || g.hookKey != "" {
+		fmt.Fprintf(b, "// and mount the handler %s returns where the API delivers.\n", ctor)
+	} else {
+		b.WriteString("// and mount the handler of each where the API delivers it.\n")
+	}
 	b.WriteString("// A method's error answers 500, and the API sends the delivery again.\n")
-	b.WriteString("type Webhooks interface {\n")
+	fmt.Fprintf(b, "type %s interface {\n", iface)
 	for i, h := range hooks {
 		if i > 0 {
 			b.WriteString("\n")
@@ -204,7 +220,7 @@ func (g *generator) webhookDecls(b *bytes.Buffer, specName string) {
 	}
 	b.WriteString("}\n")
 	if len(hooks) == 1 || g.hookKey != "" {
-		b.WriteString("\n// NewWebhooksHandler returns the handler of the API's webhooks: it verifies\n")
+		fmt.Fprintf(b, "\n// %s returns the handler of the API's webhooks: it verifies\n", ctor)
 		b.WriteString("// each delivery with scheme (the scheme the API signs with, and its secrets),\n")
 		b.WriteString("// drops the ones it already took, and calls impl's method")
 		if g.hookKey != "" {
@@ -217,7 +233,7 @@ func (g *generator) webhookDecls(b *bytes.Buffer, specName string) {
 			b.WriteString(".\n")
 		}
 		b.WriteString("// opts are kitwebhook's (WithSeenStore, WithTolerance, WithObserver, ...).\n")
-		b.WriteString("func NewWebhooksHandler(impl Webhooks, scheme kitwebhook.Scheme, opts ...kitwebhook.Option) (*kitwebhook.Handler, error) {\n")
+		fmt.Fprintf(b, "func %s(impl %s, scheme kitwebhook.Scheme, opts ...kitwebhook.Option) (*kitwebhook.Handler, error) {\n", ctor, iface)
 		if g.hookKey != "" && g.hookKey != "type" {
 			fmt.Fprintf(b, "\topts = append([]kitwebhook.Option{kitwebhook.WithEventKey(%q)}, opts...)\n", g.hookKey)
 		}
@@ -229,10 +245,10 @@ func (g *generator) webhookDecls(b *bytes.Buffer, specName string) {
 		return
 	}
 	for _, h := range hooks {
-		fmt.Fprintf(b, "\n// New%sHandler returns the handler of the API's %s webhook, to mount at\n", h.method, safetext.Comment(h.w.Name))
+		fmt.Fprintf(b, "\n// %s returns the handler of the API's %s webhook, to mount at\n", h.ctor, safetext.Comment(h.w.Name))
 		b.WriteString("// the URL the API delivers it to: it verifies each delivery with scheme,\n")
 		fmt.Fprintf(b, "// drops the ones it already took, and calls impl.%s.\n", h.method)
-		fmt.Fprintf(b, "func New%sHandler(impl Webhooks, scheme kitwebhook.Scheme, opts ...kitwebhook.Option) (*kitwebhook.Handler, error) {\n", h.method)
+		fmt.Fprintf(b, "func %s(impl %s, scheme kitwebhook.Scheme, opts ...kitwebhook.Option) (*kitwebhook.Handler, error) {\n", h.ctor, iface)
 		b.WriteString("\th, err := kitwebhook.NewHandler(scheme, opts...)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n")
 		fmt.Fprintf(b, "\tkitwebhook.Handle(h, \"\", impl.%s)\n\treturn h, nil\n}\n", h.method)
 	}
