@@ -26,15 +26,15 @@ func (a headerAuth) Authenticate(req *http.Request) error {
 func TestStaticCredentialRecordsWhatAuthenticateDoes(t *testing.T) {
 	for _, auth := range []Auth{Bearer("tok"), Basic("al", "pw"), APIKey("x-api-key", "k")} {
 		key, value := auth.(staticHeaderAuth).staticHeader()
-		static, err := newTestState("https://api.example.com/v1", WithAuth(auth))
+		static, err := newTestAuthLayer("https://api.example.com/v1", auth)
 		if err != nil {
 			t.Fatal(err)
 		}
-		general, err := newTestState("https://api.example.com/v1", WithAuth(headerAuth{key, value}))
+		general, err := newTestAuthLayer("https://api.example.com/v1", headerAuth{key, value})
 		if err != nil {
 			t.Fatal(err)
 		}
-		sc := &staticCredential{key: key, value: value, rec: &authRecord{origin: static.base, header: []headerWas{{key, nil}}}}
+		sc := &staticCredential{key: key, value: value, rec: &authRecord{origin: static.home.base, header: []headerWas{{key, nil}}}}
 		for name, before := range map[string][]string{"absent": nil, "other": {"user's"}, "same": {value}, "empty": {}} {
 			for _, own := range []bool{false, true} {
 				u, _ := url.Parse("https://api.example.com/v1/users/1")
@@ -62,7 +62,7 @@ func TestStaticCredentialRecordsWhatAuthenticateDoes(t *testing.T) {
 					t.Errorf("%s, %s: the caller's request changed: %v", auth, name, req.Header)
 				}
 				gr, wr := authRecordFrom(gctx), authRecordFrom(wctx)
-				if gr.origin != static.base || !reflect.DeepEqual(gr.header, wr.header) || len(gr.query) != 0 {
+				if gr.origin != static.home.base || !reflect.DeepEqual(gr.header, wr.header) || len(gr.query) != 0 {
 					t.Errorf("%s, %s: record %+v, want %+v", auth, name, *gr, *wr)
 				}
 				// The attempt interceptors may write into the value.

@@ -385,7 +385,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 		"TokenAuth": TokenAuth(func(context.Context) (Token, error) { return Token{Value: "tok"}, nil }),
 	} {
 		b.Run(name, func(b *testing.B) {
-			st, err := newTestState("https://api.example.com/v1", WithAuth(a))
+			st, err := newTestAuthLayer("https://api.example.com/v1", a)
 			if err != nil {
 				b.Fatal(err)
 			}
