@@ -353,3 +353,22 @@ func TestAuthQueryKeyRedactedByName(t *testing.T) {
 		t.Errorf("HTTPError.URL = %q, want appid redacted", he.URL)
 	}
 }
+
+// The async twin of TestRedirect401ElsewhereDoesNotRefresh: a 401 from
+// where a redirect led (which got no credentials) renews nothing.
+func TestRedirect401ElsewhereDoesNotRefreshAsync(t *testing.T) {
+	a, _, _, _ := redirectServers(t)
+	var fetches atomic.Int64
+	auth := kit.TokenAuth(func(context.Context) (kit.Token, error) {
+		fetches.Add(1)
+		return kit.Token{Value: "tok-" + secretMark}, nil
+	})
+	ac := newAsyncClient(t, a.URL+"/api", authOptions(auth)...)
+	_, err := redirTo401.Go(t.Context(), ac, kit.NoParams{}).Await(t.Context())
+	if he, ok := errors.AsType[*kit.HTTPError](err); !ok || he.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("err = %v, want a 401 *kit.HTTPError", err)
+	}
+	if got := fetches.Load(); got != 1 {
+		t.Errorf("fetches = %d, want 1 (the other origin's 401 is not about our token)", got)
+	}
+}
