@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/kithttp/kit"
+	"github.com/kithttp/kit/kittest"
 )
 
 // rtFastRetry retries with waits of at most a millisecond.
@@ -916,5 +918,126 @@ func TestRetryTooManyRequestsOnAWrite(t *testing.T) {
 	var he *kit.HTTPError
 	if _, err := ikPost.Call(t.Context(), c, struct{ Item rtItem }{}, kit.WithRetry(p)); !errors.As(err, &he) || he.StatusCode != 429 || n.Load() != 1 {
 		t.Fatalf("RetryIf said no: %d attempts, %v; want the 429 after 1", n.Load(), err)
+	}
+}
+
+func TestFaultRetryRecoversIteration(t *testing.T) {
+	for _, k := range []struct {
+		path string
+		p    kit.Paginator
+	}{
+		{"/paged/users", kit.PageNumber{PageSize: 40}},
+		{"/offset/users", kit.Offset{Limit: 40}},
+		{"/cursor/users", kit.Cursor{NextKey: "meta.next_cursor", ItemsKey: "results"}},
+		{"/linked/users", kit.LinkHeader{}},
+	} {
+		t.Run(k.path, func(t *testing.T) {
+			fs := kittest.NewFaultServer(t, kittest.NewAPI(kittest.WithUsers(100)))
+			fs.SetRetryAfter("0")
+			c, err := kit.NewClient(fs.URL(), kit.WithRetry(kit.RetryPolicy{MaxAttempts: 5, BaseDelay: time.Millisecond}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			r := kit.NewResource[faultUser](c, k.path, kit.WithPaginator(k.p))
+			fs.Script(kittest.FaultNone, 503, kittest.FaultReset, 502, kittest.FaultTruncated)
+			want := 1
+			for u, err := range r.All(context.Background()) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if u.ID != want {
+					t.Fatalf("record %d: got id %d", want, u.ID)
+				}
+				want++
+			}
+			if want != 101 {
+				t.Fatalf("got %d records, want 100", want-1)
+			}
+		})
+	}
+}
+
+// TestFaultRetryRecoversAsync: the async paths recover by retry too, an
+// endpoint future and a prefetching walk (every record once, in order).
+func TestFaultRetryRecoversAsync(t *testing.T) {
+	client := func(t *testing.T) (*kittest.FaultServer, *kit.AsyncClient) {
+		fs := kittest.NewFaultServer(t, kittest.NewAPI(kittest.WithUsers(100)))
+		fs.SetRetryAfter("0")
+		ac, err := kit.NewAsyncClient(fs.URL(), kit.WithRetry(kit.RetryPolicy{MaxAttempts: 5, BaseDelay: time.Millisecond}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ac.Close(context.Background()) })
+		return fs, ac
+	}
+	t.Run("Go", func(t *testing.T) {
+		fs, ac := client(t)
+		fs.Script(503, kittest.FaultReset, 502)
+		u, err := faultGetUser.Go(t.Context(), ac, struct{ ID int }{7}).Await(t.Context())
+		if err != nil || u.ID != 7 {
+			t.Fatalf("Go after 3 faults: %+v, %v", u, err)
+		}
+	})
+	// Walks: the faults hit whichever requests of a window arrive first,
+	// at most 4 on one page, so 5 attempts always suffice.
+	for _, w := range []struct {
+		name string
+		walk func(ctx context.Context, ac *kit.AsyncClient) iter.Seq2[faultUser, error]
+		step int // between ids
+	}{
+		{"prefetch 2", func(ctx context.Context, ac *kit.AsyncClient) iter.Seq2[faultUser, error] {
+			return kit.NewAsyncResource[faultUser](ac, "/paged/users", kit.WithPaginator(kit.PageNumber{PageSize: 30}), kit.WithPrefetch(2)).All(ctx)
+		}, 1},
+		{"pipelined 8", func(ctx context.Context, ac *kit.AsyncClient) iter.Seq2[faultUser, error] {
+			return kit.NewAsyncResource[faultUser](ac, "/offset/users", kit.WithPaginator(kit.Offset{Limit: 10}), kit.WithPrefetch(8)).All(ctx)
+		}, 1},
+		{"paged endpoint", func(ctx context.Context, ac *kit.AsyncClient) iter.Seq2[faultUser, error] {
+			return faultMembers.GoIterate(ctx, ac, struct{ ID int }{1}) // team 1: ids 1, 6, 11, ...
+		}, 5},
+	} {
+		t.Run(w.name, func(t *testing.T) {
+			fs, ac := client(t)
+			fs.Script(kittest.FaultNone, 503, kittest.FaultTruncated, 502, kittest.FaultReset)
+			want := 1
+			for u, err := range w.walk(t.Context(), ac) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if u.ID != want {
+					t.Fatalf("got id %d, want %d", u.ID, want)
+				}
+				want += w.step
+			}
+			if want != 101 {
+				t.Fatalf("walk ended before id %d", want)
+			}
+		})
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Defect 10: a valid Retry-After too large for int64 is ignored (the call
+// retries); it must end retrying like any Retry-After over the maximum.
+
+func TestHostileRetryAfterOverflow(t *testing.T) { // defect 10
+	for _, v := range []string{"99999999999999999999", "9223372036854775808"} {
+		t.Run(v, func(t *testing.T) {
+			var hits atomic.Int32
+			srv := hxServer(t, func(w http.ResponseWriter, r *http.Request) {
+				hits.Add(1)
+				w.Header().Set("Retry-After", v)
+				http.Error(w, "busy", http.StatusServiceUnavailable)
+			})
+			c := hxClient(t, srv.URL, kit.WithRetry(kit.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
+			_, err := hxGetRec.Call(hxCtx(t), c, kit.NoParams{})
+			var he *kit.HTTPError
+			if !errors.As(err, &he) || he.StatusCode != http.StatusServiceUnavailable {
+				t.Fatalf("Call: %v; want an *HTTPError 503", err)
+			}
+			if n := hits.Load(); n != 1 {
+				t.Fatalf("Retry-After: %s (over MaxRetryAfter): server got %d requests; want 1 (no retry)", v, n)
+			}
+		})
 	}
 }

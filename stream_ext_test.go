@@ -7,8 +7,10 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -1408,4 +1410,80 @@ func TestStreamAsyncCloseWaits(t *testing.T) {
 		t.Errorf("Close = %v", err)
 	}
 	waitClosed(t, closed)
+}
+
+// ---------------------------------------------------------------------------
+// Defect 5: an event stream stops resuming after a heartbeat: on a resumed
+// connection, ": ping" and a blank line reset the last event id to "", so
+// the next drop ends the stream with an error. The id is kept across
+// connections, as browsers keep it.
+
+type hsEvent struct {
+	N int `json:"n"`
+}
+
+var hsEvents = kit.Get[kit.NoParams, *kit.Stream[hsEvent]]("/events")
+
+func TestHostileSecSSEHeartbeatKeepsLastEventID(t *testing.T) { // defect 5
+	for _, async := range []bool{false, true} {
+		name := "sync"
+		if async {
+			name = "async"
+		}
+		t.Run(name, func(t *testing.T) {
+			var conns atomic.Int32
+			var mu sync.Mutex
+			var lastIDs []string
+			srv := hxServer(t, func(w http.ResponseWriter, r *http.Request) {
+				n := conns.Add(1)
+				mu.Lock()
+				lastIDs = append(lastIDs, r.Header.Get("Last-Event-ID"))
+				mu.Unlock()
+				w.Header().Set("Content-Type", "text/event-stream")
+				switch n {
+				case 1:
+					io.WriteString(w, "id: 1\ndata: {\"n\":1}\n\n")
+				case 2:
+					io.WriteString(w, ": ping\n\n") // a heartbeat, then the drop
+				default:
+					io.WriteString(w, "id: 2\ndata: {\"n\":2}\n\ndata: [DONE]\n\n")
+					return
+				}
+				w.(http.Flusher).Flush()
+				panic(http.ErrAbortHandler)
+			})
+			policy := kit.WithRetry(kit.RetryPolicy{BaseDelay: 1, MaxDelay: 1, MaxAttempts: 5})
+			var s *kit.Stream[hsEvent]
+			var err error
+			if async {
+				ac := hxAsyncClient(t, srv.URL, policy)
+				s, err = hsEvents.Go(hxCtx(t), ac, kit.NoParams{}).Await(hxCtx(t))
+			} else {
+				c := hxClient(t, srv.URL, policy)
+				s, err = hsEvents.Call(hxCtx(t), c, kit.NoParams{})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var got []int
+			for e, err := range s.Events() {
+				if err != nil {
+					t.Fatalf("after events %v: %v", got, err)
+				}
+				got = append(got, e.Data.N)
+				if e.Data.N == 2 && e.ID != "2" {
+					t.Errorf("event 2 has ID %q", e.ID)
+				}
+			}
+			if !slices.Equal(got, []int{1, 2}) {
+				t.Errorf("events %v, want [1 2]", got)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if want := []string{"", "1", "1"}; !slices.Equal(lastIDs, want) {
+				t.Errorf("Last-Event-ID of each connection %q, want %q", lastIDs, want)
+			}
+		})
+	}
 }
