@@ -146,7 +146,7 @@ type clientState struct {
 	work         tracker // async work in flight, for AsyncClient.Close (see async.go)
 
 	idem    idempotency  // the client's WithIdempotencyHeader
-	limits  *limits      // the chains' limits, for a walk's window and its tokens
+	limits  *limitLayers // the chains' limits, for a walk's window and its tokens
 	observe *observation // nil: no Observer
 }
 

@@ -46,7 +46,7 @@ func (o maxFlightOption) String() string { return fmt.Sprintf("kit.WithMaxInFlig
 // inflightLayer is the async chain's in-flight limit: each attempt holds a
 // slot while the transport sends it and reads its body; a streamed body
 // holds it until the body is closed.
-func (l *limits) inflightLayer(next Sender) Sender {
+func (l *limitLayers) inflightLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		if err := l.slots.acquire(ctx); err != nil {
 			return nil, errorf(l.secrets.opOf(req), "waiting for one of %d request slots: %w", l.slots.max, err)

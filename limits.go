@@ -126,14 +126,14 @@ func (o limitsOption) String() string {
 	return w.close("})")
 }
 
-// limits are the chain's three limit layers, one concern: the client's
-// limiter (rateLayer, ratelimit.go), the limits servers announce
+// limitLayers is the chain's three limit layers, one concern: the
+// client's limiter (rateLayer, ratelimit.go), the limits servers announce
 // (serverLayer, ratelimit_server.go) and the async chain's in-flight slots
 // (inflightLayer, inflight.go). It holds their configuration and state,
 // and the client's secrets for error text. A walk asks it how many pages
 // may be in flight (window) and reserves their tokens in page order
 // (ticket).
-type limits struct {
+type limitLayers struct {
 	limiter    Limiter       // nil: no limit
 	serverWait time.Duration // WithServerRateLimit's maxWait; 0: off
 	server     serverLimits  // what servers said of their rate limits
@@ -141,10 +141,10 @@ type limits struct {
 	secrets    *secrets
 }
 
-// newLimits returns the limits of c, for a client whose secrets are sec.
+// newLimitLayers returns the limit layers of c, for a client whose secrets are sec.
 // async makes the in-flight slots (only an AsyncEngine's chain has them).
-func newLimits(c *clientConfig, sec *secrets, async bool) *limits {
-	l := &limits{limiter: c.limiter, serverWait: c.serverRate, secrets: sec}
+func newLimitLayers(c *clientConfig, sec *secrets, async bool) *limitLayers {
+	l := &limitLayers{limiter: c.limiter, serverWait: c.serverRate, secrets: sec}
 	if async {
 		l.slots = newSemaphore(c.maxFlight)
 	}
@@ -153,7 +153,7 @@ func newLimits(c *clientConfig, sec *secrets, async bool) *limits {
 
 // window bounds n, the pages a walk would have in flight at once, by the
 // in-flight slots.
-func (l *limits) window(n int) int {
+func (l *limitLayers) window(n int) int {
 	if l.slots != nil {
 		n = min(n, l.slots.max)
 	}
@@ -163,4 +163,4 @@ func (l *limits) window(n int) int {
 // ticket reserves the next token of the client's limiter for a request
 // that is sent later (nil: there is no limiter of kit's own to reserve
 // from).
-func (l *limits) ticket() *rateTicket { return reserveTicket(l.limiter) }
+func (l *limitLayers) ticket() *rateTicket { return reserveTicket(l.limiter) }

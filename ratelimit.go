@@ -96,7 +96,7 @@ func (o rateLimitOption) String() string {
 // rateLayer is the chain's rate-limit layer: every attempt takes one
 // token of the client's limiter, waiting with the call's context. Nothing
 // is sent when the wait fails.
-func (l *limits) rateLayer(next Sender) Sender {
+func (l *limitLayers) rateLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		wait := l.limiter.Wait
 		if t := req.token.take(); t != nil {

@@ -152,7 +152,7 @@ func (s *serverLimits) update(origin originKey, l serverLimit) {
 // origin that said it has no requests left before its reset waits for the
 // reset (up to the client's WithServerRateLimit), or fails with a
 // *RateLimitError; what each response says of its limit is kept.
-func (l *limits) serverLayer(next Sender) Sender {
+func (l *limitLayers) serverLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		origin := originOf(req.URL)
 		now := time.Now()

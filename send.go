@@ -17,13 +17,13 @@ import (
 //	timeout               WithTimeout                      timeout.go           (stateless)
 //	cache                 WithCache                        cache.go             cacheLayer
 //	retry                 WithRetry                        retry.go             retryLayer
-//	rate limit            WithLimits, WithLimiter          ratelimit.go         limits
-//	server rate limit     WithLimits, WithServerRateLimit  ratelimit_server.go  limits
+//	rate limit            WithLimits, WithLimiter          ratelimit.go         limitLayers
+//	server rate limit     WithLimits, WithServerRateLimit  ratelimit_server.go  limitLayers
 //	auth                  WithAuth, refresh on a 401       auth.go              authLayer
 //	logging               WithLogger                       logging.go           logLayer
 //	sent check            WithCache                        cache_sent.go        (stateless)
 //	attempt interceptors  WithAttemptInterceptors          interceptor.go       (the client's)
-//	in-flight limit       WithLimits (async only)          inflight.go          limits
+//	in-flight limit       WithLimits (async only)          inflight.go          limitLayers
 //	transport             the engine, body, *HTTPError     transport.go         (the client's)
 //
 // Each layer type is built once with the client from its clientConfig
@@ -32,7 +32,10 @@ import (
 // whose credentials key its entries, and the logger), and what they all
 // share is the client's secrets, for the URLs in their error text. The
 // observer's hooks go to the layers that fire them (Retry to retry,
-// TokenRenewal to auth, CacheHit to cache, LogAttrs to logging).
+// TokenRenewal to auth, CacheHit to cache, LogAttrs to logging). A layer
+// is immutable once built except for what its fields synchronise
+// themselves (the server limits' mutex, the in-flight semaphore, the auth
+// layer's last token identity), so a chain is safe for concurrent use.
 //
 // A layer that a client does not use (no logger, no rate limit, no auth) is
 // left out of its chain. Each layer reads the call's endpoint settings from
@@ -43,13 +46,14 @@ import (
 // construction; each interceptor's answer is checked where it leaves the
 // interceptor (hop), so the layers above it never see a non-2xx *Response.
 
-// layers are the layer types of a client's chains, built from its
-// configuration; nil for a layer the client does not use.
+// layers are the layer types of a client's chains, built once from its
+// configuration and shared by its sync and async chains; cache, auth and
+// log are nil when the client does not use them.
 type layers struct {
 	call, attempt []Interceptor
 	cache         *cacheLayer
 	retry         *retryLayer
-	limits        *limits
+	limits        *limitLayers
 	auth          *authLayer
 	log           *logLayer
 }
@@ -65,7 +69,7 @@ func newLayers(c *clientConfig, st *clientState) *layers {
 		call:    c.callInterceptors,
 		attempt: c.attemptInterceptors,
 		retry:   &retryLayer{plan: c.retry, secrets: sec, onRetry: o.Retry},
-		limits:  newLimits(c, sec, st.asyncEng != nil),
+		limits:  newLimitLayers(c, sec, st.asyncEng != nil),
 		auth:    newAuthLayer(c.auth, st.home, sec, o.TokenRenewal),
 	}
 	if c.logger != nil {
