@@ -82,7 +82,9 @@ func (c *Client) binding() *clientState {
 
 // Private implementation past this point.
 
-// clientConfig collects what the options set.
+// clientConfig collects what the options set. newClientState keeps its
+// requestConfig and validator; newLayers builds the send chain's layers
+// from the rest, each taking only its own part.
 type clientConfig struct {
 	// requestConfig is what the request options set for every request of
 	// the client: its header (never nil), maxBody (DefaultMaxBodySize
