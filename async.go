@@ -35,9 +35,9 @@ type AsyncClient struct {
 // call through the client, whatever its engine, counts against the
 // in-flight limit ([DefaultMaxInFlight]; see [Limits].MaxInFlight).
 func NewAsyncClient(baseURL string, opts ...Option) (*AsyncClient, error) {
-	st, err := newClientState("NewAsyncClient", baseURL, opts, func(st *clientState) any {
-		st.maxFlight = cmp.Or(st.maxFlight, DefaultMaxInFlight)
-		return newAsyncEngine(st.httpClient)
+	st, err := newClientState("NewAsyncClient", baseURL, opts, func(c *clientConfig) any {
+		c.maxFlight = cmp.Or(c.maxFlight, DefaultMaxInFlight)
+		return newAsyncEngine(c.httpClient)
 	})
 	if err != nil {
 		return nil, err

@@ -8,7 +8,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -962,4 +964,383 @@ func TestCloseWaitsWhateverTheEngine(t *testing.T) {
 	if _, closes := eng.counts(); closes != 1 {
 		t.Errorf("engine closed %d times, want 1", closes)
 	}
+}
+
+// setupAsync is setup's async twin: h on a loopback server, and a
+// *kit.AsyncClient for it. When the test ends the client is closed (an
+// error from Close fails the test), then the server.
+func setupAsync(t testing.TB, h http.Handler, opts ...kit.Option) (*httptest.Server, *kit.AsyncClient) {
+	t.Helper()
+	srv := serve(t, h)
+	return srv, newAsyncClient(t, srv.URL, opts...)
+}
+
+// newAsyncClient is newClient's async twin. It is closed when the test
+// ends, and an error from Close fails the test.
+func newAsyncClient(t testing.TB, base string, opts ...kit.Option) *kit.AsyncClient {
+	t.Helper()
+	ac, err := kit.NewAsyncClient(base, opts...)
+	if err != nil {
+		t.Fatalf("NewAsyncClient(%q): %v", base, err)
+	}
+	t.Cleanup(func() {
+		if err := ac.Close(context.Background()); err != nil {
+			t.Errorf("Close at cleanup: %v", err)
+		}
+	})
+	return ac
+}
+
+func hxAsyncClient(t *testing.T, url string, opts ...kit.Option) *kit.AsyncClient {
+	t.Helper()
+	ac, err := kit.NewAsyncClient(url, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		ac.Close(ctx)
+	})
+	return ac
+}
+
+// hxKitGoroutines returns the goroutines that package kit started
+// ("created by github.com/kithttp/kit.…"), by goroutine header line.
+func hxKitGoroutines() map[string]string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	out := map[string]string{}
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		_, creator, ok := strings.Cut(g, "\ncreated by ")
+		if ok && strings.HasPrefix(creator, "github.com/kithttp/kit.") {
+			id, _, _ := strings.Cut(g, " [") // "goroutine 7"
+			out[id] = g
+		}
+	}
+	return out
+}
+
+// hxKitGoroutinesLeft waits up to 2 s for the goroutines kit started since
+// before (a snapshot of hxKitGoroutines) to end, and returns the stacks of
+// those still running.
+func hxKitGoroutinesLeft(before map[string]string) []string {
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		var left []string
+		for id, g := range hxKitGoroutines() {
+			if _, old := before[id]; !old {
+				left = append(left, g)
+			}
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Defect 1: a panic in user code on one of kit's goroutines kills the
+// process. Every subtest but TokenFetch_stack crashes the binary on the
+// unfixed code; TokenFetch_stack fails cleanly (the fetch panic is
+// recovered, but its error has no stack).
+
+// hxPanicModel is a response model whose Validate method panics.
+type hxPanicModel struct {
+	ID int `json:"id"`
+}
+
+func (hxPanicModel) Validate() error { panic("hx validate boom") }
+
+// hxPanicDecode is a response model whose UnmarshalJSON panics.
+type hxPanicDecode struct{ ID int }
+
+func (*hxPanicDecode) UnmarshalJSON([]byte) error { panic("hx decode boom") }
+
+// hxPanicPaginator returns the first page and panics when asked for the
+// next one.
+type hxPanicPaginator struct{}
+
+func (hxPanicPaginator) FirstPage(params url.Values) kit.PageRequest {
+	return kit.PageRequest{Params: params}
+}
+func (hxPanicPaginator) NextPage(*kit.Response, kit.PageRequest) (*kit.PageRequest, error) {
+	panic("hx paginator boom")
+}
+
+// hxPanicAuth panics in Authenticate.
+type hxPanicAuth struct{}
+
+func (hxPanicAuth) Authenticate(*http.Request) error { panic("hx auth boom") }
+
+// hxPanicTransport panics in RoundTrip.
+type hxPanicTransport struct{}
+
+func (hxPanicTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	panic("hx transport boom")
+}
+
+// hxWantPanicError requires err to report the panic (its value) and to
+// carry the stack (the frame of this test file that panicked), in
+// err.Error() or in its %+v form.
+func hxWantPanicError(t *testing.T, err error, value string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("got no error; want one reporting the panic %q", value)
+	}
+	if !strings.Contains(err.Error(), "panic") || !strings.Contains(err.Error(), value) {
+		t.Errorf("error %q does not report the panic %q", err, value)
+	}
+	if full := fmt.Sprintf("%+v", err); !strings.Contains(full, "async_ext_test.go") {
+		t.Errorf("error carries no stack (no frame of async_ext_test.go in its %%+v form): %s", full)
+	}
+}
+
+func TestHostilePanicOnKitGoroutine(t *testing.T) { // defect 1
+	recSrv := func(t *testing.T) *httptest.Server {
+		return hxServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			if strings.HasPrefix(r.URL.Path, "/recs") {
+				io.WriteString(w, `[{"id":1},{"id":2}]`)
+				return
+			}
+			io.WriteString(w, `{"id":1}`)
+		})
+	}
+	t.Run("Go_Validate", func(t *testing.T) {
+		srv := recSrv(t)
+		ac := hxAsyncClient(t, srv.URL)
+		ep := kit.Get[kit.NoParams, hxPanicModel]("/rec")
+		_, err := ep.Go(hxCtx(t), ac, kit.NoParams{}).Await(hxCtx(t))
+		hxWantPanicError(t, err, "hx validate boom")
+	})
+	t.Run("Prefetch_NextPage", func(t *testing.T) {
+		srv := recSrv(t)
+		ac := hxAsyncClient(t, srv.URL)
+		r := kit.NewAsyncResource[hxRec](ac, "/recs", kit.WithPaginator(hxPanicPaginator{}), kit.WithPrefetch(2))
+		var last error
+		for _, err := range r.All(hxCtx(t)) {
+			if err != nil {
+				last = err
+			}
+		}
+		hxWantPanicError(t, last, "hx paginator boom")
+	})
+	t.Run("AsyncResource_Get_UnmarshalJSON", func(t *testing.T) {
+		srv := recSrv(t)
+		ac := hxAsyncClient(t, srv.URL)
+		r := kit.NewAsyncResource[hxPanicDecode](ac, "/things")
+		_, err := r.Get(hxCtx(t), 1).Await(hxCtx(t))
+		hxWantPanicError(t, err, "hx decode boom")
+	})
+	t.Run("Go_Authenticate", func(t *testing.T) {
+		srv := recSrv(t)
+		ac := hxAsyncClient(t, srv.URL, kit.WithAuth(hxPanicAuth{}))
+		_, err := hxGetRec.Go(hxCtx(t), ac, kit.NoParams{}).Await(hxCtx(t))
+		hxWantPanicError(t, err, "hx auth boom")
+	})
+	t.Run("Engine_RoundTripper", func(t *testing.T) {
+		srv := recSrv(t)
+		ac := hxAsyncClient(t, srv.URL, kit.WithHTTPClient(&http.Client{Transport: hxPanicTransport{}}))
+		_, err := hxGetRec.Go(hxCtx(t), ac, kit.NoParams{}).Await(hxCtx(t))
+		hxWantPanicError(t, err, "hx transport boom")
+	})
+	t.Run("TokenFetch_stack", func(t *testing.T) {
+		// Recovered today, but the error has lost the stack.
+		srv := recSrv(t)
+		auth := kit.TokenAuth(func(context.Context) (kit.Token, error) { panic("hx fetch boom") })
+		c := hxClient(t, srv.URL, kit.WithAuth(auth))
+		_, err := hxGetRec.Call(hxCtx(t), c, kit.NoParams{})
+		hxWantPanicError(t, err, "hx fetch boom")
+	})
+}
+
+// ---------------------------------------------------------------------------
+// Defect 7: Close lets queued calls reach the server after reporting them
+// cancelled. Four requests hold the four slots (WithMaxInFlight(4)), 196
+// more wait for one, and Close gives up after 50 ms: a call that Close
+// reports cancelled (ErrClosed) must not reach the server unless it was
+// already there (the four in flight). A call may still finish normally in
+// the race; it is then not reported cancelled, which is fine. The race is
+// run up to 25 rounds (about 60 ms each); one violation fails the test.
+
+func TestHostileCloseSendsQueued(t *testing.T) { // defect 7
+	for round := 1; round <= 25; round++ {
+		if bad := hxCloseRound(t); bad != "" {
+			t.Fatalf("round %d: %s", round, bad)
+		}
+	}
+}
+
+// hxCloseRound runs one round of TestHostileCloseSendsQueued and describes
+// what went wrong ("" when nothing did).
+func hxCloseRound(t *testing.T) string {
+	const slots, calls = 4, 200
+	type hxOrder struct {
+		N int `kit:"n"`
+	}
+	var (
+		mu       sync.Mutex
+		count    int
+		arrived  = map[int]bool{}
+		inFlight = map[int]bool{} // arrived before Close was called
+	)
+	held := make(chan struct{}, slots)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, err := strconv.Atoi(r.URL.Query().Get("n"))
+		if err != nil {
+			n = -1
+		}
+		mu.Lock()
+		arrived[n] = true
+		count++
+		first := count <= slots
+		mu.Unlock()
+		if first {
+			select {
+			case held <- struct{}{}:
+			default:
+			}
+			select { // hold the slot until the client gives up on the request
+			case <-r.Context().Done():
+			case <-release:
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{}`)
+	}))
+	var stopOnce sync.Once
+	stop := func() {
+		stopOnce.Do(func() {
+			close(release)
+			srv.Close() // waits for the handlers
+		})
+	}
+	defer stop()
+	ac, err := kit.NewAsyncClient(srv.URL, kit.WithMaxInFlight(slots))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := kit.Post[hxOrder, *kit.Response]("/orders")
+	futures := make([]*kit.Future[*kit.Response], calls)
+	for i := range futures {
+		futures[i] = ep.Go(context.Background(), ac, hxOrder{i})
+	}
+	for range slots {
+		select {
+		case <-held:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the first requests never reached the server")
+		}
+	}
+	mu.Lock()
+	for n := range arrived {
+		inFlight[n] = true
+	}
+	mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_ = ac.Close(ctx)
+	cancelled := map[int]bool{}
+	for i, f := range futures {
+		if _, err := f.Await(hxCtx(t)); errors.Is(err, kit.ErrClosed) {
+			cancelled[i] = true
+		} else if err != nil {
+			return fmt.Sprintf("call %d: %v; want success or an error matching kit.ErrClosed", i, err)
+		}
+	}
+	stop()
+	var sent []int
+	for i := range calls {
+		if cancelled[i] && arrived[i] && !inFlight[i] {
+			sent = append(sent, i)
+		}
+	}
+	if len(sent) > 0 {
+		return fmt.Sprintf("%d of %d calls reported cancelled (ErrClosed) were queued when Close was called, yet reached the server: %v",
+			len(sent), len(cancelled), sent)
+	}
+	return ""
+}
+
+// ---------------------------------------------------------------------------
+// Defect 8: Close leaves kit's goroutines behind.
+
+func TestHostileCloseLeavesGoroutines(t *testing.T) { // defect 8
+	t.Run("prefetch_consumer_busy", func(t *testing.T) {
+		// Full pages forever: the walk always has a next page.
+		srv := hxServer(t, hxPagesHandler(func(*http.Request) (string, string) { return `[{"id":1},{"id":2}]`, "" }))
+		ac, err := kit.NewAsyncClient(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// WithPrefetch(1): the producer hands pages over unbuffered, so
+		// whatever it does next (fetch page 2, or fail with ErrClosed) it
+		// then blocks handing it to the busy consumer.
+		r := kit.NewAsyncResource[hxRec](ac, "/recs", kit.WithPaginator(kit.PageNumber{PageSize: 2}), kit.WithPrefetch(1))
+		before := hxKitGoroutines()
+		var left []string
+		for _, err := range r.Pages(hxCtx(t), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The consumer is busy in the loop body while the client closes.
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			_ = ac.Close(ctx)
+			cancel()
+			left = hxKitGoroutinesLeft(before)
+			break
+		}
+		if len(left) > 0 {
+			t.Fatalf("Close returned, %d goroutine(s) of kit still running:\n%s", len(left), strings.Join(left, "\n\n"))
+		}
+	})
+	t.Run("token_fetch_of_async_call", func(t *testing.T) {
+		srv := hxServer(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{"id":1}`) })
+		started := make(chan struct{}, 1)
+		release := make(chan struct{})
+		t.Cleanup(func() { close(release) })
+		auth := kit.TokenAuth(func(ctx context.Context) (kit.Token, error) {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+			select {
+			case <-ctx.Done():
+				return kit.Token{}, ctx.Err()
+			case <-release:
+				return kit.Token{}, errors.New("released by the test")
+			}
+		}, kit.WithTokenFetchTimeout(20*time.Second))
+		ac, err := kit.NewAsyncClient(srv.URL, kit.WithAuth(auth))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := hxKitGoroutines()
+		f := hxGetRec.Go(hxCtx(t), ac, kit.NoParams{})
+		select {
+		case <-started:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the token fetch never started")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		_ = ac.Close(ctx)
+		if _, err := f.Await(hxCtx(t)); !errors.Is(err, kit.ErrClosed) {
+			t.Errorf("the call: %v; want an error matching kit.ErrClosed", err)
+		}
+		if left := hxKitGoroutinesLeft(before); len(left) > 0 {
+			t.Fatalf("Close returned, %d goroutine(s) of kit still running:\n%s", len(left), strings.Join(left, "\n\n"))
+		}
+	})
 }

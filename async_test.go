@@ -35,7 +35,7 @@ func TestDefaultAsyncEngineHasOnlyAsyncProtocol(t *testing.T) {
 	if ac.st.syncEng != nil || ac.st.asyncEng == nil {
 		t.Errorf("AsyncClient protocols: sync %T, async %T", ac.st.syncEng, ac.st.asyncEng)
 	}
-	if got := ac.st.slots.max; got != DefaultMaxInFlight {
+	if got := ac.st.limits.slots.max; got != DefaultMaxInFlight {
 		t.Errorf("default max in flight %d, want %d", got, DefaultMaxInFlight)
 	}
 }

@@ -248,60 +248,90 @@ type staticCredential struct {
 // authLayer adds the client's credentials to every attempt of a call that
 // uses auth, when the request is on the base URL's origin, and handles a
 // 401: when the Auth is a Refresher, it renews the credentials once and
-// sends the request again, once. The resend is not a retry attempt.
-func (st *clientState) authLayer(next Sender) Sender {
-	if sa, ok := st.auth.(staticHeaderAuth); ok {
+// sends the request again, once. The resend is not a retry attempt. It
+// holds the client's Auth, the origin rule, the client's secrets (a query
+// parameter an Auth adds becomes one) and the observer's TokenRenewal
+// hook; the identity of its credentials, which the cache keys by, is its
+// own too (see cache_identity.go).
+type authLayer struct {
+	auth      Auth
+	home      homeOrigin
+	secrets   *secrets
+	onRenewal func(context.Context, TokenRenewalInfo) // Observer.TokenRenewal; nil: none
+
+	fixedID     string       // the cache identity of fixed credentials; "": none
+	lastTokenID lastTokenIDs // the cache identity of the last token seen
+}
+
+// newAuthLayer returns the auth layer of a; nil for a nil a.
+func newAuthLayer(a Auth, home homeOrigin, sec *secrets, onRenewal func(context.Context, TokenRenewalInfo)) *authLayer {
+	if a == nil {
+		return nil
+	}
+	return &authLayer{auth: a, home: home, secrets: sec, onRenewal: onRenewal, fixedID: fixedIdentity(a)}
+}
+
+// wrap returns the layer on top of next.
+func (l *authLayer) wrap(next Sender) Sender {
+	if sa, ok := l.auth.(staticHeaderAuth); ok {
 		key, value := sa.staticHeader()
-		sc := &staticCredential{key: key, value: value, rec: &authRecord{origin: st.base, header: []headerWas{{key, nil}}}}
+		sc := &staticCredential{key: key, value: value, rec: &authRecord{origin: l.home.base, header: []headerWas{{key, nil}}}}
 		return func(ctx context.Context, req *Request) (*Response, error) {
-			if req.policy.noAuth || !st.sameOrigin(req.URL) {
+			if req.policy.noAuth || !l.home.contains(req.URL) {
 				return next(withoutAuthRecord(ctx), req)
 			}
-			a, actx := st.addStaticCredential(ctx, sc, req)
+			a, actx := l.addStaticCredential(ctx, sc, req)
 			return next(actx, a)
 		}
 	}
-	ref, canRefresh := st.auth.(Refresher)
+	ref, canRefresh := l.auth.(Refresher)
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		if req.URL == nil {
-			return nil, finalError{errorf(st.opOf(req), "%w", errNilURL)}
+			return nil, finalError{errorf(l.secrets.opOf(req), "%w", errNilURL)}
 		}
-		if req.policy.noAuth || !st.sameOrigin(req.URL) {
+		if req.policy.noAuth || !l.home.contains(req.URL) {
 			return next(withoutAuthRecord(ctx), req)
 		}
 		var start time.Time
-		if st.observer != nil {
+		if l.onRenewal != nil {
 			start = time.Now()
 		}
-		a, actx, gen, led, err := st.authenticate(ctx, req)
+		a, actx, gen, led, err := l.authenticate(ctx, req)
 		if led {
-			st.observeRenewal(ctx, req, false, start, err)
+			l.observeRenewal(ctx, req, false, start, err)
 		}
 		if err != nil {
 			return nil, err
 		}
 		resp, err := next(actx, a)
-		if !canRefresh || !st.is401(err) || (req.call != nil && req.call.refreshed) {
+		if !canRefresh || !l.is401(err) || (req.call != nil && req.call.refreshed) {
 			return resp, err // once per call, across retries
 		}
 		if req.call != nil {
 			req.call.refreshed = true
 		}
-		if st.observer != nil {
+		if l.onRenewal != nil {
 			start = time.Now()
 		}
 		renewed, err := refreshAfter401(ctx, ref, gen)
 		if renewed {
-			st.observeRenewal(ctx, req, true, start, err)
+			l.observeRenewal(ctx, req, true, start, err)
 		}
 		if err != nil {
-			return nil, finalError{errorf(st.opOf(req), "got 401, refreshing credentials: %w", err)}
+			return nil, finalError{errorf(l.secrets.opOf(req), "got 401, refreshing credentials: %w", err)}
 		}
-		a, actx, _, _, err = st.authenticate(ctx, req)
+		a, actx, _, _, err = l.authenticate(ctx, req)
 		if err != nil {
 			return nil, err
 		}
 		return next(actx, a)
+	}
+}
+
+// observeRenewal reports a renewal of credentials that began at start.
+func (l *authLayer) observeRenewal(ctx context.Context, req *Request, after401 bool, start time.Time, err error) {
+	if l.onRenewal != nil {
+		l.onRenewal(ctx, TokenRenewalInfo{Request: req, After401: after401, Duration: time.Since(start), Err: err})
 	}
 }
 
@@ -310,28 +340,28 @@ func (st *clientState) authLayer(next Sender) Sender {
 // token generation used (a *TokenSourceAuth's; 0 for other auths); led is
 // true when this call fetched it (a *TokenSourceAuth's first token or the
 // renewal of an expired one), also when the fetch failed.
-func (st *clientState) authenticate(ctx context.Context, req *Request) (_ *Request, _ context.Context, gen uint64, led bool, _ error) {
+func (l *authLayer) authenticate(ctx context.Context, req *Request) (_ *Request, _ context.Context, gen uint64, led bool, _ error) {
 	a := req.clone()
 	hr, err := http.NewRequestWithContext(ctx, a.Method, "", nil)
 	if err == nil {
 		hr.URL, hr.Header, hr.Host = a.URL, a.Header, a.URL.Host
-		if ts, ok := st.auth.(*TokenSourceAuth); ok {
+		if ts, ok := l.auth.(*TokenSourceAuth); ok {
 			gen, led, err = ts.authenticate(hr)
 			if err == nil {
 				a.URL, a.Header = hr.URL, hr.Header
-				return a, context.WithValue(ctx, authRecordKey{}, st.record(req.Header, req.URL.RawQuery, hr)), gen, led, nil
+				return a, context.WithValue(ctx, authRecordKey{}, l.record(req.Header, req.URL.RawQuery, hr)), gen, led, nil
 			}
 		} else {
-			err = st.auth.Authenticate(hr)
+			err = l.auth.Authenticate(hr)
 		}
 	}
 	if err != nil {
 		// The request's URL stays out of the text: the Auth may have put
 		// a credential in it already.
-		return nil, nil, 0, led, finalError{errorf(st.opOf(req), "adding credentials: %w", err)}
+		return nil, nil, 0, led, finalError{errorf(l.secrets.opOf(req), "adding credentials: %w", err)}
 	}
 	a.URL, a.Header = hr.URL, hr.Header
-	return a, context.WithValue(ctx, authRecordKey{}, st.record(req.Header, req.URL.RawQuery, hr)), 0, false, nil
+	return a, context.WithValue(ctx, authRecordKey{}, l.record(req.Header, req.URL.RawQuery, hr)), 0, false, nil
 }
 
 // addStaticCredential is authenticate for a staticHeaderAuth: it sets the
@@ -340,7 +370,7 @@ func (st *clientState) authenticate(ctx context.Context, req *Request) (_ *Reque
 // value is the copy's own slice, so an attempt interceptor that writes into
 // it changes nothing else; the context with the record is the copy's too
 // (see authContext): no allocation beyond the copy.
-func (st *clientState) addStaticCredential(ctx context.Context, sc *staticCredential, req *Request) (*Request, context.Context) {
+func (l *authLayer) addStaticCredential(ctx context.Context, sc *staticCredential, req *Request) (*Request, context.Context) {
 	c := req.own
 	if c == nil {
 		c = req.copyOf()
@@ -354,7 +384,7 @@ func (st *clientState) addStaticCredential(ctx context.Context, sc *staticCreden
 	if had {
 		// Rare: the request had the header already (a header parameter, or
 		// WithHeader). Record its values, as authenticate does.
-		c.authCtx.rec = &authRecord{origin: st.base}
+		c.authCtx.rec = &authRecord{origin: l.home.base}
 		if len(old) != 1 || old[0] != sc.value {
 			c.authCtx.rec.header = []headerWas{{sc.key, old}}
 		}
@@ -364,10 +394,10 @@ func (st *clientState) addStaticCredential(ctx context.Context, sc *staticCreden
 
 // is401 reports whether err is a 401 from the base URL's origin (not from
 // where a redirect led, which got no credentials).
-func (st *clientState) is401(err error) bool {
+func (l *authLayer) is401(err error) bool {
 	var he *HTTPError
 	return errors.As(err, &he) && he.StatusCode == http.StatusUnauthorized &&
-		(he.finalURL == nil || st.sameOrigin(he.finalURL))
+		(he.finalURL == nil || l.home.contains(he.finalURL))
 }
 
 // staleRefresher is implemented by *TokenSourceAuth: after a 401 it renews

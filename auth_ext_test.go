@@ -18,6 +18,7 @@ import (
 	"github.com/kithttp/kit"
 	"github.com/kithttp/kit/internal/leakcheck"
 	"github.com/kithttp/kit/internal/tokensrv"
+	"github.com/kithttp/kit/kittest"
 )
 
 // Every secret in the auth tests contains secretMark, so that one search
@@ -681,5 +682,62 @@ func TestAuthErrorTextsHaveNoSecret(t *testing.T) {
 		if strings.Contains(s, secretMark) {
 			t.Errorf("error text shows a secret: %s", s)
 		}
+	}
+}
+
+func TestFault401Storm(t *testing.T) {
+	fs := kittest.NewFaultServer(t, nil)
+	fs.SetFallback(kittest.Fault401)
+	fetches := 0
+	auth := kit.TokenAuth(func(ctx context.Context) (kit.Token, error) {
+		fetches++
+		return kit.Token{Value: "rejected"}, nil
+	})
+	c, err := kit.NewClient(fs.URL(), kit.WithAuth(auth))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = faultGetUser.Call(context.Background(), c, struct{ ID int }{7})
+	var he *kit.HTTPError
+	if !errors.As(err, &he) || he.StatusCode != 401 {
+		t.Fatalf("want *kit.HTTPError 401, got %v", err)
+	}
+	checkFaultErr(t, err, "GET", fs.URL())
+	if fetches != 2 || fs.Requests() != 2 {
+		t.Fatalf("fetches %d, requests %d; want 2 (first use and one refresh) and 2", fetches, fs.Requests())
+	}
+}
+
+// TestFault401StormPipelined: every page of a pipelined walk gets a 401;
+// each request of the window is refreshed for and sent again at most once
+// (a request first sent after a refresh, with the new token, may refresh
+// again: exactly one shared refresh is TestPipelineOneRefresh's, with a
+// server that holds the window together), and the walk ends with the first
+// page's 401.
+func TestFault401StormPipelined(t *testing.T) {
+	fs := kittest.NewFaultServer(t, nil)
+	fs.SetFallback(kittest.Fault401)
+	var fetches atomic.Int32
+	auth := kit.TokenAuth(func(ctx context.Context) (kit.Token, error) {
+		fetches.Add(1)
+		return kit.Token{Value: "rejected"}, nil
+	})
+	ac, err := kit.NewAsyncClient(fs.URL(), kit.WithAuth(auth))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ac.Close(context.Background())
+	var errs []error
+	for _, err := range faultMembers.GoIterate(t.Context(), ac, struct{ ID int }{1}) {
+		errs = append(errs, err)
+	}
+	var he *kit.HTTPError
+	if len(errs) != 1 || !errors.As(errs[0], &he) || he.StatusCode != 401 || !strings.Contains(he.URL, "page=1&") {
+		t.Fatalf("errs %v, want one 401 for page 1", errs)
+	}
+	checkFaultErr(t, errs[0], "GET", fs.URL())
+	if n, reqs := fetches.Load(), fs.Requests(); n < 2 || n > 5 || reqs < 2 || reqs > 8 {
+		t.Fatalf("fetches %d, requests %d; want 2 to 5 (first use, at most one refresh per request of a window of 4) and 2 to 8 (each sent at most twice)", n, reqs)
 	}
 }

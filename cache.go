@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -128,19 +127,34 @@ const staleKeep = 24 * time.Hour
 // maxStoreTTL bounds how long a store is asked to keep an entry.
 const maxStoreTTL = 365 * 24 * time.Hour
 
-// cacheLayer is the cache layer of a chain whose engine has jar (nil:
-// none, or one kit cannot see).
-func (st *clientState) cacheLayer(next Sender, jar http.CookieJar) Sender {
+// cacheLayer is the chain's cache layer: it serves a GET from the
+// client's CacheStore when it may, revalidates what is stale, stores what
+// may be stored and drops what a write changes. It holds the store, the
+// auth layer whose credentials key the entries (nil: no auth), its own
+// identity (with attempt interceptors), the client's logger (for the
+// store's errors), the client's secrets and the observer's CacheHit hook.
+type cacheLayer struct {
+	cache    CacheStore
+	auth     *authLayer // nil: no auth
+	clientID string     // with attempt interceptors, what keeps this client's entries its own (see cacheIdentityOf)
+	logger   *slog.Logger
+	secrets  *secrets
+	onHit    func(context.Context, CacheHitInfo) // Observer.CacheHit; nil: none
+}
+
+// wrap returns the layer on top of next, in a chain whose engine has jar
+// (nil: none, or one kit cannot see).
+func (l *cacheLayer) wrap(next Sender, jar http.CookieJar) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		if req.policy.stream {
 			return next(ctx, req)
 		}
 		switch req.Method {
 		case http.MethodGet:
-			return st.cachedGet(ctx, next, req, jar)
+			return l.cachedGet(ctx, next, req, jar)
 		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
 			resp, err := next(ctx, req)
-			st.invalidate(ctx, req, resp, err, jar)
+			l.invalidate(ctx, req, resp, err, jar)
 			return resp, err
 		}
 		return next(ctx, req)
@@ -157,7 +171,7 @@ func bypasses(k string) bool {
 	return false
 }
 
-func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request, jar http.CookieJar) (*Response, error) {
+func (l *cacheLayer) cachedGet(ctx context.Context, next Sender, req *Request, jar http.CookieJar) (*Response, error) {
 	credentials := false // the request carries credentials of its own (see cacheIdentity)
 	for k := range req.Header {
 		if bypasses(k) {
@@ -172,24 +186,24 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request,
 	if len(req.Header["Cache-Control"]) == 0 && slices.Contains(req.Header["Pragma"], "no-cache") {
 		reqCC.noCache = true // RFC 9111 §5.4
 	}
-	id, err := st.cacheIdentityOf(ctx, req, credentials, jar)
+	id, err := l.cacheIdentityOf(ctx, req, credentials, jar)
 	if err != nil {
 		return next(ctx, req) // the auth layer reports it
 	}
 	// The key is built on the stack: a fresh hit from NewMemoryCache looks
 	// it up without making a string of it.
 	var keyBuf [256]byte
-	keyBytes := st.appendCacheKey(keyBuf[:0], http.MethodGet, req.URL, id)
+	keyBytes := l.appendCacheKey(keyBuf[:0], http.MethodGet, req.URL, id)
 	var key string
 	var stored *cacheEntry
 	var now time.Time
 	shared := false // stored is NewMemoryCache's, shared by every hit: copy before changing it
-	if mc, ok := st.cache.(*memoryCache); ok {
+	if mc, ok := l.cache.(*memoryCache); ok {
 		now = time.Now() // one reading of the clock for the entry's expiry and its age
-		stored, shared = st.lookupMemory(ctx, req, mc, keyBytes, now), true
+		stored, shared = l.lookupMemory(ctx, req, mc, keyBytes, now), true
 	} else {
 		key = string(keyBytes)
-		stored = st.lookup(ctx, req, key)
+		stored = l.lookup(ctx, req, key)
 		now = time.Now() // after a store's round trip
 	}
 	if stored != nil && !stored.noCache && !reqCC.noCache {
@@ -199,8 +213,8 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request,
 			usable = min(usable, reqCC.maxAge+1) // age ≤ max-age
 		}
 		if age < usable {
-			st.observeCacheHit(ctx, req, false)
-			return st.cachedResponse(req, stored, !shared, age), nil
+			l.observeHit(ctx, req, false)
+			return l.cachedResponse(req, stored, !shared, age), nil
 		}
 	}
 	if key == "" {
@@ -233,7 +247,7 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request,
 			// RFC 9111 §4.3.4: a 304 for another representation updates
 			// nothing; what is stored is not it. Ask again for the whole
 			// response.
-			st.deleteEntry(ctx, req, key)
+			l.deleteEntry(ctx, req, key)
 			stored = nil
 			reqTime = time.Now()
 			resp, err = next(ctx, req)
@@ -254,20 +268,20 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request,
 		stored.lifetime, stored.initialAge = freshness(stored.status, stored.header, cc, reqTime, respTime)
 		stored.respTime, stored.noCache = respTime, cc.noCache
 		if cc.noStore {
-			st.deleteEntry(ctx, req, key)
+			l.deleteEntry(ctx, req, key)
 		} else {
-			st.store(ctx, req, key, stored, cc)
+			l.store(ctx, req, key, stored, cc)
 		}
-		st.observeCacheHit(ctx, req, true)
-		return st.cachedResponse(req, stored, true, stored.age(time.Now())), nil
+		l.observeHit(ctx, req, true)
+		return l.cachedResponse(req, stored, true, stored.age(time.Now())), nil
 	}
 	if err != nil {
 		return resp, err
 	}
 	if e, cc, ok := storable(req, reqCC, resp, reqTime, respTime); ok {
-		st.store(ctx, req, key, e, cc)
+		l.store(ctx, req, key, e, cc)
 	} else if stored != nil {
-		st.deleteEntry(ctx, req, key) // replaced by a response that may not be kept
+		l.deleteEntry(ctx, req, key) // replaced by a response that may not be kept
 	}
 	return resp, nil
 }
@@ -276,10 +290,10 @@ func (st *clientState) cachedGet(ctx context.Context, next Sender, req *Request,
 // when there is none (or it does not decode, or was chosen by other Vary values). The
 // entry is shared by every hit: the caller must not change it (see
 // cacheEntry.private).
-func (st *clientState) lookupMemory(ctx context.Context, req *Request, mc *memoryCache, key []byte, now time.Time) *cacheEntry {
+func (l *cacheLayer) lookupMemory(ctx context.Context, req *Request, mc *memoryCache, key []byte, now time.Time) *cacheEntry {
 	e, ok, err := mc.decodedEntry(key, now)
 	if err != nil {
-		st.logCache(ctx, req, "decoding", err)
+		l.logCache(ctx, req, "decoding", err)
 	}
 	if !ok || !e.varyMatches(req.Header) {
 		return nil
@@ -290,19 +304,19 @@ func (st *clientState) lookupMemory(ctx context.Context, req *Request, mc *memor
 // lookup returns the entry a store other than NewMemoryCache holds under
 // key for req, nil when there is none (or it does not decode, or was chosen
 // by other Vary values). The entry is the caller's to change.
-func (st *clientState) lookup(ctx context.Context, req *Request, key string) *cacheEntry {
-	data, ok, err := st.cache.Get(ctx, key)
+func (l *cacheLayer) lookup(ctx context.Context, req *Request, key string) *cacheEntry {
+	data, ok, err := l.cache.Get(ctx, key)
 	switch {
 	case err != nil:
-		st.logCache(ctx, req, "reading", err)
+		l.logCache(ctx, req, "reading", err)
 		return nil
 	case !ok:
 		return nil
 	}
 	e, err := decodeEntry(data)
 	if err != nil {
-		st.logCache(ctx, req, "decoding", err)
-		st.deleteEntry(ctx, req, key)
+		l.logCache(ctx, req, "decoding", err)
+		l.deleteEntry(ctx, req, key)
 		return nil
 	}
 	if !e.varyMatches(req.Header) {
@@ -362,20 +376,20 @@ func storable(req *Request, reqCC cacheControl, resp *Response, reqTime, respTim
 }
 
 // store writes e under key, for as long as it can be of use.
-func (st *clientState) store(ctx context.Context, req *Request, key string, e *cacheEntry, cc cacheControl) {
+func (l *cacheLayer) store(ctx context.Context, req *Request, key string, e *cacheEntry, cc cacheControl) {
 	ttl := max(e.lifetime-e.initialAge, 0)
 	if e.header.Get("Etag") != "" || e.header.Get("Last-Modified") != "" {
 		ttl += staleKeep
 	}
 	ttl = min(ttl, maxStoreTTL)
-	if err := st.cache.Set(ctx, key, e.encode(), ttl); err != nil {
-		st.logCache(ctx, req, "writing", err)
+	if err := l.cache.Set(ctx, key, e.encode(), ttl); err != nil {
+		l.logCache(ctx, req, "writing", err)
 	}
 }
 
-func (st *clientState) deleteEntry(ctx context.Context, req *Request, key string) {
-	if err := st.cache.Delete(ctx, key); err != nil {
-		st.logCache(ctx, req, "deleting", err)
+func (l *cacheLayer) deleteEntry(ctx context.Context, req *Request, key string) {
+	if err := l.cache.Delete(ctx, key); err != nil {
+		l.logCache(ctx, req, "deleting", err)
 	}
 }
 
@@ -383,7 +397,7 @@ func (st *clientState) deleteEntry(ctx context.Context, req *Request, key string
 // owned (it is shared by other hits), the response gets a copy of its
 // header, values included, so that the caller may change it as it likes;
 // the body is shared either way (Response.Bytes says not to modify it).
-func (st *clientState) cachedResponse(req *Request, e *cacheEntry, owned bool, age time.Duration) *Response {
+func (l *cacheLayer) cachedResponse(req *Request, e *cacheEntry, owned bool, age time.Duration) *Response {
 	// One allocation for the response, its request, its Age value and
 	// (when they are few) its header values.
 	s := &servedResponse{age: [1]string{strconv.FormatInt(int64(age/time.Second), 10)}}
@@ -398,10 +412,17 @@ func (st *clientState) cachedResponse(req *Request, e *cacheEntry, owned bool, a
 		Header:     h,
 		Request:    &s.req,
 		body:       e.body,
-		redact:     st.redactorOf(req),
+		redact:     l.secrets.redactorOf(req),
 		cached:     true,
 	}
 	return &s.resp
+}
+
+// observeHit reports a call answered from the cache.
+func (l *cacheLayer) observeHit(ctx context.Context, req *Request, revalidated bool) {
+	if l.onHit != nil {
+		l.onHit(ctx, CacheHitInfo{Request: req, Revalidated: revalidated})
+	}
 }
 
 // servedResponse is what cachedResponse allocates, in one piece.
@@ -419,7 +440,7 @@ const servedValues = 12
 // invalidate removes what is stored for the URL of a successful write
 // (RFC 9111 §4.4), and for its Location and Content-Location on the same
 // origin.
-func (st *clientState) invalidate(ctx context.Context, req *Request, resp *Response, err error, jar http.CookieJar) {
+func (l *cacheLayer) invalidate(ctx context.Context, req *Request, resp *Response, err error, jar http.CookieJar) {
 	var header http.Header
 	var he *HTTPError
 	switch {
@@ -430,11 +451,11 @@ func (st *clientState) invalidate(ctx context.Context, req *Request, resp *Respo
 	default:
 		return
 	}
-	id, ierr := st.cacheIdentityOf(ctx, req, true, jar)
+	id, ierr := l.cacheIdentityOf(ctx, req, true, jar)
 	if ierr != nil {
 		return
 	}
-	st.deleteEntry(ctx, req, st.cacheKey(http.MethodGet, req.URL, id))
+	l.deleteEntry(ctx, req, l.cacheKey(http.MethodGet, req.URL, id))
 	for _, h := range [...]string{"Location", "Content-Location"} {
 		v := header.Get(h)
 		if v == "" {
@@ -444,7 +465,7 @@ func (st *clientState) invalidate(ctx context.Context, req *Request, resp *Respo
 		if perr != nil || !sameOrigin(u, req.URL) || u.String() == req.URL.String() {
 			continue
 		}
-		st.deleteEntry(ctx, req, st.cacheKey(http.MethodGet, u, id))
+		l.deleteEntry(ctx, req, l.cacheKey(http.MethodGet, u, id))
 	}
 }
 
@@ -452,14 +473,14 @@ func (st *clientState) invalidate(ctx context.Context, req *Request, resp *Respo
 // "kit:" and the hex SHA-256 of them, so that no URL (nor anything in its
 // query) shows in a store outside the process. NewMemoryCache, in the
 // process, gets them unhashed: the hash would only cost time.
-func (st *clientState) cacheKey(method string, u *url.URL, id string) string {
+func (l *cacheLayer) cacheKey(method string, u *url.URL, id string) string {
 	var stack [256]byte
-	return string(st.appendCacheKey(stack[:0], method, u, id))
+	return string(l.appendCacheKey(stack[:0], method, u, id))
 }
 
 // appendCacheKey appends the key cacheKey returns to b.
-func (st *clientState) appendCacheKey(b []byte, method string, u *url.URL, id string) []byte {
-	if _, ok := st.cache.(*memoryCache); ok {
+func (l *cacheLayer) appendCacheKey(b []byte, method string, u *url.URL, id string) []byte {
+	if _, ok := l.cache.(*memoryCache); ok {
 		return appendKeyText(b, method, u, id)
 	}
 	var stack [512]byte
@@ -487,188 +508,14 @@ func appendKeyText(b []byte, method string, u *url.URL, id string) []byte {
 	return b
 }
 
-// cacheIdentityOf is a hash of the credentials req would carry ("" for
-// none): those of the client's Auth (computed once for the built-in fixed
-// credentials, from the current token for a TokenAuth, and for any other
-// Auth from what it adds to a scratch request), any credential the request
-// carries already (an Authorization or Cookie header, or one with a
-// secret-looking name, set with WithHeader or a header parameter), the user
-// info of its URL, and the cookies jar (the engine's) holds for its URL. A
-// caller that has seen that the request has no credential header
-// (isCredentialName) says so with headers false. What is added below the
-// auth layer is not foreseen here: the sent check (cache_sent.go) keeps
-// such responses out of the cache. A client with attempt interceptors
-// (which may add credentials to some requests and not others) shares no
-// entry with another client: its identity has a random value of its own,
-// so that it is never served what a client without its credentials kept.
-func (st *clientState) cacheIdentityOf(ctx context.Context, req *Request, headers bool, jar http.CookieJar) (string, error) {
-	id, err := st.authIdentityOf(ctx, req)
-	if err != nil {
-		return "", err
-	}
-	if headers {
-		if own := headerIdentity(req.Header); own != "" {
-			id = identityHash(id + "\x00" + own)
-		}
-	}
-	if req.URL.User != nil {
-		id = identityHash(id + "\x00user\x00" + req.URL.User.String())
-	}
-	if cookies := jarIdentity(jar, req.URL); cookies != "" {
-		id = identityHash(id + "\x00jar\x00" + cookies)
-	}
-	if st.cacheClient != "" {
-		id = identityHash(id + "\x00client\x00" + st.cacheClient)
-	}
-	return id, nil
-}
-
-// isCredentialName reports whether a request header (canonical) carries
-// credentials, for the cache key: Authorization, Proxy-Authorization,
-// Cookie, or a secret-looking name.
-func isCredentialName(k string) bool {
-	switch k {
-	case "Accept", "User-Agent", "Content-Type", "Cache-Control", "Accept-Language", "Accept-Encoding", "Pragma":
-		return false
-	case "Authorization", "Proxy-Authorization", "Cookie":
-		return true
-	}
-	return (*secrets)(nil).isSecret(k)
-}
-
-// headerIdentity is the text of the credential headers of h, sorted; ""
-// when there are none.
-func headerIdentity(h http.Header) string {
-	var names []string
-	for k := range h {
-		if isCredentialName(k) {
-			names = append(names, k)
-		}
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	slices.Sort(names)
-	var b strings.Builder
-	for _, k := range names {
-		b.WriteString(k)
-		for _, v := range h[k] {
-			b.WriteByte(0)
-			b.WriteString(v)
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-// authIdentityOf is the identity of the credentials the client's Auth
-// would add to req.
-func (st *clientState) authIdentityOf(ctx context.Context, req *Request) (string, error) {
-	if st.auth == nil || req.policy.noAuth || !st.sameOrigin(req.URL) {
-		return "", nil
-	}
-	if st.authIdentity != "" {
-		return st.authIdentity, nil
-	}
-	if ts, ok := st.auth.(*TokenSourceAuth); ok {
-		var start time.Time
-		if st.observer != nil {
-			start = time.Now()
-		}
-		tok, _, led, err := ts.current(ctx)
-		if led { // the first token, or a renewal, fetched for the key
-			st.observeRenewal(ctx, req, false, start, err)
-		}
-		if err != nil {
-			return "", err
-		}
-		return st.tokenIdentity(tok), nil
-	}
-	hr, err := http.NewRequestWithContext(ctx, req.Method, "", nil)
-	if err != nil {
-		return "", err
-	}
-	u := *req.URL
-	u.RawQuery = ""
-	hr.URL, hr.Header, hr.Host = &u, make(http.Header), u.Host
-	if err := st.auth.Authenticate(hr); err != nil {
-		return "", err
-	}
-	keys := make([]string, 0, len(hr.Header))
-	for k := range hr.Header {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		b.WriteString(k)
-		for _, v := range hr.Header[k] {
-			b.WriteByte(0)
-			b.WriteString(v)
-		}
-		b.WriteByte('\n')
-	}
-	b.WriteString(hr.URL.RawQuery)
-	return identityHash(b.String()), nil
-}
-
-// tokenIdentity is the identity of tok, remembered for the last token seen.
-func (st *clientState) tokenIdentity(tok Token) string {
-	if last := st.lastTokenID.Load(); last != nil && last.value == tok.Value && last.typ == tok.typ() {
-		return last.id
-	}
-	id := identityHash(tok.typ() + " " + tok.Value)
-	st.lastTokenID.Store(&tokenID{value: tok.Value, typ: tok.typ(), id: id})
-	return id
-}
-
-type tokenID struct{ value, typ, id string }
-
-// varyValue is the value of the request header name (canonical) that a
-// response varying on it is chosen by: the values of h joined, or for a
-// credential (isCredentialName) their hash, so that no store holds the
-// secret.
-func varyValue(h http.Header, name string) string {
-	v := strings.Join(h.Values(name), ", ")
-	if v != "" && isCredentialName(name) {
-		return identityHash(name + "\x00" + v)
-	}
-	return v
-}
-
-// identityHash hashes a credential for a cache key.
-func identityHash(secret string) string {
-	sum := sha256.Sum256([]byte("kit cache identity\x00" + secret))
-	return hex.EncodeToString(sum[:16])
-}
-
-// fixedIdentity is the identity of the built-in auths whose credentials
-// never change; "" for the others.
-func fixedIdentity(a Auth) string {
-	switch a := a.(type) {
-	case *bearerAuth:
-		return identityHash("Authorization\x00" + a.value)
-	case *basicAuth:
-		return identityHash("Authorization\x00" + a.value)
-	case *apiKeyAuth:
-		return identityHash(a.header + "\x00" + a.value)
-	case *apiKeyQueryAuth:
-		return identityHash("?" + a.param + "=" + a.value)
-	}
-	return ""
-}
-
 // logCache logs a store error; the call goes on.
-func (st *clientState) logCache(ctx context.Context, req *Request, doing string, err error) {
-	if st.logger == nil || !st.logger.Enabled(ctx, slog.LevelWarn) {
+func (l *cacheLayer) logCache(ctx context.Context, req *Request, doing string, err error) {
+	if l.logger == nil || !l.logger.Enabled(ctx, slog.LevelWarn) {
 		return
 	}
-	st.logger.LogAttrs(ctx, slog.LevelWarn, "kit cache",
+	l.logger.LogAttrs(ctx, slog.LevelWarn, "kit cache",
 		slog.String("method", req.Method),
-		slog.String("url", st.redactorOf(req).url(req.URL)),
+		slog.String("url", l.secrets.redactorOf(req).url(req.URL)),
 		slog.String("error", doing+" the cache: "+err.Error()),
 	)
 }
-
-// lastTokenIDs is the type of clientState.lastTokenID.
-type lastTokenIDs = atomic.Pointer[tokenID]

@@ -42,7 +42,7 @@ type Client struct {
 // timeout: bound calls with their context. It does not forward credentials
 // across origins on a redirect.
 func NewClient(baseURL string, opts ...Option) (*Client, error) {
-	st, err := newClientState("NewClient", baseURL, opts, func(st *clientState) any { return st.httpClient })
+	st, err := newClientState("NewClient", baseURL, opts, func(c *clientConfig) any { return c.httpClient })
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,9 @@ func (c *Client) binding() *clientState {
 
 // Private implementation past this point.
 
-// clientConfig collects what the options set.
+// clientConfig collects what the options set. newClientState keeps its
+// requestConfig and validator; newLayers builds the send chain's layers
+// from the rest, each taking only its own part.
 type clientConfig struct {
 	// requestConfig is what the request options set for every request of
 	// the client: its header (never nil), maxBody (DefaultMaxBodySize
@@ -106,78 +108,92 @@ type clientConfig struct {
 }
 
 // clientState is what every binding of one client shares: the base URL,
-// the engine, auth, headers and limits. It is immutable after construction
-// except for what its fields synchronise themselves.
+// the engines, the send chains built over them, the async work tracker,
+// and what the layers of the chains share (the redactor's secrets, the
+// origin rule). Each layer holds its own configuration and state (see
+// send.go); the client keeps a layer only where a call outside the chain
+// needs it (the limits, for a walk's window; the observation, around a
+// call). It is immutable after construction except for what its fields
+// synchronise themselves.
 type clientState struct {
-	clientConfig
-	base       *url.URL
-	baseOrigin originKey // base's origin, for sameOrigin
-	prefix     string    // scheme://host + escaped base path, no trailing slash
+	// requestConfig is the client's level of the request options (see
+	// clientConfig): the defaults of every request the client builds.
+	requestConfig
+	validator Validator
+
+	base *url.URL
+	home homeOrigin // base's origin, the only one credentials go to
+	// prefix is scheme://host + escaped base path, no trailing slash.
+	prefix string
 	// authority is prefix's scheme://host parsed (scheme and host only),
 	// nil when it does not parse alone; authorityLen is its length in
 	// prefix. build parses only what follows it (see parseBuilt).
 	authority    *url.URL
 	authorityLen int
 	baseQuery    url.Values
-	syncEng      Engine      // nil when the engine lacks the protocol
-	asyncEng     AsyncEngine // nil when the engine lacks the protocol
+
+	engine     any          // WithEngine's, or the constructor's default
+	httpClient *http.Client // WithHTTPClient's or a tuned one, guarded (see guardHTTPClient)
+	syncEng    Engine       // nil when the engine lacks the protocol
+	asyncEng   AsyncEngine  // nil when the engine lacks the protocol
 	// engineName names the engine in errors: its Go type, or what users
 	// know kit's own async engine as.
 	engineName string
 
-	syncChain  Sender     // the send chain through syncEng; nil without it
-	asyncChain Sender     // the send chain through asyncEng; nil without it
-	slots      *semaphore // the async chain's in-flight limit
+	syncChain  Sender // the send chain through syncEng; nil without it
+	asyncChain Sender // the send chain through asyncEng; nil without it
 
 	apiKeyHeader string  // the header of an APIKey auth: a credential on redirects
 	secrets      secrets // query parameter names this client redacts
 	work         tracker // async work in flight, for AsyncClient.Close (see async.go)
 
-	authIdentity string       // the cache identity of fixed credentials (see cache.go)
-	lastTokenID  lastTokenIDs // the cache identity of the last token seen
-	cacheClient  string       // with attempt interceptors, what keeps this client's cache entries its own (see cache.go)
-	serverLimits serverLimits // what servers said of their rate limits (see ratelimit_server.go)
+	idem    idempotency  // the client's WithIdempotencyHeader
+	limits  *limitLayers // the chains' limits, for a walk's window and its tokens
+	observe *observation // nil: no Observer
 }
 
 // newClientState applies opts and builds the client's send chains.
 // defaultEngine makes the engine when no engine option gave one.
-func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*clientState) any) (*clientState, error) {
+func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*clientConfig) any) (*clientState, error) {
 	base, err := parseBaseURL(baseURL)
 	if err != nil {
 		return nil, errorf(ctor, "%w", err)
 	}
-	st := &clientState{
-		clientConfig: clientConfig{
-			requestConfig: requestConfig{
-				header:     make(http.Header),
-				callPolicy: callPolicy{maxBody: DefaultMaxBodySize},
-			},
-			validator: defaultValidator,
+	cfg := &clientConfig{
+		requestConfig: requestConfig{
+			header:     make(http.Header),
+			callPolicy: callPolicy{maxBody: DefaultMaxBodySize},
 		},
-		base:       base,
-		baseOrigin: originOf(base),
+		validator: defaultValidator,
 	}
 	for _, o := range opts {
 		if o == nil {
 			continue
 		}
-		if err := o.applyClient(&st.clientConfig); err != nil {
+		if err := o.applyClient(cfg); err != nil {
 			return nil, errorf(ctor, "%w", err)
 		}
 	}
-	if st.httpClient == nil {
-		st.httpClient = newDefaultHTTPClient()
+	st := &clientState{
+		requestConfig: cfg.requestConfig,
+		validator:     cfg.validator,
+		base:          base,
+		home:          homeOrigin{base: base, key: originOf(base)},
+		idem:          idempotency{header: cfg.idemHeader},
 	}
-	// A copy whose CheckRedirect strips credentials on a redirect to another
-	// origin; a caller's client is left as it is.
-	st.httpClient = st.guardHTTPClient(st.httpClient)
-	switch a := st.auth.(type) {
+	if cfg.httpClient == nil {
+		cfg.httpClient = newDefaultHTTPClient()
+	}
+	switch a := cfg.auth.(type) {
 	case *apiKeyAuth:
 		st.apiKeyHeader = a.header
 	case *apiKeyQueryAuth:
 		st.secrets.add(a.param)
 	}
-	st.authIdentity = fixedIdentity(st.auth)
+	// A copy whose CheckRedirect strips credentials on a redirect to another
+	// origin; a caller's client is left as it is.
+	cfg.httpClient = st.guardHTTPClient(cfg.httpClient)
+	st.httpClient = cfg.httpClient
 	st.prefix = strings.TrimRight(base.Scheme+"://"+base.Host+base.EscapedPath(), "/")
 	st.authorityLen = len(base.Scheme) + len("://") + len(base.Host)
 	if a, err := url.Parse(st.prefix[:st.authorityLen]); err == nil && a.Scheme != "" && a.Host != "" &&
@@ -187,8 +203,9 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 	if base.RawQuery != "" {
 		st.baseQuery = base.Query()
 	}
+	st.engine = cfg.engine
 	if st.engine == nil {
-		st.engine = defaultEngine(st)
+		st.engine = defaultEngine(cfg)
 	}
 	st.syncEng, _ = st.engine.(Engine)
 	st.asyncEng, _ = st.engine.(AsyncEngine)
@@ -196,7 +213,7 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 	if _, ok := st.engine.(*asyncEngine); ok {
 		st.engineName = "NewAsyncClient's default engine"
 	}
-	if err := st.buildChains(); err != nil {
+	if err := st.buildChains(cfg); err != nil {
 		return nil, err
 	}
 	return st, nil

@@ -1,11 +1,13 @@
 package kit_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -13,12 +15,14 @@ import (
 	"time"
 
 	"github.com/kithttp/kit"
+	"github.com/kithttp/kit/kittest"
 )
 
 // Models and call helpers shared by the core tests (client, route,
 // endpoint, validate and errors _ext_test files). Every name starts with
 // "core" so that it does not collide with those of other test files of
-// package kit_test. Servers and clients come from setup_ext_test.go.
+// package kit_test. Servers and clients come from setup, serve, newClient
+// and setupAPI (below; their async twins are in async_ext_test.go).
 
 // coreUser is a data model with struct-tag validation.
 type coreUser struct {
@@ -480,4 +484,166 @@ func TestContextEndsWhileReadingBody(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The shared setup of the black-box tests. Test servers are started here,
+// with kittest.NewServer, and clients made here, so that all are stopped
+// the same way when the test ends. (Tests of the client constructors and
+// Close themselves, and the fault suite, call kit directly.) Helpers that
+// belong to one concern (the scripted retry server, the gate of the async
+// tests, the token server of the auth tests) stay in their files and build
+// on these.
+
+// setup starts h (kittest.NewAPI() when nil) on a loopback server and
+// returns it with a *kit.Client, made with opts, whose base URL is the
+// server's. Both are closed when the test ends.
+func setup(t testing.TB, h http.Handler, opts ...kit.Option) (*httptest.Server, *kit.Client) {
+	t.Helper()
+	return kittest.NewServer(t, h, opts...)
+}
+
+// serve is setup for tests that make their own clients (at a path under the
+// server, or several): it returns only the server.
+func serve(t testing.TB, h http.Handler) *httptest.Server {
+	t.Helper()
+	srv, _ := setup(t, h)
+	return srv
+}
+
+// setupAPI is setup with a new kittest.NewAPI, returned for its counters.
+func setupAPI(t testing.TB, opts ...kit.Option) (*kittest.API, *kit.Client) {
+	t.Helper()
+	api := kittest.NewAPI()
+	_, c := setup(t, api, opts...)
+	return api, c
+}
+
+// newClient returns a *kit.Client for base (a path under a test server, or
+// a host a fake engine answers for), failing the test on error. It is
+// closed when the test ends.
+func newClient(t testing.TB, base string, opts ...kit.Option) *kit.Client {
+	t.Helper()
+	c, err := kit.NewClient(base, opts...)
+	if err != nil {
+		t.Fatalf("NewClient(%q): %v", base, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// replyJSON answers with status and body as application/json.
+func replyJSON(status int, body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}
+}
+
+// recorder is an http.Handler that records every request, body included,
+// before handing it on.
+type recorder struct {
+	next http.HandlerFunc
+	mu   sync.Mutex
+	reqs []seenReq
+}
+
+// seenReq is what a recorder saw of one request: a copy of it, with the
+// body read into Body.
+type seenReq struct {
+	*http.Request
+	Body []byte // the body sent (it shadows Request.Body)
+}
+
+// line is the request line without the protocol: "GET /api/users?x=1".
+func (r seenReq) line() string { return r.Method + " " + r.RequestURI }
+
+// newRecorder returns a recorder that hands requests to h (nil: a 200 with
+// "{}"). h can still read the body.
+func newRecorder(h http.HandlerFunc) *recorder {
+	if h == nil {
+		h = replyJSON(http.StatusOK, `{}`)
+	}
+	return &recorder{next: h}
+}
+
+func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	seen := r.Clone(context.Background())
+	seen.Body = http.NoBody
+	rec.mu.Lock()
+	rec.reqs = append(rec.reqs, seenReq{Request: seen, Body: body})
+	rec.mu.Unlock()
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	rec.next.ServeHTTP(w, r)
+}
+
+// requests returns a copy of the requests seen so far.
+func (rec *recorder) requests() []seenReq {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return append([]seenReq(nil), rec.reqs...)
+}
+
+// only returns the one request seen, failing the test otherwise.
+func (rec *recorder) only(t *testing.T) seenReq {
+	t.Helper()
+	reqs := rec.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("server saw %d requests, want 1", len(reqs))
+	}
+	return reqs[0]
+}
+
+// ---------------------------------------------------------------------------
+// Helpers of the hostile-input tests of issue 13 (one TestHostile...
+// function per defect, each naming its defect number; prefix hx: hostile
+// extension). The TestHostileSec... tests are issue 22's. Both use kit's
+// public API only, servers on 127.0.0.1, and no timed assertions.
+
+type hxRec struct {
+	ID int `json:"id"`
+}
+
+var hxGetRec = kit.Get[kit.NoParams, hxRec]("/rec")
+
+// hxCtx is a context bounding one test.
+func hxCtx(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// hxServer starts h on a loopback server closed when the test ends.
+func hxServer(t *testing.T, h http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// hxRawServer answers every request with the raw bytes of response (status
+// line, headers, body) and closes the connection: a server that lies.
+func hxRawServer(t *testing.T, response string) *httptest.Server {
+	t.Helper()
+	return hxServer(t, func(w http.ResponseWriter, r *http.Request) {
+		conn, rw, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		_, _ = rw.WriteString(response)
+		_ = rw.Flush()
+	})
+}
+
+func hxClient(t *testing.T, url string, opts ...kit.Option) *kit.Client {
+	t.Helper()
+	c, err := kit.NewClient(url, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }

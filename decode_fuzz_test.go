@@ -55,7 +55,7 @@ func FuzzDecodeResult(f *testing.F) {
 	} {
 		f.Add([]byte(s[0]), s[1])
 	}
-	st := &clientState{clientConfig: clientConfig{validator: defaultValidator}}
+	st := &clientState{validator: defaultValidator}
 	reqURL := &url.URL{Scheme: "http", Host: "example.com", Path: "/things", RawQuery: "token=s3cr3tv4lue"}
 	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
 		resp := &Response{

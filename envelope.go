@@ -173,7 +173,7 @@ func (st *clientState) checkBody(pol *callPolicy, resp *Response) error {
 		Body:       body,
 		Model:      model,
 		finalURL:   cmp.Or(resp.finalURL, hreq.URL),
-		retry:      st.policyFor(pol),
+		retry:      st.retry.forPolicy(pol),
 		cause:      checkErr,
 	}
 }

@@ -41,7 +41,7 @@ func FuzzEnvelope(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	st := &clientState{clientConfig: clientConfig{validator: defaultValidator}}
+	st := &clientState{validator: defaultValidator}
 	reqURL := &url.URL{Scheme: "http", Host: "example.com", Path: "/conversations.info"}
 	at, _ := jsonpath.Parse("channel")
 	type channel struct {

@@ -8,12 +8,15 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/kithttp/kit"
+	"github.com/kithttp/kit/kittest"
 )
 
 // coreAsyncOnly is an engine with the async protocol only.
@@ -327,4 +330,283 @@ func (c *expiringCtx) Err() error {
 	default:
 		return nil
 	}
+}
+
+type faultUser struct {
+	ID   int    `json:"id"`
+	Name string `json:"name"`
+}
+
+var faultGetUser = kit.Get[struct{ ID int }, faultUser]("/users/{id}")
+
+// faultMembers is a nested collection walked in a pipeline: team 1 has 50
+// users, 5 full pages of 10 and an empty one.
+var faultMembers = kit.Paged[struct{ ID int }, faultUser]("/teams/{id}/members",
+	kit.WithPaginator(kit.PageNumber{PageSize: 10}), kit.WithPrefetch(4))
+
+type faultKind struct {
+	name string
+	// method is the HTTP method the call sends ("" means GET).
+	method string
+	run    func(ctx context.Context, url string) error
+}
+
+func faultKinds(t *testing.T) []faultKind {
+	client := func(url string) *kit.Client {
+		c, err := kit.NewClient(url, kit.WithMaxBodySize(64<<10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	iter := func(path string, p kit.Paginator) func(ctx context.Context, url string) error {
+		return func(ctx context.Context, url string) error {
+			r := kit.NewResource[faultUser](client(url), path, kit.WithPaginator(p))
+			for _, err := range r.All(ctx) {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	return []faultKind{
+		{"Call", "", func(ctx context.Context, url string) error {
+			_, err := faultGetUser.Call(ctx, client(url), struct{ ID int }{7})
+			return err
+		}},
+		{"Go", "", func(ctx context.Context, url string) error {
+			ac, err := kit.NewAsyncClient(url, kit.WithMaxBodySize(64<<10))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ac.Close(context.Background())
+			_, err = faultGetUser.Go(ctx, ac, struct{ ID int }{7}).Await(context.Background())
+			return err
+		}},
+		{"Resource.Get", "", func(ctx context.Context, url string) error {
+			_, err := kit.NewResource[faultUser](client(url), "/users").Get(ctx, 7)
+			return err
+		}},
+		{"Resource.List", "", func(ctx context.Context, url string) error {
+			_, err := kit.NewResource[faultUser](client(url), "/users").List(ctx, nil)
+			return err
+		}},
+		{"Resource.Create", "POST", func(ctx context.Context, url string) error {
+			_, err := kit.NewResource[faultUser](client(url), "/users").Create(ctx, faultUser{Name: "Ada"})
+			return err
+		}},
+		{"Resource.Update", "PUT", func(ctx context.Context, url string) error {
+			_, err := kit.NewResource[faultUser](client(url), "/users").Update(ctx, 7, faultUser{ID: 7, Name: "Ada"})
+			return err
+		}},
+		{"Resource.Delete", "DELETE", func(ctx context.Context, url string) error {
+			_, err := kit.NewResource[faultUser](client(url), "/users").Delete(ctx, 7)
+			return err
+		}},
+		{"AsyncResource.Prefetch2", "", func(ctx context.Context, url string) error {
+			ac, err := kit.NewAsyncClient(url, kit.WithMaxBodySize(64<<10))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ac.Close(context.Background())
+			r := kit.NewAsyncResource[faultUser](ac, "/paged/users", kit.WithPaginator(kit.PageNumber{PageSize: 50}), kit.WithPrefetch(2))
+			for _, err := range r.All(ctx) {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"AsyncResource.Pipelined8", "", func(ctx context.Context, url string) error {
+			ac, err := kit.NewAsyncClient(url, kit.WithMaxBodySize(64<<10))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ac.Close(context.Background())
+			r := kit.NewAsyncResource[faultUser](ac, "/offset/users", kit.WithPaginator(kit.Offset{Limit: 25}), kit.WithPrefetch(8))
+			for _, err := range r.All(ctx) {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"PagedEndpoint.GoIterate4", "", func(ctx context.Context, url string) error {
+			ac, err := kit.NewAsyncClient(url, kit.WithMaxBodySize(64<<10))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ac.Close(context.Background())
+			for _, err := range faultMembers.GoIterate(ctx, ac, struct{ ID int }{1}) {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"PageNumber", "", iter("/paged/users", kit.PageNumber{PageSize: 50})},
+		{"Offset", "", iter("/offset/users", kit.Offset{Limit: 50})},
+		{"Cursor", "", iter("/cursor/users", kit.Cursor{NextKey: "meta.next_cursor", ItemsKey: "results"})},
+		{"LinkHeader", "", iter("/linked/users", kit.LinkHeader{})},
+	}
+}
+
+// checkFaultErr checks that err is one line naming a method and the server.
+func checkFaultErr(t *testing.T, err error, method, url string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") {
+		t.Errorf("error text is not one line: %q", msg)
+	}
+	if !strings.Contains(msg, method) || !strings.Contains(msg, url) {
+		t.Errorf("error text does not name the method and URL: %q", msg)
+	}
+}
+
+var deleteNA = map[string]bool{"reset": true, "truncated": true, "cut-json": true, "malformed": true, "wrong-type": true}
+
+func TestFaultMatrix(t *testing.T) {
+	faults := []struct {
+		name  string
+		fault kittest.Fault
+		check func(t *testing.T, err error)
+	}{
+		{"refused", kittest.FaultNone, nil},
+		{"reset", kittest.FaultReset, nil},
+		{"truncated", kittest.FaultTruncated, nil},
+		{"cut-json", kittest.FaultCutJSON, func(t *testing.T, err error) {
+			var de *kit.DecodeError
+			if !errors.As(err, &de) {
+				t.Errorf("want *kit.DecodeError, got %v", err)
+			}
+		}},
+		{"malformed", kittest.FaultMalformed, func(t *testing.T, err error) {
+			var de *kit.DecodeError
+			if !errors.As(err, &de) {
+				t.Errorf("want *kit.DecodeError, got %v", err)
+			}
+		}},
+		{"wrong-type", kittest.FaultWrongType, func(t *testing.T, err error) {
+			var de *kit.DecodeError
+			if !errors.As(err, &de) {
+				t.Errorf("want *kit.DecodeError, got %v", err)
+			}
+		}},
+		{"huge", kittest.FaultHuge, func(t *testing.T, err error) {
+			if !errors.Is(err, kit.ErrBodyTooLarge) {
+				t.Errorf("want ErrBodyTooLarge, got %v", err)
+			}
+		}},
+		{"stall", kittest.FaultStall, func(t *testing.T, err error) {
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("want context.DeadlineExceeded, got %v", err)
+			}
+		}},
+		{"503", kittest.FaultStatus, func(t *testing.T, err error) {
+			var he *kit.HTTPError
+			if !errors.As(err, &he) || he.StatusCode != 503 {
+				t.Errorf("want *kit.HTTPError 503, got %v", err)
+			}
+		}},
+		{"redirect-loop", kittest.FaultRedirectLoop, func(t *testing.T, err error) {
+			if !errors.Is(err, kit.ErrTooManyRedirects) {
+				t.Errorf("want ErrTooManyRedirects, got %v", err)
+			}
+		}},
+	}
+	for _, k := range faultKinds(t) {
+		for _, f := range faults {
+			if k.name == "Resource.Delete" && deleteNA[f.name] {
+				// DELETE /users/7 answers 204 with no body, and Delete
+				// returns the raw *Response: there is no body to cut or
+				// decode, so these faults do not apply.
+				continue
+			}
+			t.Run(k.name+"/"+f.name, func(t *testing.T) {
+				fs := kittest.NewFaultServer(t, kittest.NewAPI())
+				url := fs.URL()
+				if f.name == "refused" {
+					fs.Close()
+				} else {
+					fs.Script(f.fault)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+				defer cancel()
+				if f.name != "stall" {
+					ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+					defer cancel()
+				}
+				err := k.run(ctx, url)
+				method := k.method
+				if method == "" {
+					method = "GET"
+				}
+				checkFaultErr(t, err, method, url)
+				if f.check != nil {
+					f.check(t, err)
+				}
+			})
+		}
+	}
+}
+
+// hxCatch runs fn and returns what it panicked with, nil if it did not,
+// followed by where in kit it panicked.
+func hxCatch(fn func()) (p any) {
+	defer func() {
+		if p = recover(); p != nil {
+			p = hxPanic{p, hxPanicSite(string(debug.Stack()))}
+		}
+	}()
+	fn()
+	return nil
+}
+
+// hxPanic is a recovered panic value with the kit frame it came from.
+type hxPanic struct {
+	value any
+	site  string
+}
+
+func (p hxPanic) String() string { return fmt.Sprintf("%v (at %s)", p.value, p.site) }
+
+// hxPanicSite returns the innermost frame of package kit in a stack, as
+// "function (file.go:line)".
+func hxPanicSite(stack string) string {
+	lines := strings.Split(stack, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "github.com/kithttp/kit.") && i+1 < len(lines) {
+			loc := strings.TrimSpace(lines[i+1])
+			if j := strings.LastIndex(loc, " +0x"); j > 0 {
+				loc = loc[:j]
+			}
+			if j := strings.LastIndex(loc, "/"); j >= 0 {
+				loc = loc[j+1:]
+			}
+			fn := l
+			if j := strings.LastIndex(fn, "("); j > 0 {
+				fn = fn[:j]
+			}
+			return fn + " (" + loc + ")"
+		}
+	}
+	return "outside kit"
+}
+
+// hxAcceptablePanic reports whether a panic value is a documented one with
+// a clear message ("kit: ..."), as opposed to a runtime error (nil
+// dereference, makeslice, makechan, ...).
+func hxAcceptablePanic(p any) bool {
+	if hp, ok := p.(hxPanic); ok {
+		p = hp.value
+	}
+	if _, isRuntime := p.(runtime.Error); isRuntime {
+		return false
+	}
+	return strings.HasPrefix(fmt.Sprint(p), "kit:")
 }

@@ -126,17 +126,29 @@ func isWrite(method string) bool {
 	return false
 }
 
-// setIdempotencyKey puts the call's idempotency key in h, when it has one,
-// and reports whether it did: the caller's key (IdempotencyKey, or a header
-// of that name the call already sets), else a new random one for a write
-// of a call, declaration or client with WithIdempotencyHeader.
-func (st *clientState) setIdempotencyKey(d *endpointDecl, cs *callSettings, h http.Header) bool {
+// idempotency is the client's part of idempotency keys: the header of its
+// WithIdempotencyHeader ("": none). The request builder asks it for a
+// request's key.
+type idempotency struct{ header string }
+
+// applies reports whether a request of d with the call's settings cs may
+// get a key: a header is set on the call, the declaration or the client,
+// or the call gives its key.
+func (k idempotency) applies(d *endpointDecl, cs *callSettings) bool {
+	return d.idemHeader != "" || k.header != "" || cs != nil && (cs.key != "" || cs.idemHeader != "")
+}
+
+// setKey puts the call's idempotency key in h, when it has one, and
+// reports whether it did: the caller's key (IdempotencyKey, or a header of
+// that name the call already sets), else a new random one for a write of a
+// call, declaration or client with WithIdempotencyHeader.
+func (k idempotency) setKey(d *endpointDecl, cs *callSettings, h http.Header) bool {
 	name := d.idemHeader
 	if cs != nil && cs.idemHeader != "" {
 		name = cs.idemHeader
 	}
 	if name == "" {
-		name = st.idemHeader
+		name = k.header
 	}
 	if cs != nil && cs.key != "" {
 		if name == "" {

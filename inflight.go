@@ -46,21 +46,21 @@ func (o maxFlightOption) String() string { return fmt.Sprintf("kit.WithMaxInFlig
 // inflightLayer is the async chain's in-flight limit: each attempt holds a
 // slot while the transport sends it and reads its body; a streamed body
 // holds it until the body is closed.
-func (st *clientState) inflightLayer(next Sender) Sender {
+func (l *limitLayers) inflightLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
-		if err := st.slots.acquire(ctx); err != nil {
-			return nil, errorf(st.opOf(req), "waiting for one of %d request slots: %w", st.slots.max, err)
+		if err := l.slots.acquire(ctx); err != nil {
+			return nil, errorf(l.secrets.opOf(req), "waiting for one of %d request slots: %w", l.slots.max, err)
 		}
 		held := false
 		defer func() {
 			if !held {
-				st.slots.release()
+				l.slots.release()
 			}
 		}()
 		resp, err := next(ctx, req)
 		if resp != nil && resp.stream != nil {
 			held = true
-			resp.stream.onClose(st.slots.release)
+			resp.stream.onClose(l.slots.release)
 		}
 		return resp, err
 	}

@@ -125,3 +125,42 @@ func (o limitsOption) String() string {
 	}
 	return w.close("})")
 }
+
+// limitLayers is the chain's three limit layers, one concern: the
+// client's limiter (rateLayer, ratelimit.go), the limits servers announce
+// (serverLayer, ratelimit_server.go) and the async chain's in-flight slots
+// (inflightLayer, inflight.go). It holds their configuration and state,
+// and the client's secrets for error text. A walk asks it how many pages
+// may be in flight (window) and reserves their tokens in page order
+// (ticket).
+type limitLayers struct {
+	limiter    Limiter       // nil: no limit
+	serverWait time.Duration // WithServerRateLimit's maxWait; 0: off
+	server     serverLimits  // what servers said of their rate limits
+	slots      *semaphore    // the async chain's; nil for a client without one
+	secrets    *secrets
+}
+
+// newLimitLayers returns the limit layers of c, for a client whose secrets are sec.
+// async makes the in-flight slots (only an AsyncEngine's chain has them).
+func newLimitLayers(c *clientConfig, sec *secrets, async bool) *limitLayers {
+	l := &limitLayers{limiter: c.limiter, serverWait: c.serverRate, secrets: sec}
+	if async {
+		l.slots = newSemaphore(c.maxFlight)
+	}
+	return l
+}
+
+// window bounds n, the pages a walk would have in flight at once, by the
+// in-flight slots.
+func (l *limitLayers) window(n int) int {
+	if l.slots != nil {
+		n = min(n, l.slots.max)
+	}
+	return n
+}
+
+// ticket reserves the next token of the client's limiter for a request
+// that is sent later (nil: there is no limiter of kit's own to reserve
+// from).
+func (l *limitLayers) ticket() *rateTicket { return reserveTicket(l.limiter) }

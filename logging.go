@@ -46,19 +46,27 @@ func (o loggerOption) applyClient(c *clientConfig) error {
 
 func (o loggerOption) String() string { return "kit.WithLogger(...)" }
 
-// loggingLayer is the chain's logging layer: one record per attempt,
-// below auth, so the resend after a 401 is logged too.
-func (st *clientState) loggingLayer(next Sender) Sender {
+// logLayer is the chain's logging layer: one record per attempt, below
+// auth, so the resend after a 401 is logged too. It holds the logger, the
+// observer's LogAttrs hook and the client's secrets (for the URL).
+type logLayer struct {
+	logger   *slog.Logger
+	logAttrs func(context.Context, []slog.Attr) []slog.Attr // Observer.LogAttrs; nil: none
+	secrets  *secrets
+}
+
+// wrap returns the layer on top of next.
+func (l *logLayer) wrap(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		start := time.Now()
 		resp, err := next(ctx, req)
-		st.logAttempt(ctx, req, start, resp, err)
+		l.logAttempt(ctx, req, start, resp, err)
 		return resp, err
 	}
 }
 
 // logAttempt logs one attempt.
-func (st *clientState) logAttempt(ctx context.Context, req *Request, start time.Time, resp *Response, err error) {
+func (l *logLayer) logAttempt(ctx context.Context, req *Request, start time.Time, resp *Response, err error) {
 	status := 0
 	var he *HTTPError
 	switch {
@@ -71,13 +79,13 @@ func (st *clientState) logAttempt(ctx context.Context, req *Request, start time.
 	if err != nil || !is2xx(status) {
 		level = slog.LevelWarn
 	}
-	if !st.logger.Enabled(ctx, level) {
+	if !l.logger.Enabled(ctx, level) {
 		return
 	}
 	attrs := make([]slog.Attr, 0, 6)
 	attrs = append(attrs,
 		slog.String("method", req.Method),
-		slog.String("url", st.redactorOf(req).url(req.URL)),
+		slog.String("url", l.secrets.redactorOf(req).url(req.URL)),
 	)
 	if status != 0 {
 		attrs = append(attrs, slog.Int("status", status))
@@ -89,8 +97,8 @@ func (st *clientState) logAttempt(ctx context.Context, req *Request, start time.
 	if err != nil {
 		attrs = append(attrs, slog.String("error", err.Error()))
 	}
-	if o := st.observer; o != nil && o.LogAttrs != nil {
-		attrs = o.LogAttrs(ctx, attrs)
+	if l.logAttrs != nil {
+		attrs = l.logAttrs(ctx, attrs)
 	}
-	st.logger.LogAttrs(ctx, level, "kit request", attrs...)
+	l.logger.LogAttrs(ctx, level, "kit request", attrs...)
 }

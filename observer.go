@@ -328,11 +328,37 @@ func chainCtx[E any](f, g func(context.Context, E) context.Context) func(context
 	}
 }
 
-// observeSend is send with the observer's CallStart and CallEnd around
-// the chain.
-func (st *clientState) observeSend(ctx context.Context, chain Sender, req *Request) (*Response, error) {
-	o := st.observer
-	info := CallInfo{Request: req, Endpoint: req.Endpoint, Start: time.Now(), secrets: &st.secrets}
+// observation is the client's Observer where it watches calls, walks and
+// streams from outside the chain (the chain's own hooks, Retry,
+// TokenRenewal, CacheHit and LogAttrs, are given to its layers): it holds
+// the Observer, which of its hooks are set, and the client's secrets (for
+// the URLs it reports).
+type observation struct {
+	o       *Observer
+	secrets *secrets
+	calls   bool // CallStart, CallEnd or StreamEnd: send goes through it
+	walks   bool // WalkStart, Page or WalkEnd
+}
+
+// newObservation returns the observation of o for a client whose secrets
+// are sec; nil for a nil o.
+func newObservation(o *Observer, sec *secrets) *observation {
+	if o == nil {
+		return nil
+	}
+	return &observation{
+		o:       o,
+		secrets: sec,
+		calls:   o.CallStart != nil || o.CallEnd != nil || o.StreamEnd != nil,
+		walks:   o.WalkStart != nil || o.Page != nil || o.WalkEnd != nil,
+	}
+}
+
+// send is the client's send with the observer's CallStart and CallEnd
+// around the chain.
+func (ob *observation) send(ctx context.Context, chain Sender, req *Request) (*Response, error) {
+	o := ob.o
+	info := CallInfo{Request: req, Endpoint: req.Endpoint, Start: time.Now(), secrets: ob.secrets}
 	info.Method, info.Template = splitEndpoint(req.Endpoint, req.Method)
 	octx := ctx
 	if o.CallStart != nil {
@@ -422,13 +448,25 @@ func (st *clientState) decoded(req *Request, resp *Response, err error) error {
 	if req.observed == nil {
 		return err
 	}
+	return st.observe.decoded(req, resp, err)
+}
+
+// decoded is the client's decoded of a call whose end send left to it.
+func (ob *observation) decoded(req *Request, resp *Response, err error) error {
 	octx := req.observed
 	req.observed = nil
-	info := CallInfo{Request: req, Endpoint: req.Endpoint, Start: req.observedStart, secrets: &st.secrets}
+	info := CallInfo{Request: req, Endpoint: req.Endpoint, Start: req.observedStart, secrets: ob.secrets}
 	info.Method, info.Template = splitEndpoint(req.Endpoint, req.Method)
-	st.observer.CallEnd(octx, CallResult{CallInfo: info, Response: resp, Err: err, StatusCode: resp.StatusCode})
+	ob.o.CallEnd(octx, CallResult{CallInfo: info, Response: resp, Err: err, StatusCode: resp.StatusCode})
 	return err
 }
+
+// streams reports whether the observer watches the end of streams
+// (StreamEnd); false for a nil ob.
+func (ob *observation) streams() bool { return ob != nil && ob.o.StreamEnd != nil }
+
+// streamEnd reports the end of a stream.
+func (ob *observation) streamEnd(ctx context.Context, r StreamResult) { ob.o.StreamEnd(ctx, r) }
 
 // splitEndpoint returns the method and path template of a declaration
 // "GET /users/{id}"; method is used when it has no method.
@@ -437,28 +475,6 @@ func splitEndpoint(endpoint, method string) (string, string) {
 		return m, t
 	}
 	return method, endpoint
-}
-
-// observeRetry reports a retry.
-func (st *clientState) observeRetry(ctx context.Context, req *Request, attempt int, err error, wait time.Duration) {
-	if o := st.observer; o != nil && o.Retry != nil {
-		o.Retry(ctx, RetryInfo{Request: req, Attempt: attempt, Err: err, Wait: wait})
-	}
-}
-
-// observeRenewal reports a renewal of credentials that began at start.
-func (st *clientState) observeRenewal(ctx context.Context, req *Request, after401 bool, start time.Time, err error) {
-	if o := st.observer; o != nil && o.TokenRenewal != nil {
-		o.TokenRenewal(ctx, TokenRenewalInfo{Request: req, After401: after401, Duration: time.Since(start), Err: err})
-	}
-}
-
-// observeCacheHit reports a call answered from the cache; the cache layer
-// calls it.
-func (st *clientState) observeCacheHit(ctx context.Context, req *Request, revalidated bool) {
-	if o := st.observer; o != nil && o.CacheHit != nil {
-		o.CacheHit(ctx, CacheHitInfo{Request: req, Revalidated: revalidated})
-	}
 }
 
 // walkObserver is what a walk with an observer keeps to report its
@@ -470,13 +486,14 @@ type walkObserver struct {
 	err  error
 }
 
-// observeWalk reports the start of a walk of d and returns the walk's
-// context and its observer; nil when the client has no walk hooks.
-func (st *clientState) observeWalk(ctx context.Context, d *endpointDecl) (context.Context, *walkObserver) {
-	o := st.observer
-	if o == nil || (o.WalkStart == nil && o.Page == nil && o.WalkEnd == nil) {
+// walk reports the start of a walk of d and returns the walk's context
+// and its observer; nil when the client has no walk hooks (or no observer:
+// a nil ob).
+func (ob *observation) walk(ctx context.Context, d *endpointDecl) (context.Context, *walkObserver) {
+	if ob == nil || !ob.walks {
 		return ctx, nil
 	}
+	o := ob.o
 	wo := &walkObserver{o: o, info: WalkInfo{Endpoint: d.name, Start: time.Now()}}
 	wo.info.Method, wo.info.Template = splitEndpoint(d.name, d.method)
 	if o.WalkStart != nil {

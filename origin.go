@@ -76,12 +76,23 @@ func lowerEqual(s, lower string) bool {
 	return true
 }
 
-// sameOrigin reports whether u is on the base URL's origin. A URL with the
+// homeOrigin is the origin of a client's base URL, the only one its
+// credentials go to: the origin rule that the client and its auth layer
+// share.
+type homeOrigin struct {
+	base *url.URL
+	key  originKey // base's origin
+}
+
+// contains reports whether u is on the base URL's origin. A URL with the
 // base URL's very scheme and host (any URL build makes from the base URL)
 // is, without working out its host and port.
-func (st *clientState) sameOrigin(u *url.URL) bool {
-	return u.Host == st.base.Host && u.Scheme == st.base.Scheme || st.baseOrigin.matches(u)
+func (h homeOrigin) contains(u *url.URL) bool {
+	return u.Host == h.base.Host && u.Scheme == h.base.Scheme || h.key.matches(u)
 }
+
+// sameOrigin reports whether u is on the base URL's origin.
+func (st *clientState) sameOrigin(u *url.URL) bool { return st.home.contains(u) }
 
 // origin is scheme://host of the base URL, the only origin credentials go to.
 func (st *clientState) origin() string {
@@ -150,9 +161,10 @@ func withoutAuthRecord(ctx context.Context) context.Context {
 }
 
 // record returns what the Auth changed between before (the request as kit
-// built it) and after (the request the Auth was given).
-func (st *clientState) record(before http.Header, beforeQuery string, after *http.Request) *authRecord {
-	rec := &authRecord{origin: st.base}
+// built it) and after (the request the Auth was given). The names of the
+// query parameters it added become the client's secrets.
+func (l *authLayer) record(before http.Header, beforeQuery string, after *http.Request) *authRecord {
+	rec := &authRecord{origin: l.home.base}
 	for k, vs := range after.Header {
 		if old, ok := before[k]; !ok || !slices.Equal(old, vs) {
 			rec.header = append(rec.header, headerWas{k, old})
@@ -161,7 +173,7 @@ func (st *clientState) record(before http.Header, beforeQuery string, after *htt
 	if after.URL.RawQuery != beforeQuery {
 		rec.query = addedParams(beforeQuery, after.URL.RawQuery)
 		for _, p := range rec.query {
-			st.secrets.add(p[0])
+			l.secrets.add(p[0])
 		}
 	}
 	return rec

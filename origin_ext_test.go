@@ -2,6 +2,7 @@ package kit_test
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +10,9 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -351,5 +354,333 @@ func TestAuthQueryKeyRedactedByName(t *testing.T) {
 	u, perr := url.Parse(he.URL)
 	if perr != nil || u.Query().Get("appid") != "REDACTED" {
 		t.Errorf("HTTPError.URL = %q, want appid redacted", he.URL)
+	}
+}
+
+// The async twin of TestRedirect401ElsewhereDoesNotRefresh: a 401 from
+// where a redirect led (which got no credentials) renews nothing.
+func TestRedirect401ElsewhereDoesNotRefreshAsync(t *testing.T) {
+	a, _, _, _ := redirectServers(t)
+	var fetches atomic.Int64
+	auth := kit.TokenAuth(func(context.Context) (kit.Token, error) {
+		fetches.Add(1)
+		return kit.Token{Value: "tok-" + secretMark}, nil
+	})
+	ac := newAsyncClient(t, a.URL+"/api", authOptions(auth)...)
+	_, err := redirTo401.Go(t.Context(), ac, kit.NoParams{}).Await(t.Context())
+	if he, ok := errors.AsType[*kit.HTTPError](err); !ok || he.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("err = %v, want a 401 *kit.HTTPError", err)
+	}
+	if got := fetches.Load(); got != 1 {
+		t.Errorf("fetches = %d, want 1 (the other origin's 401 is not about our token)", got)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Defect 13: credentials set by hand follow a redirect to another origin,
+// and %d on a WithHeader option prints the header's value.
+
+func TestHostileRedirectCredentials(t *testing.T) { // defect 13
+	type seen struct {
+		mu sync.Mutex
+		h  http.Header
+	}
+	credHeaders := []string{"Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key"}
+	// other is the second origin: same host, another port.
+	setup := func(t *testing.T) (*seen, *httptest.Server) {
+		s := &seen{}
+		other := hxServer(t, func(w http.ResponseWriter, r *http.Request) {
+			s.mu.Lock()
+			s.h = r.Header.Clone()
+			s.mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"id":1}`)
+		})
+		origin := hxServer(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusFound)
+		})
+		return s, origin
+	}
+	check := func(t *testing.T, s *seen, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("Call: %v", err)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.h == nil {
+			t.Fatal("the redirect was not followed")
+		}
+		for _, k := range credHeaders {
+			if v := s.h.Values(k); len(v) > 0 {
+				t.Errorf("the other origin got %s: %q", k, v)
+			}
+		}
+	}
+	type authHeaderParams struct {
+		Authorization string `kit:"Authorization,header"`
+	}
+	type keyHeaderParams struct {
+		Key string `kit:"X-Api-Key,header"`
+	}
+	t.Run("WithHeader_Authorization", func(t *testing.T) {
+		s, origin := setup(t)
+		c := hxClient(t, origin.URL, kit.WithHeader("Authorization", "Bearer hx-manual"))
+		_, err := hxGetRec.Call(hxCtx(t), c, kit.NoParams{})
+		check(t, s, err)
+	})
+	t.Run("WithHeader_Proxy-Authorization", func(t *testing.T) {
+		s, origin := setup(t)
+		c := hxClient(t, origin.URL, kit.WithHeader("Proxy-Authorization", "Basic aHg6eA=="))
+		_, err := hxGetRec.Call(hxCtx(t), c, kit.NoParams{})
+		check(t, s, err)
+	})
+	t.Run("WithHeader_Cookie", func(t *testing.T) {
+		s, origin := setup(t)
+		c := hxClient(t, origin.URL, kit.WithHeader("Cookie", "session=hx-manual"))
+		_, err := hxGetRec.Call(hxCtx(t), c, kit.NoParams{})
+		check(t, s, err)
+	})
+	t.Run("WithHeader_X-Api-Key_with_APIKey_auth", func(t *testing.T) {
+		s, origin := setup(t)
+		c := hxClient(t, origin.URL, kit.WithAuth(kit.APIKey("X-Api-Key", "hx-auth")), kit.WithHeader("X-Api-Key", "hx-manual"))
+		_, err := hxGetRec.Call(hxCtx(t), c, kit.NoParams{})
+		check(t, s, err)
+	})
+	t.Run("header_param_Authorization", func(t *testing.T) {
+		s, origin := setup(t)
+		c := hxClient(t, origin.URL)
+		ep := kit.Get[authHeaderParams, hxRec]("/rec")
+		_, err := ep.Call(hxCtx(t), c, authHeaderParams{"Bearer hx-param"})
+		check(t, s, err)
+	})
+	t.Run("NoAuth_header_param_X-Api-Key_with_APIKey_auth", func(t *testing.T) {
+		s, origin := setup(t)
+		c := hxClient(t, origin.URL, kit.WithAuth(kit.APIKey("X-Api-Key", "hx-auth")))
+		ep := kit.Get[keyHeaderParams, hxRec]("/rec", kit.NoAuth())
+		_, err := ep.Call(hxCtx(t), c, keyHeaderParams{"hx-param"})
+		check(t, s, err)
+	})
+	t.Run("fmt_verbs_on_WithHeader", func(t *testing.T) {
+		const secret = "hx-fmt-secret"
+		opt := kit.WithHeader("Authorization", "Bearer "+secret)
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%d", "%x", "%X", "%o", "%b", "%t", "%e", "%c", "%U"} {
+			out := fmt.Sprintf(verb, opt)
+			if strings.Contains(out, secret) || strings.Contains(strings.ToLower(out), hex.EncodeToString([]byte(secret))) {
+				t.Errorf("fmt %s prints the header value: %s", verb, out)
+			}
+		}
+	})
+}
+
+// hsSeen records what a server received: each request's URL (path and
+// query) and headers.
+type hsSeen struct {
+	mu   sync.Mutex
+	urls []string
+	hdrs []http.Header
+}
+
+func (s *hsSeen) add(r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.urls = append(s.urls, r.URL.RequestURI())
+	s.hdrs = append(s.hdrs, r.Header.Clone())
+}
+
+func (s *hsSeen) snapshot() ([]string, []http.Header) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.urls), slices.Clone(s.hdrs)
+}
+
+// hsRecording wraps h so that every request is recorded in s first.
+func hsRecording(s *hsSeen, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.add(r)
+		h(w, r)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Defect 3: credential headers set with the client's WithHeader go to
+// another origin when a call interceptor rewrites the URL. Credentials go
+// only to the base origin, whoever set them, checked where the request
+// finally goes. The same class: an attempt interceptor (which runs after
+// the auth layer) that moves the request to another origin takes the
+// Auth's header or query key along.
+
+// hsMoveTo returns an interceptor that sends every request to target's
+// host instead.
+func hsMoveTo(target *string) kit.Interceptor {
+	return func(next kit.Sender) kit.Sender {
+		return func(ctx context.Context, req *kit.Request) (*kit.Response, error) {
+			u, err := url.Parse(*target)
+			if err != nil {
+				return nil, err
+			}
+			req.URL.Scheme, req.URL.Host = u.Scheme, u.Host
+			return next(ctx, req)
+		}
+	}
+}
+
+func TestHostileSecInterceptorRewriteCredentials(t *testing.T) { // defect 3
+	cases := []struct {
+		name    string
+		attempt bool // an attempt interceptor moves the request, else a call interceptor
+		opts    []kit.Option
+	}{
+		{name: "call_WithHeader_Authorization", opts: []kit.Option{kit.WithHeader("Authorization", "Bearer hs-manual")}},
+		{name: "call_WithHeader_Cookie", opts: []kit.Option{kit.WithHeader("Cookie", "session=hs-manual")}},
+		{name: "call_WithHeader_Proxy-Authorization", opts: []kit.Option{kit.WithHeader("Proxy-Authorization", "Basic aHM6eA==")}},
+		{name: "call_WithHeader_APIKey_header", opts: []kit.Option{kit.WithAuth(kit.APIKey("X-Api-Key", "hs-auth")), kit.WithHeader("X-Api-Key", "hs-manual")}},
+		{name: "call_Bearer", opts: []kit.Option{kit.WithAuth(kit.Bearer("hs-manual"))}},
+		{name: "attempt_Bearer", attempt: true, opts: []kit.Option{kit.WithAuth(kit.Bearer("hs-manual"))}},
+		{name: "attempt_APIKeyQuery", attempt: true, opts: []kit.Option{kit.WithAuth(kit.APIKeyQuery("api_key", "hs-manual"))}},
+		{name: "attempt_WithHeader_Authorization", attempt: true, opts: []kit.Option{kit.WithHeader("Authorization", "Bearer hs-manual")}},
+	}
+	for _, tc := range cases {
+		for _, async := range []bool{false, true} {
+			name := tc.name
+			if async {
+				name += "_async"
+			}
+			t.Run(name, func(t *testing.T) {
+				var mirror hsSeen
+				ok := func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"id":1}`)
+				}
+				mirrorSrv := hxServer(t, hsRecording(&mirror, ok))
+				baseSrv := hxServer(t, ok)
+				move := hsMoveTo(&mirrorSrv.URL)
+				opts := slices.Clone(tc.opts)
+				if tc.attempt {
+					opts = append(opts, kit.WithAttemptInterceptors(move))
+				} else {
+					opts = append(opts, kit.WithInterceptors(move))
+				}
+				var err error
+				if async {
+					ac := hxAsyncClient(t, baseSrv.URL, opts...)
+					_, err = hxGetRec.Go(hxCtx(t), ac, kit.NoParams{}).Await(hxCtx(t))
+				} else {
+					c := hxClient(t, baseSrv.URL, opts...)
+					_, err = hxGetRec.Call(hxCtx(t), c, kit.NoParams{})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				urls, hdrs := mirror.snapshot()
+				if len(hdrs) != 1 {
+					t.Fatalf("the mirror got %d requests, want 1", len(hdrs))
+				}
+				for _, k := range []string{"Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key"} {
+					if v := hdrs[0].Values(k); len(v) > 0 {
+						t.Errorf("the mirror (another origin) got %s: %q", k, v)
+					}
+				}
+				if strings.Contains(urls[0], "hs-manual") {
+					t.Errorf("the mirror got the API key in its URL: %s", urls[0])
+				}
+			})
+		}
+	}
+}
+
+// TestHostileSecInterceptorRewriteKeepsDeclared checks the other side of
+// defect 3's fix: credentials still go where they belong. A call
+// interceptor that moves a request of another origin's endpoint to the
+// base origin gets the client's credentials there, and an endpoint
+// declared on another origin keeps the headers its call set for it.
+func TestHostileSecInterceptorRewriteKeepsDeclared(t *testing.T) {
+	var base, upload hsSeen
+	ok := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":1}`)
+	}
+	baseSrv := hxServer(t, hsRecording(&base, ok))
+	uploadSrv := hxServer(t, hsRecording(&upload, ok))
+	type params struct {
+		Auth string `kit:"Authorization,header"`
+	}
+	ep := kit.Get[params, hxRec](uploadSrv.URL + "/rec")
+	c := hxClient(t, baseSrv.URL, kit.WithHeader("Cookie", "session=hs-base"))
+	if _, err := ep.Call(hxCtx(t), c, params{"Signed hs-upload"}); err != nil {
+		t.Fatal(err)
+	}
+	_, hdrs := upload.snapshot()
+	if len(hdrs) != 1 || hdrs[0].Get("Authorization") != "Signed hs-upload" || hdrs[0].Get("Cookie") != "" {
+		t.Errorf("the upload origin got %v; want the call's Authorization and not the client's Cookie", hdrs)
+	}
+	c = hxClient(t, baseSrv.URL, kit.WithHeader("Cookie", "session=hs-base"), kit.WithAuth(kit.Bearer("hs-base")),
+		kit.WithInterceptors(hsMoveTo(&baseSrv.URL)))
+	if _, err := ep.Call(hxCtx(t), c, params{}); err != nil {
+		t.Fatal(err)
+	}
+	_, hdrs = base.snapshot()
+	if len(hdrs) != 1 || hdrs[0].Get("Authorization") != "Bearer hs-base" {
+		t.Errorf("a request moved to the base origin got %v; want the client's Auth", hdrs)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Same class as defects 2 and 3, found while fixing them: a `kit:",url"`
+// value is a URL a server sent (a Location to follow). The credential
+// headers a call carries, the endpoint's own WithHeader and the call's
+// header parameters included, were declared for the endpoint's origin,
+// not for wherever that server points: they do not follow a URL value to
+// another origin. Nor does the base URL's query.
+
+func TestHostileSecURLFieldCredentials(t *testing.T) {
+	type follow struct {
+		URL  string `kit:",url"`
+		Auth string `kit:"Authorization,header"`
+	}
+	for _, async := range []bool{false, true} {
+		t.Run(fmt.Sprintf("async_%v", async), func(t *testing.T) {
+			var other, base hsSeen
+			ok := func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"id":1}`)
+			}
+			otherSrv := hxServer(t, hsRecording(&other, ok))
+			baseSrv := hxServer(t, hsRecording(&base, ok))
+			ep := kit.Get[follow, hxRec]("/jobs", kit.WithHeader("Cookie", "session=hs-endpoint"))
+			copts := []kit.Option{kit.WithAuth(kit.APIKeyQuery("api_key", "hs-query")), kit.WithHeader("Authorization", "Bearer hs-client")}
+			call := func(p follow) error {
+				if async {
+					_, err := ep.Go(hxCtx(t), hxAsyncClient(t, baseSrv.URL+"/?key=hs-base", copts...), p).Await(hxCtx(t))
+					return err
+				}
+				_, err := ep.Call(hxCtx(t), hxClient(t, baseSrv.URL+"/?key=hs-base", copts...), p)
+				return err
+			}
+			if err := call(follow{URL: otherSrv.URL + "/jobs/7", Auth: "Bearer hs-param"}); err != nil {
+				t.Fatal(err)
+			}
+			urls, hdrs := other.snapshot()
+			if len(hdrs) != 1 {
+				t.Fatalf("the other origin got %d requests", len(hdrs))
+			}
+			for _, k := range []string{"Authorization", "Cookie"} {
+				if v := hdrs[0].Values(k); len(v) > 0 {
+					t.Errorf("a URL value on another origin got %s: %q", k, v)
+				}
+			}
+			if strings.Contains(urls[0], "hs-") {
+				t.Errorf("a URL value on another origin got %s", urls[0])
+			}
+			// On the base origin the same call carries all of them.
+			if err := call(follow{URL: "jobs/7", Auth: "Bearer hs-param"}); err != nil {
+				t.Fatal(err)
+			}
+			urls, hdrs = base.snapshot()
+			if len(hdrs) != 1 || hdrs[0].Get("Authorization") != "Bearer hs-param" || hdrs[0].Get("Cookie") != "session=hs-endpoint" ||
+				!strings.Contains(urls[0], "api_key=hs-query") || !strings.Contains(urls[0], "key=hs-base") {
+				t.Errorf("a URL value on the base origin got %v %v", urls, hdrs)
+			}
+		})
 	}
 }

@@ -1,11 +1,15 @@
 package kit_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
+	"math"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
@@ -636,4 +640,129 @@ func TestLookaheadBuiltins(t *testing.T) {
 			t.Errorf("%T is a Lookahead", p)
 		}
 	}
+}
+
+func TestFaultStuckCursor(t *testing.T) {
+	fs := kittest.NewFaultServer(t, nil)
+	c, err := kit.NewClient(fs.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := kit.NewResource[faultUser](c, "/stuck/users", kit.WithPaginator(kit.Cursor{NextKey: "meta.next_cursor"}))
+	var last error
+	n := 0
+	for _, err := range r.All(context.Background()) {
+		if err != nil {
+			last = err
+			break
+		}
+		n++
+	}
+	if !errors.Is(last, kit.ErrPageLoop) || n != 20 {
+		t.Fatalf("got %d records, err %v; want 20 and ErrPageLoop", n, last)
+	}
+}
+
+// TestFaultStuckLink: a server whose next link points at the page just
+// served, for sync and prefetching async walks: ErrPageLoop, each record
+// once.
+func TestFaultStuckLink(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", `<users?page=1>; rel="next"`)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `[{"id":1,"name":"a","email":"a@b.c"},{"id":2,"name":"b","email":"b@b.c"}]`)
+	}))
+	defer srv.Close()
+	c, err := kit.NewClient(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ac, err := kit.NewAsyncClient(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ac.Close(context.Background())
+	walks := map[string]func(context.Context, ...kit.CallOption) iter.Seq2[faultUser, error]{
+		"sync":  kit.NewResource[faultUser](c, "/users", kit.WithPaginator(kit.LinkHeader{})).All,
+		"async": kit.NewAsyncResource[faultUser](ac, "/users", kit.WithPaginator(kit.LinkHeader{}), kit.WithPrefetch(2)).All,
+	}
+	for name, all := range walks {
+		seen := map[int]bool{}
+		var last error
+		for u, err := range all(t.Context()) {
+			if err != nil {
+				last = err
+				continue
+			}
+			if seen[u.ID] {
+				t.Fatalf("%s: record %d yielded twice", name, u.ID)
+			}
+			seen[u.ID] = true
+		}
+		if !errors.Is(last, kit.ErrPageLoop) || len(seen) != 2 {
+			t.Fatalf("%s: got %d records, err %v; want 2 and ErrPageLoop", name, len(seen), last)
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Defect 3: WithPrefetch(n) makes a channel of n-1 pages up front:
+// math.MaxInt panics (makechan: size out of range) and a large n allocates
+// its whole buffer before the first page.
+
+func TestHostilePrefetchExtremes(t *testing.T) { // defect 3
+	// One short page: the walk is one request.
+	srv := hxServer(t, hxPagesHandler(func(*http.Request) (string, string) { return `[{"id":1}]`, "" }))
+	ac := hxAsyncClient(t, srv.URL)
+	walk := func(t *testing.T, n int) (recs int, err error) {
+		r := kit.NewAsyncResource[hxRec](ac, "/recs", kit.WithPrefetch(n))
+		for _, err := range r.All(hxCtx(t)) {
+			if err != nil {
+				return recs, err
+			}
+			recs++
+		}
+		return recs, nil
+	}
+	t.Run("MaxInt", func(t *testing.T) {
+		var n int
+		var err error
+		if p := hxCatch(func() { n, err = walk(t, math.MaxInt) }); p != nil {
+			t.Fatalf("walk with WithPrefetch(math.MaxInt) panicked: %v", p)
+		}
+		if err != nil || n != 1 {
+			t.Fatalf("walk = %d records, %v; want 1, nil", n, err)
+		}
+	})
+	// Memory must follow the pages in flight: a one-page walk allocates
+	// the same whatever n is. 1<<20 pages of buffer is 24 MiB on the
+	// unfixed code, enough to see and safe to allocate.
+	const bound = 4 << 20
+	measure := func(t *testing.T, n int) uint64 {
+		walk(t, 1) // warm up: connections, type caches
+		before := hxTotalAlloc()
+		recs, err := walk(t, n)
+		alloc := hxTotalAlloc() - before
+		if err != nil || recs != 1 {
+			t.Fatalf("walk = %d records, %v; want 1, nil", recs, err)
+		}
+		return alloc
+	}
+	small := t.Run("Prefetch1Mi", func(t *testing.T) {
+		if alloc := measure(t, 1<<20); alloc > bound {
+			t.Fatalf("a one-page walk with WithPrefetch(1<<20) allocated %d MiB; want < %d MiB", alloc>>20, bound>>20)
+		}
+	})
+	t.Run("PrefetchMaxInt32", func(t *testing.T) {
+		// Run only once 1<<20 passed: on the unfixed code this would
+		// allocate (MaxInt32-1)*24 bytes, about 48 GiB, up front.
+		if !small {
+			t.Fatal("not run: WithPrefetch(1<<20) still allocates its buffer up front, so WithPrefetch(math.MaxInt32) would allocate ~48 GiB")
+		}
+		if alloc := measure(t, math.MaxInt32); alloc > bound {
+			t.Fatalf("a one-page walk with WithPrefetch(math.MaxInt32) allocated %d MiB; want < %d MiB", alloc>>20, bound>>20)
+		}
+	})
 }

@@ -93,12 +93,12 @@ func (o rateLimitOption) String() string {
 	return fmt.Sprintf("kit.WithRateLimit(%v, %d)", o.perSecond, o.burst)
 }
 
-// rateLimitLayer is the chain's rate-limit layer: every attempt takes one
+// rateLayer is the chain's rate-limit layer: every attempt takes one
 // token of the client's limiter, waiting with the call's context. Nothing
 // is sent when the wait fails.
-func (st *clientState) rateLimitLayer(next Sender) Sender {
+func (l *limitLayers) rateLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
-		wait := st.limiter.Wait
+		wait := l.limiter.Wait
 		if t := req.token.take(); t != nil {
 			wait = t.wait
 		}
@@ -106,7 +106,7 @@ func (st *clientState) rateLimitLayer(next Sender) Sender {
 			if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 				err = ctxErr
 			}
-			return nil, errorf(st.opOf(req), "waiting for the rate limit: %w", err)
+			return nil, errorf(l.secrets.opOf(req), "waiting for the rate limit: %w", err)
 		}
 		return next(ctx, req)
 	}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"math"
+	"net/http"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -126,5 +129,58 @@ func TestRateLimitCountsRetryAttempts(t *testing.T) {
 	}
 	if n := s.count(); n != 2 {
 		t.Errorf("server saw %d requests, want 2", n)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Defect 7: pipelined walks take rate-limit tokens out of page order: a
+// page ahead may get the first token, so the first record comes late, and
+// under a deadline the walk fails where a sync walk succeeds. Tokens are
+// reserved in page order.
+//
+// The limiter here has one token now and the next in an hour, and the
+// walk's context a deadline of seconds: whichever page takes the token is
+// sent, every other one fails at once. A call interceptor holds page 1
+// back until the pages ahead of it have been answered, so that, without
+// the reservation in page order, one of them takes the token.
+
+func TestHostileSecPipelinedRateLimitOrder(t *testing.T) { // defect 7
+	for _, hw := range hsWalkers {
+		t.Run(hw.name, func(t *testing.T) {
+			srv := hxServer(t, hxPagesHandler(func(r *http.Request) (string, string) {
+				return `[{"id":` + r.URL.Query().Get("page") + `}]`, ""
+			}))
+			var ahead atomic.Int32
+			aheadDone := make(chan struct{})
+			window := int32(0)
+			if len(hw.opts) > 0 {
+				window = 3 // pages 2, 3 and 4 are named ahead with WithPrefetch(4)
+			}
+			hold := func(next kit.Sender) kit.Sender {
+				return func(ctx context.Context, req *kit.Request) (*kit.Response, error) {
+					if req.URL.Query().Get("page") == "1" && window > 0 {
+						select {
+						case <-aheadDone:
+						case <-ctx.Done():
+							return nil, ctx.Err()
+						}
+						return next(ctx, req)
+					}
+					resp, err := next(ctx, req)
+					if ahead.Add(1) == window {
+						close(aheadDone)
+					}
+					return resp, err
+				}
+			}
+			copts := []kit.Option{kit.WithRateLimit(1.0/3600, 1), kit.WithInterceptors(hold)}
+			ids, err := hw.walk(t, srv.URL, "/recs", copts, kit.WithPaginator(kit.PageNumber{PageSize: 1}))
+			if !slices.Equal(ids, []int{1}) {
+				t.Errorf("records %v before %v; want [1]: page 1 gets the first token", ids, err)
+			}
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("walk ended with %v; want page 2 to fail with context.DeadlineExceeded", err)
+			}
+		})
 	}
 }

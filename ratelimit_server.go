@@ -148,24 +148,27 @@ func (s *serverLimits) update(origin originKey, l serverLimit) {
 	s.m[origin] = &l
 }
 
-// serverRateLayer is the chain's server-rate-limit layer.
-func (st *clientState) serverRateLayer(next Sender) Sender {
+// serverLayer is the chain's server-rate-limit layer: a request to an
+// origin that said it has no requests left before its reset waits for the
+// reset (up to the client's WithServerRateLimit), or fails with a
+// *RateLimitError; what each response says of its limit is kept.
+func (l *limitLayers) serverLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		origin := originOf(req.URL)
 		now := time.Now()
-		if l, exhausted := st.serverLimits.take(origin, now); exhausted {
-			wait := l.reset.Sub(now)
-			rle := &RateLimitError{Reset: l.reset, Limit: l.limit, Remaining: 0}
-			if wait > st.serverRate {
-				return nil, finalError{errorf(st.opOf(req), "%w", rle)}
+		if said, exhausted := l.server.take(origin, now); exhausted {
+			wait := said.reset.Sub(now)
+			rle := &RateLimitError{Reset: said.reset, Limit: said.limit, Remaining: 0}
+			if wait > l.serverWait {
+				return nil, finalError{errorf(l.secrets.opOf(req), "%w", rle)}
 			}
-			if dl, ok := ctx.Deadline(); ok && dl.Before(l.reset) {
+			if dl, ok := ctx.Deadline(); ok && dl.Before(said.reset) {
 				rle.Err = context.DeadlineExceeded
-				return nil, finalError{errorf(st.opOf(req), "%w", rle)}
+				return nil, finalError{errorf(l.secrets.opOf(req), "%w", rle)}
 			}
 			if err := sleepCtx(ctx, wait); err != nil {
 				rle.Err = err
-				return nil, errorf(st.opOf(req), "%w", rle)
+				return nil, errorf(l.secrets.opOf(req), "%w", rle)
 			}
 		}
 		resp, err := next(ctx, req)
@@ -182,8 +185,8 @@ func (st *clientState) serverRateLayer(next Sender) Sender {
 				origin = originOf(he.finalURL)
 			}
 		}
-		if l, ok := parseRateLimit(h, time.Now()); ok {
-			st.serverLimits.update(origin, l)
+		if said, ok := parseRateLimit(h, time.Now()); ok {
+			l.server.update(origin, said)
 		}
 		return resp, err
 	}

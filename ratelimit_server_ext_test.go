@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -239,5 +240,72 @@ func TestWithLimiterSharedByClients(t *testing.T) {
 	}
 	if s.n.Load() != 0 {
 		t.Error("a request was sent although the limiter failed")
+	}
+}
+
+// The rate limit a response announces is its origin's: the origin that
+// answered, after redirects, not the one the request was first sent to. A
+// CDN the API redirects to says nothing of the API's own limit.
+
+var (
+	redirectedFile     = kit.Get[kit.NoParams, *kit.Response]("/file")
+	redirectedDownload = kit.Get[kit.NoParams, io.ReadCloser]("/file")
+)
+
+func TestServerRateLimitOfARedirectTarget(t *testing.T) {
+	for _, c := range []struct {
+		status   int
+		streamed bool
+	}{{http.StatusOK, false}, {http.StatusOK, true}, {http.StatusTooManyRequests, false}} {
+		status := c.status
+		for _, tw := range twins {
+			t.Run(fmt.Sprint(status, "/streamed=", c.streamed, "/", tw.name), func(t *testing.T) {
+				var cdnHits, apiHits atomic.Int64
+				cdn := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					cdnHits.Add(1)
+					w.Header().Set("X-RateLimit-Limit", "100")
+					w.Header().Set("X-RateLimit-Remaining", "0")
+					w.Header().Set("X-RateLimit-Reset", "3600") // an hour
+					w.WriteHeader(status)
+					fmt.Fprint(w, `{}`)
+				}))
+				mux := http.NewServeMux()
+				mux.HandleFunc("/file", func(w http.ResponseWriter, r *http.Request) {
+					http.Redirect(w, r, cdn.URL+"/file", http.StatusFound)
+				})
+				mux.HandleFunc("/doc", func(w http.ResponseWriter, r *http.Request) {
+					apiHits.Add(1)
+					fmt.Fprint(w, `{}`)
+				})
+				api := serve(t, mux)
+				b := tw.client(t, api.URL, kit.WithServerRateLimit(time.Minute), kit.WithRetry(kit.RetryPolicy{MaxAttempts: 1}))
+
+				var err error
+				if c.streamed {
+					var rc io.ReadCloser
+					if rc, err = twinCall(t.Context(), tw, redirectedDownload, b, kit.NoParams{}); err == nil {
+						rc.Close()
+					}
+				} else {
+					_, err = twinCall(t.Context(), tw, redirectedFile, b, kit.NoParams{})
+				}
+				if status == http.StatusOK && err != nil {
+					t.Fatal(err)
+				}
+				if he, ok := errors.AsType[*kit.HTTPError](err); status != http.StatusOK && (!ok || he.StatusCode != status) {
+					t.Fatalf("err = %v, want the CDN's %d", err, status)
+				}
+				// The API itself is not limited: the call is sent at once.
+				if _, err := twinCall(t.Context(), tw, cacheGet, b, kit.NoParams{}); err != nil {
+					t.Fatalf("a call to the API after the CDN's limit: %v", err)
+				}
+				if n := apiHits.Load(); n != 1 {
+					t.Errorf("the API saw %d requests, want 1", n)
+				}
+				if n := cdnHits.Load(); n != 1 {
+					t.Errorf("the CDN saw %d requests, want 1", n)
+				}
+			})
+		}
 	}
 }

@@ -170,7 +170,7 @@ func newRecordStream(st *clientState, resp *Response, sc *streamCall, t reflect.
 		closing: make(chan struct{}),
 		done:    make(chan struct{}),
 	}
-	if o := st.observer; o != nil && o.StreamEnd != nil {
+	if st.observe.streams() {
 		rs.observed = cmp.Or(resp.observed, sc.ctx)
 	}
 	format, ok := framingOf(resp)
@@ -423,7 +423,7 @@ func (rs *recordStream) shutdown(byCaller bool) (err error) {
 			if err := rs.ctx.Err(); failed == nil && !byCaller && err != nil {
 				failed = errorf(rs.op, "after %s: %w", recordsText(seen), err)
 			}
-			rs.st.observer.StreamEnd(rs.observed, StreamResult{Request: rs.sc.req, Records: seen, Err: failed})
+			rs.st.observe.streamEnd(rs.observed, StreamResult{Request: rs.sc.req, Records: seen, Err: failed})
 		})
 	}
 	if body != nil {
@@ -467,7 +467,7 @@ func (rs *recordStream) resume(cause error) (bool, error) {
 	if id == "" || httpsyntax.HasControl(id) || !retryableError(rs.ctx, cause) {
 		return false, nil
 	}
-	rt := rs.st.retrierFor(rs.sc.req)
+	rt := rs.st.retry.inForce(rs.sc.req)
 	if rt == nil || refusalsOnly(rs.sc.req) {
 		return false, nil
 	}

@@ -139,8 +139,16 @@ func (r redactor) text(raw string) string {
 
 // redactorOf is the redactor of the URLs of req (nil: of a URL that no
 // request of this client built).
-func (st *clientState) redactorOf(req *Request) redactor {
-	r := redactor{secrets: &st.secrets}
+func (st *clientState) redactorOf(req *Request) redactor { return st.secrets.redactorOf(req) }
+
+// opOf is what req attempts, for error text: its method and redacted URL.
+func (st *clientState) opOf(req *Request) string { return st.secrets.opOf(req) }
+
+// redactorOf is the redactor of the URLs of req, a request of the client
+// whose secrets s are (nil req: of a URL that no request of it built). The
+// layers of the send chain hold s, the one thing of the client they share.
+func (s *secrets) redactorOf(req *Request) redactor {
+	r := redactor{secrets: s}
 	if req != nil {
 		r.path = req.secretPath
 	}
@@ -148,8 +156,8 @@ func (st *clientState) redactorOf(req *Request) redactor {
 }
 
 // opOf is what req attempts, for error text: its method and redacted URL.
-func (st *clientState) opOf(req *Request) string {
-	return st.redactorOf(req).op(req.Method, req.URL)
+func (s *secrets) opOf(req *Request) string {
+	return s.redactorOf(req).op(req.Method, req.URL)
 }
 
 // redact returns u as text with userinfo and secret query values replaced

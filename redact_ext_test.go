@@ -1,10 +1,12 @@
 package kit_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -337,4 +339,37 @@ func TestRedact_UserInfoInURLValue(t *testing.T) {
 		}{u})
 		s.check(t)
 	})
+}
+
+// ---------------------------------------------------------------------------
+// Defect 9: APIKeyQuery values leaked once 256 other parameter names were
+// registered (the registry was process-wide and silently full). Redaction is
+// now per client; the test still makes 258 other APIKeyQuery auths first,
+// so that a registry of any kind filling up would show.
+
+func TestHostileAPIKeyQueryManyNames(t *testing.T) { // defect 9
+	kit.APIKeyQuery("access", "x")
+	kit.APIKeyQuery("appid", "x")
+	for i := range 256 {
+		kit.APIKeyQuery(fmt.Sprintf("hxfill%03d", i), "x")
+	}
+	const secret = "hx-257th-value-0451"
+	srv := hxServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "nope", http.StatusInternalServerError)
+	})
+	var logs bytes.Buffer
+	c := hxClient(t, srv.URL,
+		kit.WithAuth(kit.APIKeyQuery("hxlast", secret)),
+		kit.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	_, err := hxGetRec.Call(hxCtx(t), c, kit.NoParams{})
+	var he *kit.HTTPError
+	if !errors.As(err, &he) {
+		t.Fatalf("Call: %v; want an *HTTPError", err)
+	}
+	if strings.Contains(err.Error(), secret) || strings.Contains(he.URL, secret) {
+		t.Errorf("the 257th APIKeyQuery value is in the error: %v", err)
+	}
+	if strings.Contains(logs.String(), secret) {
+		t.Errorf("the 257th APIKeyQuery value is in the log: %s", logs.String())
+	}
 }

@@ -175,8 +175,8 @@ func (st *clientState) buildIn(d *endpointDecl, r *routed, rawURL string, box *r
 	if r.call != nil {
 		r.call.setHeaders(h)
 	}
-	if d.idemHeader != "" || st.idemHeader != "" || r.call != nil && (r.call.key != "" || r.call.idemHeader != "") {
-		req.keyed = st.setIdempotencyKey(d, r.call, h)
+	if st.idem.applies(d, r.call) {
+		req.keyed = st.idem.setKey(d, r.call, h)
 	}
 	if _, ok := h["User-Agent"]; !ok {
 		h["User-Agent"] = defaults[1:2:2]

@@ -307,10 +307,19 @@ func newRetrier(p *RetryPolicy) *retrier {
 
 // retryLayer is the chain's retry layer: it sends each attempt of a call
 // that may be retried as a fresh copy of the request, and decides after a
-// failed one whether another follows (see RetryPolicy).
-func (st *clientState) retryLayer(next Sender) Sender {
+// failed one whether another follows (see RetryPolicy). It holds the
+// client's retry plan, its secrets (for error text) and the observer's
+// Retry hook, no more.
+type retryLayer struct {
+	plan    *retrier                         // the client's WithRetry; nil: none
+	secrets *secrets                         // the client's, for error text
+	onRetry func(context.Context, RetryInfo) // Observer.Retry; nil: none
+}
+
+// wrap returns the layer on top of next.
+func (l *retryLayer) wrap(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
-		rt := st.retrierFor(req)
+		rt := l.plan.inForce(req)
 		if rt == nil {
 			return next(ctx, req)
 		}
@@ -325,7 +334,7 @@ func (st *clientState) retryLayer(next Sender) Sender {
 			if err == nil {
 				return resp, nil
 			}
-			op := st.opOf(req)
+			op := l.secrets.opOf(req)
 			var header http.Header
 			var he *HTTPError
 			var final finalError
@@ -347,7 +356,9 @@ func (st *clientState) retryLayer(next Sender) Sender {
 			if !ok {
 				return nil, attemptsError(op, attempt, true, reason, err)
 			}
-			st.observeRetry(ctx, req, attempt, err, wait)
+			if l.onRetry != nil {
+				l.onRetry(ctx, RetryInfo{Request: req, Attempt: attempt, Err: err, Wait: wait})
+			}
 			if werr := sleepCtx(ctx, wait); werr != nil {
 				return nil, errorf(op, "waiting to retry after %s (last: %v): %w", attemptsText(attempt), err, werr)
 			}
@@ -355,25 +366,26 @@ func (st *clientState) retryLayer(next Sender) Sender {
 	}
 }
 
-// policyFor returns the retry plan in force for a request with policy pol:
-// the call's or the endpoint's, else the client's unless NoRetry; nil when
-// none is.
-func (st *clientState) policyFor(pol *callPolicy) *retrier {
+// forPolicy returns the retry plan in force for a request with policy pol
+// of a client whose plan is r (nil: none): the call's or the endpoint's,
+// else the client's unless NoRetry; nil when none is.
+func (r *retrier) forPolicy(pol *callPolicy) *retrier {
 	if pol == nil {
-		return st.retry
+		return r
 	}
 	if pol.retry != nil || pol.noRetry {
 		return pol.retry
 	}
-	return st.retry
+	return r
 }
 
-// retrierFor returns the retry plan of req, or nil when req is not retried:
-// no policy applies, the endpoint or the call said NoRetry, or MaxAttempts
-// is 1. (A write that is neither declared Idempotent nor keyed is retried
-// only after a 429: see refusalsOnly.)
-func (st *clientState) retrierFor(req *Request) *retrier {
-	p := st.policyFor(req.policy)
+// inForce returns the retry plan of req, a request of a client whose plan
+// is r (nil: none), or nil when req is not retried: no policy applies, the
+// endpoint or the call said NoRetry, or MaxAttempts is 1. (A write that is
+// neither declared Idempotent nor keyed is retried only after a 429: see
+// refusalsOnly.)
+func (r *retrier) inForce(req *Request) *retrier {
+	p := r.forPolicy(req.policy)
 	if p == nil || p.maxAttempts <= 1 {
 		return nil
 	}

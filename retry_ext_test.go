@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/kithttp/kit"
+	"github.com/kithttp/kit/kittest"
 )
 
 // rtFastRetry retries with waits of at most a millisecond.
@@ -762,5 +764,280 @@ func TestRetryHeadersReplayed(t *testing.T) {
 	defer mu.Unlock()
 	if fmt.Sprint(seen) != "[k-1|Bearer tok k-1|Bearer tok k-1|Bearer tok]" {
 		t.Errorf("headers seen = %v", seen)
+	}
+}
+
+// The rules of "Retry decisions that read the response".
+
+func TestRetryIfReadsTheResponse(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		status int
+		header string // Stripe-Should-Retry
+		body   string
+		want   int32 // attempts
+	}{
+		{"503 but the server says no", 503, "false", `{}`, 1},
+		{"409 and the server says yes", 409, "true", `{}`, 3},
+		{"503 and no hint", 503, "", `{}`, 3},
+		{"400 with a retryable code in the body", 400, "", `{"error":{"code":"lock_timeout"}}`, 3},
+		{"400 with another code", 400, "", `{"error":{"code":"bad"}}`, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, tw := range twins {
+				var n atomic.Int32
+				srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if n.Add(1) <= 2 {
+						if tc.header != "" {
+							w.Header().Set("Stripe-Should-Retry", tc.header)
+						}
+						replyJSON(tc.status, tc.body)(w, r)
+						return
+					}
+					replyJSON(200, `{"id":7}`)(w, r)
+				}))
+				type body struct {
+					Error struct {
+						Code string `json:"code"`
+					} `json:"error"`
+				}
+				p := rtFastRetry(5)
+				var seen []error
+				p.RetryIf = func(err error) bool {
+					seen = append(seen, err)
+					var he *kit.HTTPError
+					if errors.As(err, &he) {
+						switch he.Header.Get("Stripe-Should-Retry") {
+						case "true":
+							return true
+						case "false":
+							return false
+						}
+						if m, ok := he.Model.(*body); ok && m.Error.Code == "lock_timeout" {
+							return true
+						}
+					}
+					return kit.Retryable(err)
+				}
+				b := tw.client(t, srv.URL, kit.WithRetry(p), kit.WithErrorModel[body]())
+				got, err := twinCall(t.Context(), tw, rtGet, b, kit.NoParams{})
+				if n.Load() != tc.want {
+					t.Errorf("%s: %d attempts, want %d (err %v)", tw.name, n.Load(), tc.want, err)
+				}
+				if tc.want == 3 && (err != nil || got.ID != 7) {
+					t.Errorf("%s: %+v, %v", tw.name, got, err)
+				}
+				wantSeen := 1
+				if tc.want == 3 {
+					wantSeen = 2
+				}
+				if len(seen) != wantSeen {
+					t.Errorf("%s: RetryIf saw %d errors, want %d", tw.name, len(seen), wantSeen)
+				}
+			}
+		})
+	}
+}
+
+func TestRetryableDefaultRule(t *testing.T) {
+	t.Parallel()
+	// Statuses of the policy in force travel with the error.
+	rec, _ := scripted(func(int, *http.Request) int { return 500 })
+	srv := serve(t, rec)
+	for _, tc := range []struct {
+		name string
+		opts []kit.Option
+		call []kit.CallOption
+		want bool
+	}{
+		{"no policy: the default statuses", nil, nil, false},
+		{"the client's statuses", []kit.Option{kit.WithRetry(kit.RetryPolicy{MaxAttempts: 1, Statuses: []int{500}})}, nil, true},
+		{"the call's statuses win", []kit.Option{kit.WithRetry(kit.RetryPolicy{MaxAttempts: 1, Statuses: []int{500}})},
+			[]kit.CallOption{kit.WithRetry(kit.RetryPolicy{MaxAttempts: 1, Statuses: []int{503}})}, false},
+	} {
+		c := newClient(t, srv.URL, tc.opts...)
+		_, err := rtGet.Call(t.Context(), c, kit.NoParams{}, tc.call...)
+		if got := kit.Retryable(err); got != tc.want {
+			t.Errorf("%s: Retryable(%v) = %v, want %v", tc.name, err, got, tc.want)
+		}
+	}
+	rec429, _ := scripted(func(int, *http.Request) int { return 429 })
+	if _, err := rtGet.Call(t.Context(), newClient(t, serve(t, rec429).URL), kit.NoParams{}); !kit.Retryable(err) {
+		t.Errorf("a 429 with no policy: Retryable = false")
+	}
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{syscall.ECONNRESET, true},
+		{io.ErrUnexpectedEOF, true},
+		{&kit.DecodeError{Err: errors.New("x")}, false},
+		{&kit.ValidationError{Model: "T"}, false},
+		{errors.New("something else"), false},
+	} {
+		if got := kit.Retryable(tc.err); got != tc.want {
+			t.Errorf("Retryable(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
+// A 429 on a POST is retried (RFC 6585), after its Retry-After, when
+// RetryIf agrees.
+func TestRetryTooManyRequestsOnAWrite(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.Header().Set("Retry-After", "0")
+			replyJSON(429, `{}`)(w, r)
+			return
+		}
+		replyJSON(201, `{"id":3}`)(w, r)
+	}))
+	c := newClient(t, srv.URL, kit.WithRetry(kit.RetryPolicy{}))
+	got, err := ikPost.Call(t.Context(), c, struct{ Item rtItem }{})
+	if err != nil || got.ID != 3 || n.Load() != 2 {
+		t.Fatalf("%+v, %v after %d attempts", got, err, n.Load())
+	}
+	// A Retry-After over MaxRetryAfter still ends retrying.
+	n.Store(0)
+	long := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		w.Header().Set("Retry-After", "3600")
+		replyJSON(429, `{}`)(w, r)
+	}))
+	lc := newClient(t, long.URL, kit.WithRetry(kit.RetryPolicy{}))
+	if _, err := ikPost.Call(t.Context(), lc, struct{ Item rtItem }{}); err == nil || n.Load() != 1 {
+		t.Fatalf("a long Retry-After: %d attempts, %v", n.Load(), err)
+	}
+	// RetryIf can refuse it.
+	n.Store(0)
+	p := kit.RetryPolicy{RetryIf: func(error) bool { return false }}
+	var he *kit.HTTPError
+	if _, err := ikPost.Call(t.Context(), c, struct{ Item rtItem }{}, kit.WithRetry(p)); !errors.As(err, &he) || he.StatusCode != 429 || n.Load() != 1 {
+		t.Fatalf("RetryIf said no: %d attempts, %v; want the 429 after 1", n.Load(), err)
+	}
+}
+
+func TestFaultRetryRecoversIteration(t *testing.T) {
+	for _, k := range []struct {
+		path string
+		p    kit.Paginator
+	}{
+		{"/paged/users", kit.PageNumber{PageSize: 40}},
+		{"/offset/users", kit.Offset{Limit: 40}},
+		{"/cursor/users", kit.Cursor{NextKey: "meta.next_cursor", ItemsKey: "results"}},
+		{"/linked/users", kit.LinkHeader{}},
+	} {
+		t.Run(k.path, func(t *testing.T) {
+			fs := kittest.NewFaultServer(t, kittest.NewAPI(kittest.WithUsers(100)))
+			fs.SetRetryAfter("0")
+			c, err := kit.NewClient(fs.URL(), kit.WithRetry(kit.RetryPolicy{MaxAttempts: 5, BaseDelay: time.Millisecond}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			r := kit.NewResource[faultUser](c, k.path, kit.WithPaginator(k.p))
+			fs.Script(kittest.FaultNone, 503, kittest.FaultReset, 502, kittest.FaultTruncated)
+			want := 1
+			for u, err := range r.All(context.Background()) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if u.ID != want {
+					t.Fatalf("record %d: got id %d", want, u.ID)
+				}
+				want++
+			}
+			if want != 101 {
+				t.Fatalf("got %d records, want 100", want-1)
+			}
+		})
+	}
+}
+
+// TestFaultRetryRecoversAsync: the async paths recover by retry too, an
+// endpoint future and a prefetching walk (every record once, in order).
+func TestFaultRetryRecoversAsync(t *testing.T) {
+	client := func(t *testing.T) (*kittest.FaultServer, *kit.AsyncClient) {
+		fs := kittest.NewFaultServer(t, kittest.NewAPI(kittest.WithUsers(100)))
+		fs.SetRetryAfter("0")
+		ac, err := kit.NewAsyncClient(fs.URL(), kit.WithRetry(kit.RetryPolicy{MaxAttempts: 5, BaseDelay: time.Millisecond}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ac.Close(context.Background()) })
+		return fs, ac
+	}
+	t.Run("Go", func(t *testing.T) {
+		fs, ac := client(t)
+		fs.Script(503, kittest.FaultReset, 502)
+		u, err := faultGetUser.Go(t.Context(), ac, struct{ ID int }{7}).Await(t.Context())
+		if err != nil || u.ID != 7 {
+			t.Fatalf("Go after 3 faults: %+v, %v", u, err)
+		}
+	})
+	// Walks: the faults hit whichever requests of a window arrive first,
+	// at most 4 on one page, so 5 attempts always suffice.
+	for _, w := range []struct {
+		name string
+		walk func(ctx context.Context, ac *kit.AsyncClient) iter.Seq2[faultUser, error]
+		step int // between ids
+	}{
+		{"prefetch 2", func(ctx context.Context, ac *kit.AsyncClient) iter.Seq2[faultUser, error] {
+			return kit.NewAsyncResource[faultUser](ac, "/paged/users", kit.WithPaginator(kit.PageNumber{PageSize: 30}), kit.WithPrefetch(2)).All(ctx)
+		}, 1},
+		{"pipelined 8", func(ctx context.Context, ac *kit.AsyncClient) iter.Seq2[faultUser, error] {
+			return kit.NewAsyncResource[faultUser](ac, "/offset/users", kit.WithPaginator(kit.Offset{Limit: 10}), kit.WithPrefetch(8)).All(ctx)
+		}, 1},
+		{"paged endpoint", func(ctx context.Context, ac *kit.AsyncClient) iter.Seq2[faultUser, error] {
+			return faultMembers.GoIterate(ctx, ac, struct{ ID int }{1}) // team 1: ids 1, 6, 11, ...
+		}, 5},
+	} {
+		t.Run(w.name, func(t *testing.T) {
+			fs, ac := client(t)
+			fs.Script(kittest.FaultNone, 503, kittest.FaultTruncated, 502, kittest.FaultReset)
+			want := 1
+			for u, err := range w.walk(t.Context(), ac) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if u.ID != want {
+					t.Fatalf("got id %d, want %d", u.ID, want)
+				}
+				want += w.step
+			}
+			if want != 101 {
+				t.Fatalf("walk ended before id %d", want)
+			}
+		})
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Defect 10: a valid Retry-After too large for int64 is ignored (the call
+// retries); it must end retrying like any Retry-After over the maximum.
+
+func TestHostileRetryAfterOverflow(t *testing.T) { // defect 10
+	for _, v := range []string{"99999999999999999999", "9223372036854775808"} {
+		t.Run(v, func(t *testing.T) {
+			var hits atomic.Int32
+			srv := hxServer(t, func(w http.ResponseWriter, r *http.Request) {
+				hits.Add(1)
+				w.Header().Set("Retry-After", v)
+				http.Error(w, "busy", http.StatusServiceUnavailable)
+			})
+			c := hxClient(t, srv.URL, kit.WithRetry(kit.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
+			_, err := hxGetRec.Call(hxCtx(t), c, kit.NoParams{})
+			var he *kit.HTTPError
+			if !errors.As(err, &he) || he.StatusCode != http.StatusServiceUnavailable {
+				t.Fatalf("Call: %v; want an *HTTPError 503", err)
+			}
+			if n := hits.Load(); n != 1 {
+				t.Fatalf("Retry-After: %s (over MaxRetryAfter): server got %d requests; want 1 (no retry)", v, n)
+			}
+		})
 	}
 }

@@ -59,34 +59,34 @@ func TestBackoffBounds(t *testing.T) {
 }
 
 func TestRetrierDefaults(t *testing.T) {
-	st := &clientState{clientConfig: clientConfig{requestConfig: requestConfig{callPolicy: callPolicy{retry: newRetrier(&RetryPolicy{})}}}}
-	r := st.retrierFor(&Request{Method: http.MethodGet, policy: defaultPolicy})
+	st := &clientState{requestConfig: requestConfig{callPolicy: callPolicy{retry: newRetrier(&RetryPolicy{})}}}
+	r := st.retry.inForce(&Request{Method: http.MethodGet, policy: defaultPolicy})
 	if r == nil || r.maxAttempts != 4 || r.maxElapsed != 30*time.Second || r.baseDelay != 100*time.Millisecond ||
 		r.maxDelay != 5*time.Second || r.maxRetryAfter != time.Minute || r.retryIf == nil {
 		t.Fatalf("defaults = %+v", r)
 	}
 	for _, m := range []string{"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"} {
 		req := &Request{Method: m, policy: defaultPolicy}
-		if st.retrierFor(req) == nil || refusalsOnly(req) {
+		if st.retry.inForce(req) == nil || refusalsOnly(req) {
 			t.Errorf("%s not retried", m)
 		}
 	}
 	for _, m := range []string{"POST", "PATCH", "PROPFIND"} {
-		if req := (&Request{Method: m, policy: defaultPolicy}); st.retrierFor(req) == nil || !refusalsOnly(req) {
+		if req := (&Request{Method: m, policy: defaultPolicy}); st.retry.inForce(req) == nil || !refusalsOnly(req) {
 			t.Errorf("%s retried without Idempotent beyond a 429", m)
 		}
-		if req := (&Request{Method: m, policy: &callPolicy{idempotent: true}}); st.retrierFor(req) == nil || refusalsOnly(req) {
+		if req := (&Request{Method: m, policy: &callPolicy{idempotent: true}}); st.retry.inForce(req) == nil || refusalsOnly(req) {
 			t.Errorf("%s not retried with Idempotent", m)
 		}
-		if req := (&Request{Method: m, policy: defaultPolicy, keyed: true}); st.retrierFor(req) == nil || refusalsOnly(req) {
+		if req := (&Request{Method: m, policy: defaultPolicy, keyed: true}); st.retry.inForce(req) == nil || refusalsOnly(req) {
 			t.Errorf("%s not retried with an idempotency key", m)
 		}
 	}
-	if st.retrierFor(&Request{Method: "GET", policy: &callPolicy{noRetry: true}}) != nil {
+	if st.retry.inForce(&Request{Method: "GET", policy: &callPolicy{noRetry: true}}) != nil {
 		t.Error("NoRetry retried")
 	}
-	one := &clientState{clientConfig: clientConfig{requestConfig: requestConfig{callPolicy: callPolicy{retry: newRetrier(&RetryPolicy{MaxAttempts: 1})}}}}
-	if one.retrierFor(&Request{Method: "GET", policy: defaultPolicy}) != nil {
+	one := &clientState{requestConfig: requestConfig{callPolicy: callPolicy{retry: newRetrier(&RetryPolicy{MaxAttempts: 1})}}}
+	if one.retry.inForce(&Request{Method: "GET", policy: defaultPolicy}) != nil {
 		t.Error("MaxAttempts 1 retried")
 	}
 }

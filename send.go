@@ -12,18 +12,30 @@ import (
 // endpoint calls, resource operations and every page of a walk. It is built
 // once, when the client is made, from these layers, outside in:
 //
-//	call interceptors   WithInterceptors                 interceptor.go
-//	timeout             WithTimeout                      timeout.go
-//	cache               WithCache                        cache.go
-//	retry               WithRetry                        retry.go
-//	rate limit          WithLimiter, WithRateLimit       ratelimit.go
-//	server rate limit   WithServerRateLimit              ratelimit_server.go
-//	auth                WithAuth, refresh on a 401       auth.go
-//	logging             WithLogger                       logging.go
-//	sent check          WithCache                        cache_sent.go
-//	attempt interceptors WithAttemptInterceptors         interceptor.go
-//	in-flight limit     WithMaxInFlight (async only)     inflight.go
-//	transport           the engine, body, *HTTPError     transport.go
+//	layer                 option                           file                 type
+//	call interceptors     WithInterceptors                 interceptor.go       (the client's)
+//	timeout               WithTimeout                      timeout.go           (stateless)
+//	cache                 WithCache                        cache.go             cacheLayer
+//	retry                 WithRetry                        retry.go             retryLayer
+//	rate limit            WithLimits, WithLimiter          ratelimit.go         limitLayers
+//	server rate limit     WithLimits, WithServerRateLimit  ratelimit_server.go  limitLayers
+//	auth                  WithAuth, refresh on a 401       auth.go              authLayer
+//	logging               WithLogger                       logging.go           logLayer
+//	sent check            WithCache                        cache_sent.go        (stateless)
+//	attempt interceptors  WithAttemptInterceptors          interceptor.go       (the client's)
+//	in-flight limit       WithLimits (async only)          inflight.go          limitLayers
+//	transport             the engine, body, *HTTPError     transport.go         (the client's)
+//
+// Each layer type is built once with the client from its clientConfig
+// (layers, below) and holds only its own configuration and state; what
+// one needs of another is given to it then (the cache gets the auth layer,
+// whose credentials key its entries, and the logger), and what they all
+// share is the client's secrets, for the URLs in their error text. The
+// observer's hooks go to the layers that fire them (Retry to retry,
+// TokenRenewal to auth, CacheHit to cache, LogAttrs to logging). A layer
+// is immutable once built except for what its fields synchronise
+// themselves (the server limits' mutex, the in-flight semaphore, the auth
+// layer's last token identity), so a chain is safe for concurrent use.
 //
 // A layer that a client does not use (no logger, no rate limit, no auth) is
 // left out of its chain. Each layer reads the call's endpoint settings from
@@ -34,22 +46,60 @@ import (
 // construction; each interceptor's answer is checked where it leaves the
 // interceptor (hop), so the layers above it never see a non-2xx *Response.
 
-// buildChains makes the client's sync chain (when its engine implements
-// Engine) and async chain (when it implements AsyncEngine).
-func (st *clientState) buildChains() error {
-	if st.cache != nil && len(st.attemptInterceptors) > 0 {
-		st.cacheClient = rand.Text() // see cacheIdentityOf
+// layers are the layer types of a client's chains, built once from its
+// configuration and shared by its sync and async chains; cache, auth and
+// log are nil when the client does not use them.
+type layers struct {
+	call, attempt []Interceptor
+	cache         *cacheLayer
+	retry         *retryLayer
+	limits        *limitLayers
+	auth          *authLayer
+	log           *logLayer
+}
+
+// newLayers builds the layers of c for st, the client being made.
+func newLayers(c *clientConfig, st *clientState) *layers {
+	sec := &st.secrets
+	o := c.observer
+	if o == nil {
+		o = &Observer{}
 	}
+	ly := &layers{
+		call:    c.callInterceptors,
+		attempt: c.attemptInterceptors,
+		retry:   &retryLayer{plan: c.retry, secrets: sec, onRetry: o.Retry},
+		limits:  newLimitLayers(c, sec, st.asyncEng != nil),
+		auth:    newAuthLayer(c.auth, st.home, sec, o.TokenRenewal),
+	}
+	if c.logger != nil {
+		ly.log = &logLayer{logger: c.logger, logAttrs: o.LogAttrs, secrets: sec}
+	}
+	if c.cache != nil {
+		ly.cache = &cacheLayer{cache: c.cache, auth: ly.auth, logger: c.logger, secrets: sec, onHit: o.CacheHit}
+		if len(c.attemptInterceptors) > 0 {
+			ly.cache.clientID = rand.Text() // see cacheIdentityOf
+		}
+	}
+	return ly
+}
+
+// buildChains builds the layers of c and makes the client's sync chain
+// (when its engine implements Engine) and async chain (when it implements
+// AsyncEngine).
+func (st *clientState) buildChains(c *clientConfig) error {
+	ly := newLayers(c, st)
+	st.limits = ly.limits
+	st.observe = newObservation(c.observer, &st.secrets)
 	if st.syncEng != nil {
-		c, err := st.chain(st.syncTransport, jarOf(st.syncEng))
+		c, err := st.chain(ly, st.syncTransport, jarOf(st.syncEng))
 		if err != nil {
 			return err
 		}
 		st.syncChain = c
 	}
 	if st.asyncEng != nil {
-		st.slots = newSemaphore(st.maxFlight)
-		c, err := st.chain(st.inflightLayer(st.asyncTransport), jarOf(st.asyncEng))
+		c, err := st.chain(ly, ly.limits.inflightLayer(st.asyncTransport), jarOf(st.asyncEng))
 		if err != nil {
 			return err
 		}
@@ -58,36 +108,36 @@ func (st *clientState) buildChains() error {
 	return nil
 }
 
-// chain stacks the layers on top of transport. jar is the cookie jar of
-// the engine transport sends through (nil when it has none, or kit cannot
-// tell), for the cache.
-func (st *clientState) chain(transport Sender, jar http.CookieJar) (Sender, error) {
-	s, err := st.wrapChecked(transport, st.attemptInterceptors, "WithAttemptInterceptors")
+// chain stacks the layers ly on top of transport. jar is the cookie jar
+// of the engine transport sends through (nil when it has none, or kit
+// cannot tell), for the cache.
+func (st *clientState) chain(ly *layers, transport Sender, jar http.CookieJar) (Sender, error) {
+	s, err := st.wrapChecked(transport, ly.attempt, "WithAttemptInterceptors")
 	if err != nil {
 		return nil, err
 	}
-	if st.cache != nil {
+	if ly.cache != nil {
 		s = sentCheckLayer(s, jar)
 	}
-	if st.logger != nil {
-		s = st.loggingLayer(s)
+	if ly.log != nil {
+		s = ly.log.wrap(s)
 	}
-	if st.auth != nil {
-		s = st.authLayer(s)
+	if ly.auth != nil {
+		s = ly.auth.wrap(s)
 	}
-	if st.serverRate > 0 {
-		s = st.serverRateLayer(s)
+	if ly.limits.serverWait > 0 {
+		s = ly.limits.serverLayer(s)
 	}
-	if st.limiter != nil {
-		s = st.rateLimitLayer(s)
+	if ly.limits.limiter != nil {
+		s = ly.limits.rateLayer(s)
 	}
-	s = st.retryLayer(s)
-	if st.cache != nil {
-		s = st.cacheLayer(s, jar)
+	s = ly.retry.wrap(s)
+	if ly.cache != nil {
+		s = ly.cache.wrap(s, jar)
 	}
 	s = timeoutLayer(s)
 	s = st.urlGuardLayer(s)
-	return st.wrapChecked(s, st.callInterceptors, "WithInterceptors")
+	return st.wrapChecked(s, ly.call, "WithInterceptors")
 }
 
 // urlGuardLayer is the first layer under the call interceptors: a request
@@ -112,8 +162,8 @@ func (st *clientState) send(ctx context.Context, chain Sender, req *Request) (*R
 	if ctx == nil {
 		return nil, errorf(st.opOf(req), "nil Context")
 	}
-	if o := st.observer; o != nil && (o.CallStart != nil || o.CallEnd != nil || o.StreamEnd != nil) {
-		return st.observeSend(ctx, chain, req)
+	if ob := st.observe; ob != nil && ob.calls {
+		return ob.send(ctx, chain, req)
 	}
 	return chain(ctx, req)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -506,4 +507,184 @@ func TestChainResponseWithError(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ---------------------------------------------------------------------------
+// Defect 11: a nil context panics on the sync paths (Endpoint.Go returns an
+// error).
+
+func TestHostileNilContext(t *testing.T) { // defect 11
+	srv := hxServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/recs" {
+			io.WriteString(w, `[{"id":1}]`)
+			return
+		}
+		io.WriteString(w, `{"id":1}`)
+	})
+	c := hxClient(t, srv.URL)
+	ac := hxAsyncClient(t, srv.URL)
+	r := kit.NewResource[hxRec](c, "/recs")
+	ar := kit.NewAsyncResource[hxRec](ac, "/recs")
+	arp := kit.NewAsyncResource[hxRec](ac, "/recs", kit.WithPrefetch(2))
+	auth := kit.TokenAuth(func(context.Context) (kit.Token, error) { return kit.Token{Value: "t"}, nil })
+	walkErr := func(seq func(func(hxRec, error) bool)) error {
+		for _, err := range seq {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var nilCtx context.Context
+	for _, tc := range []struct {
+		name string
+		call func() error
+	}{
+		{"Endpoint.Call", func() error { _, err := hxGetRec.Call(nilCtx, c, kit.NoParams{}); return err }},
+		{"Endpoint.Go_control", func() error { _, err := hxGetRec.Go(nilCtx, ac, kit.NoParams{}).Await(hxCtx(t)); return err }},
+		{"Resource.List", func() error { _, err := r.List(nilCtx, nil); return err }},
+		{"Resource.Get", func() error { _, err := r.Get(nilCtx, 1); return err }},
+		{"Resource.Create", func() error { _, err := r.Create(nilCtx, hxRec{ID: 1}); return err }},
+		{"Resource.Delete", func() error { _, err := r.Delete(nilCtx, 1); return err }},
+		{"Resource.All", func() error { return walkErr(r.All(nilCtx)) }},
+		{"AsyncResource.All", func() error { return walkErr(ar.All(nilCtx)) }},
+		{"AsyncResource.All_prefetch", func() error { return walkErr(arp.All(nilCtx)) }},
+		{"TokenSourceAuth.Token", func() error { _, err := auth.Token(nilCtx); return err }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			if p := hxCatch(func() { err = tc.call() }); p != nil {
+				t.Fatalf("panicked with a nil context: %v", p)
+			}
+			if err == nil {
+				t.Fatal("no error with a nil context")
+			}
+		})
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Defect 10: an interceptor that sets req.URL = nil panics the auth layer
+// instead of getting an error. Checked with and without auth, from a call
+// interceptor and an attempt interceptor, sync and async, and for the
+// other fields an interceptor may empty (a nil Header is an empty one).
+
+func TestHostileSecInterceptorNilURL(t *testing.T) { // defect 10
+	mutations := map[string]func(*kit.Request){
+		"URL_nil":     func(r *kit.Request) { r.URL = nil },
+		"URL_no_host": func(r *kit.Request) { r.URL = &url.URL{Path: "/rec"} },
+		"Header_nil":  func(r *kit.Request) { r.Header = nil },
+	}
+	srv := hxServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":1}`)
+	})
+	for mname, mutate := range mutations {
+		for _, attempt := range []bool{false, true} {
+			for _, auth := range []bool{false, true} {
+				for _, async := range []bool{false, true} {
+					name := fmt.Sprintf("%s/attempt_%v/auth_%v/async_%v", mname, attempt, auth, async)
+					t.Run(name, func(t *testing.T) {
+						ic := func(next kit.Sender) kit.Sender {
+							return func(ctx context.Context, req *kit.Request) (*kit.Response, error) {
+								mutate(req)
+								return next(ctx, req)
+							}
+						}
+						var opts []kit.Option
+						if attempt {
+							opts = append(opts, kit.WithAttemptInterceptors(ic))
+						} else {
+							opts = append(opts, kit.WithInterceptors(ic))
+						}
+						if auth {
+							// Every layer of the chain between the
+							// interceptors and the transport.
+							opts = append(opts, kit.WithAuth(kit.Bearer("hs-nil")), kit.WithRateLimit(1000, 10),
+								kit.WithCache(kit.NewMemoryCache(1<<20)), kit.WithServerRateLimit(time.Second),
+								kit.WithRetry(kit.RetryPolicy{MaxAttempts: 2, BaseDelay: 1}))
+						}
+						var err error
+						p := hxCatch(func() {
+							if async {
+								_, err = hxGetRec.Go(hxCtx(t), hxAsyncClient(t, srv.URL, opts...), kit.NoParams{}).Await(hxCtx(t))
+							} else {
+								_, err = hxGetRec.Call(hxCtx(t), hxClient(t, srv.URL, opts...), kit.NoParams{})
+							}
+						})
+						if p != nil {
+							t.Fatalf("panicked: %v", p)
+						}
+						var pe *kit.PanicError
+						if errors.As(err, &pe) {
+							t.Fatalf("a kit layer panicked: %v", err)
+						}
+						if mname == "Header_nil" {
+							if err != nil {
+								t.Fatalf("a nil Header is an empty one: %v", err)
+							}
+							return
+						}
+						if err == nil {
+							t.Fatal("no error")
+						}
+						if !strings.HasPrefix(err.Error(), "kit: ") {
+							t.Errorf("error %q does not start with kit: ", err)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestHostileSecInterceptorNilURLAnswered is defect 10's other road: an
+// interceptor that empties the URL and answers the call itself (a cache),
+// for a call and for the pages of a walk, whose next links resolve
+// against the URL of the page before.
+func TestHostileSecInterceptorNilURLAnswered(t *testing.T) {
+	srv := hxServer(t, func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the server got %s", r.URL)
+	})
+	answer := func(next kit.Sender) kit.Sender {
+		return func(ctx context.Context, req *kit.Request) (*kit.Response, error) {
+			page := req.URL.Query().Get("p")
+			req.URL = nil
+			h := http.Header{"Content-Type": {"application/json"}}
+			if page == "" {
+				h.Set("Link", `</recs?p=2>; rel="next"`)
+				return kit.NewResponse(200, h, []byte(`[{"id":1}]`)), nil
+			}
+			return kit.NewResponse(200, h, []byte(`[{"id":2}]`)), nil
+		}
+	}
+	for _, hw := range hsWalkers {
+		t.Run(hw.name, func(t *testing.T) {
+			var ids []int
+			var err error
+			if p := hxCatch(func() {
+				ids, err = hw.walk(t, srv.URL, "/recs", []kit.Option{kit.WithInterceptors(answer)}, kit.WithPaginator(kit.LinkHeader{}))
+			}); p != nil {
+				t.Fatalf("panicked: %v", p)
+			}
+			if err != nil || !slices.Equal(ids, []int{1, 2}) {
+				t.Errorf("walk answered by an interceptor: %v, %v; want [1 2]", ids, err)
+			}
+		})
+	}
+	t.Run("call", func(t *testing.T) {
+		var err error
+		var got hxRec
+		if p := hxCatch(func() {
+			got, err = hxGetRec.Call(hxCtx(t), hxClient(t, srv.URL, kit.WithInterceptors(answer)), kit.NoParams{})
+		}); p != nil {
+			t.Fatalf("panicked: %v", p)
+		}
+		// [{"id":1}] is not an hxRec: a decode error, not a panic.
+		var de *kit.DecodeError
+		if !errors.As(err, &de) || got.ID != 0 {
+			t.Errorf("call answered by an interceptor with an array: %+v, %v; want a *kit.DecodeError", got, err)
+		}
+	})
 }

@@ -7,13 +7,16 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/kithttp/kit"
+	"github.com/kithttp/kit/internal/leakcheck"
 	"github.com/kithttp/kit/kittest"
 )
 
@@ -21,7 +24,7 @@ import (
 // Call, async Go). None asserts on time: servers that must wait for the
 // client wait on channels the test controls, with a generous guard that
 // fails the test instead of hanging when kit does not do its part. The
-// tests of releasing connections are in stream_release_ext_test.go.
+// tests of releasing connections are at the end of this file.
 
 // streamRec is the record of the tests: N must be at least 1.
 type streamRec struct {
@@ -797,4 +800,690 @@ func TestStreamResumeRules(t *testing.T) {
 			t.Errorf("%v, %v, %d connections", recs, errs, conns.Load())
 		}
 	})
+}
+
+// Streams whose context ends while they open: the stream is registered to
+// close on the context's end while the response is being turned into it,
+// and whatever order the two happen in, the stream is released once (its
+// connection closed, its in-flight slot and async call given back, its
+// observer's StreamEnd and CallEnd called once each). Run with -race.
+
+// cancelKey is the context key of the func that cancelAfterResponse calls.
+type cancelKey struct{}
+
+// cancelAfterResponse is a transport that ends the request's call (the
+// func under cancelKey in its context) once the response's headers have
+// arrived: the call's context ends while kit opens the stream.
+type cancelAfterResponse struct{ base http.RoundTripper }
+
+func (c cancelAfterResponse) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.base.RoundTrip(r)
+	if cancel, ok := r.Context().Value(cancelKey{}).(context.CancelFunc); ok {
+		cancel()
+	}
+	return resp, err
+}
+
+// openCounts counts the ends an observer sees.
+type openCounts struct {
+	callEnds, streamEnds atomic.Int64
+	ended                chan struct{} // one per CallEnd
+}
+
+func (o *openCounts) observer() kit.Observer {
+	return kit.Observer{
+		CallEnd:   func(context.Context, kit.CallResult) { o.callEnds.Add(1); o.ended <- struct{}{} },
+		StreamEnd: func(context.Context, kit.StreamResult) { o.streamEnds.Add(1) },
+	}
+}
+
+var streamOpenBody = kit.Get[kit.NoParams, io.ReadCloser]("/s")
+
+func TestStreamContextEndsAsItOpens(t *testing.T) {
+	leakcheck.Check(t)
+	const iterations = 50
+	for _, kind := range []string{"Stream", "ReadCloser"} {
+		for _, tw := range twins {
+			for _, how := range []string{"after the response", "concurrently"} {
+				t.Run(kind+"/"+tw.name+"/"+how, func(t *testing.T) {
+					var entered atomic.Int64
+					exited := make(chan struct{}, 4*iterations) // room for every request
+					h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						entered.Add(1)
+						defer func() { exited <- struct{}{} }()
+						w.Header().Set("Content-Type", "application/x-ndjson")
+						io.WriteString(w, "{\"n\":1}\n")
+						w.(http.Flusher).Flush()
+						<-r.Context().Done() // until the client closes the connection
+					})
+					counts := &openCounts{ended: make(chan struct{}, iterations)}
+					hc := &http.Client{Transport: cancelAfterResponse{http.DefaultTransport.(*http.Transport).Clone()}}
+					defer hc.CloseIdleConnections()
+					_, b := tw.setup(t, h, kit.WithHTTPClient(hc), kit.WithMaxInFlight(1), kit.WithObserver(counts.observer()))
+					for i := range iterations {
+						ctx, cancel := context.WithCancel(t.Context())
+						if how == "after the response" {
+							ctx = context.WithValue(ctx, cancelKey{}, context.CancelFunc(cancel))
+						} else {
+							go cancel()
+						}
+						opened := openOnce(t, tw, kind, ctx, b)
+						// Released: by the end of the context, or by Close
+						// once opened. A slot held by a stream never released
+						// (WithMaxInFlight(1)) blocks the next iteration's call.
+						select {
+						case <-counts.ended:
+						case <-time.After(5 * time.Second):
+							t.Fatalf("iteration %d: the call never ended (the stream was not released)", i)
+						}
+						cancel()
+						if opened != nil {
+							if err := opened.Close(); err != nil {
+								t.Errorf("iteration %d: Close: %v", i, err)
+							}
+						}
+					}
+					for n := int64(0); n < entered.Load(); n++ {
+						waitClosed(t, exited) // each connection was closed
+					}
+					if c, s := counts.callEnds.Load(), counts.streamEnds.Load(); c != iterations || (kind == "Stream" && s > iterations) || (kind == "ReadCloser" && s != 0) {
+						t.Errorf("CallEnd called %d times, StreamEnd %d, for %d calls", c, s, iterations)
+					}
+				})
+			}
+		}
+	}
+}
+
+// openOnce makes one call of the kind of the test with ctx and returns the
+// stream or body it opened (nil when the call failed), after reading it
+// when it opened.
+func openOnce(t *testing.T, tw twin, kind string, ctx context.Context, b kit.Binding) io.Closer {
+	t.Helper()
+	switch kind {
+	case "Stream":
+		var s *kit.Stream[streamRec]
+		var err error
+		if tw.async {
+			s, err = streamRecs.Go(ctx, b, kit.NoParams{}).Await(t.Context())
+		} else {
+			s, err = streamRecs.Call(ctx, b, kit.NoParams{})
+		}
+		if err != nil {
+			return nil
+		}
+		for range s.All() {
+		}
+		return s
+	default:
+		var rc io.ReadCloser
+		var err error
+		if tw.async {
+			rc, err = streamOpenBody.Go(ctx, b, kit.NoParams{}).Await(t.Context())
+		} else {
+			rc, err = streamOpenBody.Call(ctx, b, kit.NoParams{})
+		}
+		if err != nil {
+			return nil
+		}
+		io.Copy(io.Discard, rc)
+		return rc
+	}
+}
+
+// TestStreamObserverPanicsOnContextEnd: the observer's StreamEnd and CallEnd
+// of a stream (or an io.ReadCloser) that its context ends run on a
+// goroutine of the context's. A panic there would end the process; kit
+// recovers it and reports it, once, as an error matching *PanicError: the
+// range's (or Read's) error, or Close's when nothing was read since.
+func TestStreamObserverPanicsOnContextEnd(t *testing.T) {
+	leakcheck.Check(t)
+	type hookCase struct{ kind, hook, report string }
+	var cases []hookCase
+	for _, kind := range []string{"Stream", "ReadCloser"} {
+		for _, hook := range []string{"StreamEnd", "CallEnd"} {
+			if kind == "ReadCloser" && hook == "StreamEnd" {
+				continue
+			}
+			for _, report := range []string{"read", "Close"} {
+				cases = append(cases, hookCase{kind, hook, report})
+			}
+		}
+	}
+	for _, c := range cases {
+		for _, tw := range twins {
+			t.Run(c.kind+"/"+c.hook+"/"+c.report+"/"+tw.name, func(t *testing.T) {
+				closed := make(chan struct{})
+				var o kit.Observer
+				entered := make(chan struct{}, 1)
+				boom := func() {
+					entered <- struct{}{}
+					panic("observer boom")
+				}
+				if c.hook == "StreamEnd" {
+					o.StreamEnd = func(context.Context, kit.StreamResult) { boom() }
+				} else {
+					o.CallEnd = func(_ context.Context, r kit.CallResult) {
+						if r.Streamed {
+							boom()
+						}
+					}
+				}
+				_, b := tw.setup(t, stall(streamFormats[1], closed), kit.WithObserver(o))
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				var (
+					closer  io.Closer
+					readErr func() error // reads on until an error
+				)
+				if c.kind == "Stream" {
+					s, err := twinCall(ctx, tw, streamRecs, b, kit.NoParams{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					closer = s
+					readErr = func() error {
+						var errs []error
+						for _, err := range s.All() {
+							if err != nil {
+								errs = append(errs, err)
+							}
+							cancel()
+						}
+						if len(errs) != 1 {
+							t.Fatalf("errors %v, want one", errs)
+						}
+						return errs[0]
+					}
+				} else {
+					rc, err := twinCall(ctx, tw, streamOpenBody, b, kit.NoParams{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					closer = rc
+					readErr = func() error {
+						line := make([]byte, len("{\"n\":1}\n"))
+						if _, err := io.ReadFull(rc, line); err != nil {
+							t.Fatal(err)
+						}
+						cancel()
+						_, err := io.ReadAll(rc)
+						return err
+					}
+				}
+				var got error
+				if c.report == "read" {
+					got = readErr()
+					if !errors.Is(got, context.Canceled) {
+						t.Errorf("read error %v, want one matching context.Canceled", got)
+					}
+					if err := closer.Close(); err != nil {
+						t.Errorf("Close after the error reported the panic: %v", err)
+					}
+				} else {
+					cancel()
+					waitClosed(t, entered) // the end of the context is closing it
+					got = closer.Close()
+					if err := closer.Close(); err != nil {
+						t.Errorf("second Close: %v", err)
+					}
+				}
+				pe, ok := errors.AsType[*kit.PanicError](got)
+				if !ok || pe.Value != "observer boom" {
+					t.Fatalf("error %v, want one matching *kit.PanicError with the observer's panic", got)
+				}
+				if !strings.Contains(got.Error(), "panic: observer boom") {
+					t.Errorf("error %q does not say what panicked", got)
+				}
+				waitClosed(t, closed)
+			})
+		}
+	}
+}
+
+// TestStreamObserverPanicsOnClose: a panic of the observer in a Close by
+// the caller is the caller's, and everything is released all the same: the
+// connection, the in-flight slot (WithMaxInFlight(1): the next call gets
+// it) and the async call (the client's Close returns).
+func TestStreamObserverPanicsOnClose(t *testing.T) {
+	leakcheck.Check(t)
+	for _, kind := range []string{"Stream", "ReadCloser"} {
+		for _, hook := range []string{"StreamEnd", "CallEnd"} {
+			if kind == "ReadCloser" && hook == "StreamEnd" {
+				continue
+			}
+			for _, tw := range twins {
+				t.Run(kind+"/"+hook+"/"+tw.name, func(t *testing.T) {
+					closed := make(chan struct{}, 2)
+					h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						done := make(chan struct{})
+						defer func() { <-done; closed <- struct{}{} }()
+						stall(streamFormats[1], done)(w, r)
+					})
+					var panicked atomic.Bool
+					boom := func() {
+						if panicked.CompareAndSwap(false, true) {
+							panic("observer boom")
+						}
+					}
+					var o kit.Observer
+					if hook == "StreamEnd" {
+						o.StreamEnd = func(context.Context, kit.StreamResult) { boom() }
+					} else {
+						o.CallEnd = func(context.Context, kit.CallResult) { boom() }
+					}
+					_, b := tw.setup(t, h, kit.WithObserver(o), kit.WithMaxInFlight(1))
+					open := func(ctx context.Context) io.Closer {
+						var (
+							c   io.Closer
+							err error
+						)
+						if kind == "Stream" {
+							c, err = twinCall(ctx, tw, streamRecs, b, kit.NoParams{})
+						} else {
+							c, err = twinCall(ctx, tw, streamOpenBody, b, kit.NoParams{})
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+						return c
+					}
+					c := open(t.Context())
+					func() {
+						defer func() {
+							if r := recover(); r != "observer boom" {
+								t.Errorf("Close panicked with %v, want the observer's panic", r)
+							}
+						}()
+						c.Close()
+					}()
+					waitClosed(t, closed)
+					// The slot was given back: the next call gets it (a
+					// guard ends the wait for a slot never given back).
+					ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+					defer cancel()
+					c = open(ctx)
+					if err := c.Close(); err != nil {
+						t.Error(err)
+					}
+					waitClosed(t, closed)
+				})
+			}
+		}
+	}
+}
+
+// The tests in this file are not parallel: each checks on its own that no
+// goroutine outlives it (leakcheck.Check), and TestMain checks the package.
+// A stream's connection is released when the server sees it closed: its
+// handler's context ends.
+
+// endless serves records of format f until the client goes away, then
+// closes closed. Each connection is counted on conns.
+func endless(f streamFormat, closed chan<- struct{}) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		defer close(closed)
+		w.Header().Set("Content-Type", f.ctype)
+		io.WriteString(w, f.open)
+		for i := 0; r.Context().Err() == nil; i++ {
+			if _, err := io.WriteString(w, f.record(i, fmt.Sprintf(`{"n":%d}`, i+1))); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+		}
+	}
+}
+
+// stall serves one record of format f, then waits until the client goes
+// away, and closes closed.
+func stall(f streamFormat, closed chan<- struct{}) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		defer close(closed)
+		w.Header().Set("Content-Type", f.ctype)
+		io.WriteString(w, f.open+f.record(0, `{"n":1}`))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}
+}
+
+func TestStreamBreakReleases(t *testing.T) {
+	leakcheck.Check(t)
+	for _, f := range streamFormats {
+		for _, tw := range twins {
+			t.Run(f.name+"/"+tw.name, func(t *testing.T) {
+				closed := make(chan struct{})
+				_, b := tw.setup(t, endless(f, closed))
+				s, err := twinCall(t.Context(), tw, streamRecs, b, kit.NoParams{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				n := 0
+				for rec, err := range s.All() {
+					if err != nil || rec.N != n+1 {
+						t.Fatalf("record %d: %+v, %v", n+1, rec, err)
+					}
+					if n++; n == 100 {
+						break
+					}
+				}
+				waitClosed(t, closed)
+				if err := s.Close(); err != nil {
+					t.Errorf("Close after break: %v", err)
+				}
+			})
+		}
+	}
+}
+
+func TestStreamCloseReleases(t *testing.T) {
+	leakcheck.Check(t)
+	f := streamFormats[0]
+	for _, tw := range twins {
+		t.Run(tw.name+"/during the range", func(t *testing.T) {
+			closed := make(chan struct{})
+			_, b := tw.setup(t, stall(f, closed))
+			s, err := twinCall(t.Context(), tw, streamRecs, b, kit.NoParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var recs []streamRec
+			for rec, err := range s.All() {
+				if err != nil {
+					t.Fatalf("a range that Close ends yields no error, got %v", err)
+				}
+				recs = append(recs, rec)
+				// The next record never comes: Close from elsewhere ends
+				// the wait for it.
+				go s.Close()
+			}
+			if len(recs) != 1 {
+				t.Errorf("%d records, want 1", len(recs))
+			}
+			waitClosed(t, closed)
+		})
+		t.Run(tw.name+"/never ranged", func(t *testing.T) {
+			closed := make(chan struct{})
+			_, b := tw.setup(t, stall(f, closed))
+			s, err := twinCall(t.Context(), tw, streamRecs, b, kit.NoParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+			waitClosed(t, closed)
+			if s.Close() != nil {
+				t.Error("a second Close failed")
+			}
+			_, errs := collectStream(s)
+			if len(errs) != 1 || !strings.Contains(errs[0].Error(), "ranging over a closed stream") {
+				t.Errorf("ranging after Close: %v", errs)
+			}
+		})
+		t.Run(tw.name+"/abandoned, its context ends", func(t *testing.T) {
+			closed := make(chan struct{})
+			_, b := tw.setup(t, stall(f, closed))
+			ctx, cancel := context.WithCancel(t.Context())
+			if _, err := twinCall(ctx, tw, streamRecs, b, kit.NoParams{}); err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			waitClosed(t, closed)
+		})
+	}
+}
+
+func TestStreamCancelReleases(t *testing.T) {
+	leakcheck.Check(t)
+	for _, f := range streamFormats {
+		for _, tw := range twins {
+			t.Run(f.name+"/"+tw.name, func(t *testing.T) {
+				closed := make(chan struct{})
+				_, b := tw.setup(t, stall(f, closed))
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				s, err := twinCall(ctx, tw, streamRecs, b, kit.NoParams{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var errs []error
+				for _, err := range s.All() {
+					if err != nil {
+						errs = append(errs, err)
+						continue
+					}
+					go cancel() // while the range waits for record 2
+				}
+				if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
+					t.Errorf("errors %v, want one matching context.Canceled", errs)
+				}
+				waitClosed(t, closed)
+			})
+		}
+	}
+}
+
+// A stream waiting to resume is released by Close and by its context too.
+func TestStreamResumeWaitReleases(t *testing.T) {
+	leakcheck.Check(t)
+	drop := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "retry: 3600000\nid: 1\ndata: {\"n\":1}\n\n")
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	})
+	slow := kit.WithRetry(kit.RetryPolicy{MaxDelay: time.Hour}) // waits the server's hour
+	for _, tw := range twins {
+		t.Run(tw.name, func(t *testing.T) {
+			_, b := tw.setup(t, drop, slow)
+			s, err := twinCall(t.Context(), tw, streamRecs, b, kit.NoParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, err := range s.All() {
+				if err != nil {
+					t.Fatalf("Close during the wait yields no error, got %v", err)
+				}
+				go s.Close()
+			}
+
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			s, err = twinCall(ctx, tw, streamRecs, b, kit.NoParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var errs []error
+			for _, err := range s.All() {
+				if err != nil {
+					errs = append(errs, err)
+				}
+				go cancel()
+			}
+			if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
+				t.Errorf("cancel during the wait: %v", errs)
+			}
+		})
+	}
+}
+
+// TestStreamAsyncHolds checks what an open stream holds on an AsyncClient:
+// its in-flight slot (WithMaxInFlight), given back when the range ends, and
+// the call that Close waits for; Close that gives up ends the range with an
+// error matching both context.Canceled and ErrClosed.
+func TestStreamAsyncHolds(t *testing.T) {
+	leakcheck.Check(t)
+	f := streamFormats[0]
+	closed := make(chan struct{}, 3)
+	var first atomic.Bool
+	first.Store(true)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/s", func(w http.ResponseWriter, r *http.Request) {
+		done := make(chan struct{})
+		go func() { <-done; closed <- struct{}{} }()
+		endless(f, done)(w, r)
+	})
+	mux.HandleFunc("/other", func(w http.ResponseWriter, r *http.Request) {
+		if first.Load() {
+			t.Error("a second request was sent while the stream held the only slot")
+		}
+		serveBody("application/x-ndjson", "{\"n\":9}\n")(w, r)
+	})
+	srv := serve(t, mux)
+	ac, err := kit.NewAsyncClient(srv.URL, kit.WithMaxInFlight(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := streamRecs.Go(t.Context(), ac, kit.NoParams{}).Await(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := kit.Get[kit.NoParams, *kit.Stream[streamRec]]("/other").Go(t.Context(), ac, kit.NoParams{})
+	n := 0
+	for _, err := range s.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n++; n == 10 {
+			first.Store(false) // the slot is given back when the range ends
+			break
+		}
+	}
+	<-closed
+	s2, err := other.Await(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs, errs := collectStream(s2); len(recs) != 1 || errs != nil {
+		t.Errorf("%v, %v", recs, errs)
+	}
+
+	// Close waits for an open stream, and when its context ends cancels it.
+	s, err = streamRecs.Go(t.Context(), ac, kit.NoParams{}).Await(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := ac.Close(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Close = %v, want context.Canceled: a stream was open", err)
+	}
+	var errs []error
+	for _, err := range s.All() {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) || !errors.Is(errs[0], kit.ErrClosed) {
+		t.Errorf("after Close gave up: %v, want one error matching context.Canceled and ErrClosed", errs)
+	}
+	<-closed
+}
+
+// An AsyncClient's Close returns once open streams are closed.
+func TestStreamAsyncCloseWaits(t *testing.T) {
+	leakcheck.Check(t)
+	closed := make(chan struct{})
+	srv := serve(t, stall(streamFormats[1], closed))
+	ac, err := kit.NewAsyncClient(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := streamRecs.Go(t.Context(), ac, kit.NoParams{}).Await(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() { done <- ac.Close(context.Background()) }()
+	select {
+	case err := <-done:
+		t.Fatalf("Close returned (%v) while a stream was open", err)
+	default:
+	}
+	for rec, err := range s.All() {
+		if err != nil || rec.N != 1 {
+			t.Fatalf("%+v, %v", rec, err)
+		}
+		break
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Close = %v", err)
+	}
+	waitClosed(t, closed)
+}
+
+// ---------------------------------------------------------------------------
+// Defect 5: an event stream stops resuming after a heartbeat: on a resumed
+// connection, ": ping" and a blank line reset the last event id to "", so
+// the next drop ends the stream with an error. The id is kept across
+// connections, as browsers keep it.
+
+type hsEvent struct {
+	N int `json:"n"`
+}
+
+var hsEvents = kit.Get[kit.NoParams, *kit.Stream[hsEvent]]("/events")
+
+func TestHostileSecSSEHeartbeatKeepsLastEventID(t *testing.T) { // defect 5
+	for _, async := range []bool{false, true} {
+		name := "sync"
+		if async {
+			name = "async"
+		}
+		t.Run(name, func(t *testing.T) {
+			var conns atomic.Int32
+			var mu sync.Mutex
+			var lastIDs []string
+			srv := hxServer(t, func(w http.ResponseWriter, r *http.Request) {
+				n := conns.Add(1)
+				mu.Lock()
+				lastIDs = append(lastIDs, r.Header.Get("Last-Event-ID"))
+				mu.Unlock()
+				w.Header().Set("Content-Type", "text/event-stream")
+				switch n {
+				case 1:
+					io.WriteString(w, "id: 1\ndata: {\"n\":1}\n\n")
+				case 2:
+					io.WriteString(w, ": ping\n\n") // a heartbeat, then the drop
+				default:
+					io.WriteString(w, "id: 2\ndata: {\"n\":2}\n\ndata: [DONE]\n\n")
+					return
+				}
+				w.(http.Flusher).Flush()
+				panic(http.ErrAbortHandler)
+			})
+			policy := kit.WithRetry(kit.RetryPolicy{BaseDelay: 1, MaxDelay: 1, MaxAttempts: 5})
+			var s *kit.Stream[hsEvent]
+			var err error
+			if async {
+				ac := hxAsyncClient(t, srv.URL, policy)
+				s, err = hsEvents.Go(hxCtx(t), ac, kit.NoParams{}).Await(hxCtx(t))
+			} else {
+				c := hxClient(t, srv.URL, policy)
+				s, err = hsEvents.Call(hxCtx(t), c, kit.NoParams{})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var got []int
+			for e, err := range s.Events() {
+				if err != nil {
+					t.Fatalf("after events %v: %v", got, err)
+				}
+				got = append(got, e.Data.N)
+				if e.Data.N == 2 && e.ID != "2" {
+					t.Errorf("event 2 has ID %q", e.ID)
+				}
+			}
+			if !slices.Equal(got, []int{1, 2}) {
+				t.Errorf("events %v, want [1 2]", got)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if want := []string{"", "1", "1"}; !slices.Equal(lastIDs, want) {
+				t.Errorf("Last-Event-ID of each connection %q, want %q", lastIDs, want)
+			}
+		})
+	}
 }

@@ -168,7 +168,7 @@ func (st *clientState) httpError(pol *callPolicy, rd redactor, req, final *http.
 		Body:       body,
 		Model:      m.model(status, header, body),
 		finalURL:   final.URL,
-		retry:      st.policyFor(pol),
+		retry:      st.retry.forPolicy(pol),
 	}
 }
 

@@ -60,7 +60,17 @@ func TestReadLimited(t *testing.T) {
 
 // newTestState returns the state of a Client for base, for internal tests.
 func newTestState(base string, opts ...Option) (*clientState, error) {
-	return newClientState("test", base, opts, func(st *clientState) any { return st.httpClient })
+	return newClientState("test", base, opts, func(c *clientConfig) any { return c.httpClient })
+}
+
+// newTestAuthLayer returns the auth layer of a Client for base with auth
+// a, for internal tests.
+func newTestAuthLayer(base string, a Auth) (*authLayer, error) {
+	st, err := newTestState(base, WithAuth(a))
+	if err != nil {
+		return nil, err
+	}
+	return newAuthLayer(a, st.home, &st.secrets, nil), nil
 }
 
 func TestReceiveHEADHasNoBody(t *testing.T) {

@@ -385,10 +385,7 @@ func (w *walk) window() int {
 	if w.pg.ahead == nil {
 		n = 1
 	}
-	if w.st.slots != nil {
-		n = min(n, w.st.slots.max)
-	}
-	return n
+	return w.st.limits.window(n)
 }
 
 // walkPages is the page walk of every resource and paged endpoint. start
@@ -409,7 +406,7 @@ func walkPages[T any](ctx context.Context, async bool, start func() (*walk, erro
 			return
 		}
 		ctx := ctx // this ranging's: an observer's context must not outlive it
-		if octx, wo := w.st.observeWalk(ctx, w.d); wo != nil {
+		if octx, wo := w.st.observe.walk(ctx, w.d); wo != nil {
 			ctx = octx
 			defer func() { wo.end(w.pages) }()
 			inner := yield
@@ -619,7 +616,7 @@ func (r *pageRun[T]) start(f *pageFetch[T]) *pageFetch[T] {
 	f.cancel, f.done = cancel, make(chan struct{})
 	if r.window > 0 {
 		// Pages are started in page order: so are their tokens.
-		f.req.token = reserveTicket(r.w.st.limiter)
+		f.req.token = r.w.st.limits.ticket()
 	}
 	what := r.w.st.opOf(f.req)
 	task, err := r.w.st.beginAsync(ctx)
