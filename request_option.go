@@ -30,7 +30,7 @@ import (
 // NewClient fail, the declaration fail (a [*DeclarationError]; for a
 // resource, every call of it) or the call fail before anything is sent.
 // The request options are [WithHeader], [WithTimeout], [WithRetry],
-// [NoRetry], [WithErrorModel], [WithErrorModelAt], [WithBodyCheck],
+// [NoRetry], [WithErrorModel], [WithErrorModelAt], [WithErrorModelFor], [WithBodyCheck],
 // [WithMaxBodySize], [WithIdempotencyHeader], [WithResultAt],
 // [WithMaxPages] and [WithPrefetch]; each one's documentation says where it
 // has no meaning (and is an error) or is ignored. A nil RequestOption is
