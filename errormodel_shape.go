@@ -24,7 +24,7 @@ import (
 //
 // Names match as the codec matches them, without regard to case. Fields
 // filled from the response (`kit:",status"`, `kit:"Name,header"`) and
-// embedded fallbacks (`json:",embed"`, [ExtraFields]) name no member.
+// embedded fallbacks (`json:",embed"`, [UnknownFields]) name no member.
 
 // modelShape is the members of a struct model, worked out once per type.
 type modelShape struct {

@@ -81,7 +81,7 @@ var (
 // from a proxy, say) or is not the model. For a struct E, a body is the
 // model when it is a JSON object that has at least one of the members E
 // names (its fields' JSON names, matched without regard to case; fields
-// filled from the response and [ExtraFields] name none) and every member
+// filled from the response and [UnknownFields] name none) and every member
 // E requires: those of fields tagged `kit:",required"`. So errors.As
 // never finds an all-zero model in a proxy's {"error":"not found"}. When *E implements error,
 // errors.As finds the model through the HTTPError (with a target of type

@@ -184,6 +184,9 @@ func (st *clientState) buildIn(d *endpointDecl, r *routed, rawURL string, box *r
 	if forcedType != "" {
 		h["Content-Type"] = []string{forcedType}
 	}
+	if err := st.addExtras(req, d, r, h); err != nil {
+		return nil, err
+	}
 	req.Header = h
 	return req, nil
 }
