@@ -101,7 +101,7 @@ func (d *endpointDecl) settingsOf(st *clientState, opts []CallOption) (*callSett
 			cs.policy.maxBody = set.maxBody
 		}
 		if set.errorModel != nil {
-			cs.policy.errorModel = set.errorModel
+			cs.policy.errorModel = set.errorModel.over(d.callPolicy.errorModel)
 		}
 		if set.bodyCheck != nil {
 			cs.policy.bodyCheck = set.bodyCheck

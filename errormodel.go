@@ -16,7 +16,10 @@ import (
 
 // WithErrorModel declares the API's error model: the JSON body of every
 // non-2xx response is decoded into a new E and kept, as a *E, in
-// HTTPError.Model (nil when the body is empty or does not decode into E).
+// HTTPError.Model (nil when the body is empty, does not decode into E, or
+// is not the model: see [HTTPError] for what makes a body the model, and
+// the `kit:",required"` tag). [WithErrorModelFor] gives a model to some
+// statuses only.
 // When *E implements error, errors.As finds it through the [*HTTPError]:
 //
 //	var apiErr *APIError // *APIError implements error
@@ -72,6 +75,7 @@ type errorModel struct {
 	dotted  string          // at, as given
 	fields  *responseFields // the fields filled from the response
 	problem string          // a mistake in E's tags, reported where the option is used
+	shape   *modelShape     // the members that make a body E; nil: any body that decodes
 	decode  func(data []byte, dec *jsontext.Decoder) (any, error)
 }
 
@@ -95,6 +99,7 @@ func newErrorModel[E any](at jsonpath.Path, dotted string) *errorModel {
 		m.problem = fmt.Sprintf("%s: %v", m.name(), err)
 	}
 	m.fields = f
+	m.shape = shapeOf(t)
 	return m
 }
 
@@ -106,7 +111,7 @@ func (m *errorModel) name() string {
 }
 
 // model decodes body (at the model's key), fills the fields taken from the
-// response, or returns nil.
+// response, or returns nil when the body is not the model (see isModel).
 func (m *errorModel) model(status int, header http.Header, body []byte) any {
 	if m == nil {
 		return nil
@@ -117,14 +122,16 @@ func (m *errorModel) model(status int, header http.Header, body []byte) any {
 	}
 	var v any
 	if m.at == nil {
-		v, _ = m.decode(b, nil)
+		if m.isModel(b) {
+			v, _ = m.decode(b, nil)
+		}
 	} else {
 		_ = jsonpath.Walk(b, []jsonpath.Path{m.at}, func(_ int, dec *jsontext.Decoder) error {
-			if dec.PeekKind() == 'n' {
-				return dec.SkipValue()
+			raw, err := dec.ReadValue()
+			if err != nil || raw.Kind() == 'n' || !m.isModel(raw) {
+				return err
 			}
-			var err error
-			v, err = m.decode(nil, dec)
+			v, err = m.decode(raw, nil)
 			return err
 		})
 	}
@@ -168,6 +175,9 @@ func responseFieldsOf(t reflect.Type) (*responseFields, error) {
 				return nil, fmt.Errorf("field %s is tagged kit:\",status\" and is a %s, not an int", sf.Name, sf.Type)
 			}
 			f.status = append(f.status, sf.Index)
+		case "required":
+			// A member the body must have (see modelShape); not filled
+			// from the response.
 		case "header":
 			if sf.Type.Kind() != reflect.String {
 				return nil, fmt.Errorf("field %s is tagged kit:%q and is a %s, not a string", sf.Name, tag, sf.Type)
@@ -209,7 +219,7 @@ func (o errorModelOption) applyRequest(c *requestConfig, _ level) error {
 	if o.m.problem != "" {
 		return errors.New(o.m.problem)
 	}
-	c.errorModel = o.m
+	c.errorModel = c.errorModel.with(func(ms *errorModels) { ms.all = o.m })
 	return nil
 }
 

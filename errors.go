@@ -75,9 +75,15 @@ var (
 // the body decoded for the check). Body holds at most [MaxErrorBodySize]
 // bytes of the response body.
 //
-// With an error model (WithErrorModel[E]), Model holds the body decoded
-// into a new E, as a *E; it is nil when the body is empty or does not
-// decode into E (an HTML page from a proxy, say). When *E implements error,
+// With an error model (WithErrorModel[E], or WithErrorModelFor[E] for the
+// response's status), Model holds the body decoded into a new E, as a *E;
+// it is nil when the body is empty, does not decode into E (an HTML page
+// from a proxy, say) or is not the model. For a struct E, a body is the
+// model when it is a JSON object that has at least one of the members E
+// names (its fields' JSON names, matched without regard to case; fields
+// filled from the response and [UnknownFields] name none) and every member
+// E requires: those of fields tagged `kit:",required"`. So errors.As
+// never finds an all-zero model in a proxy's {"error":"not found"}. When *E implements error,
 // errors.As finds the model through the HTTPError (with a target of type
 // *E, or of type E when E itself implements error), while errors.As(err,
 // &httpErr) still finds the HTTPError. A 304 Not Modified matches

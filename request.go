@@ -32,7 +32,7 @@ type callPolicy struct {
 	noRetry    bool          // NoRetry
 	idempotent bool          // Idempotent
 	timeout    time.Duration // WithTimeout; 0: none
-	errorModel *errorModel   // WithErrorModel; nil: the client's
+	errorModel *errorModels  // WithErrorModel(At, For); nil: the client's
 	bodyCheck  *bodyCheck    // WithBodyCheck; nil: the client's
 	stream     bool          // R is io.ReadCloser or a Stream: the 2xx body is handed over unread
 }
@@ -183,6 +183,9 @@ func (st *clientState) buildIn(d *endpointDecl, r *routed, rawURL string, box *r
 	}
 	if forcedType != "" {
 		h["Content-Type"] = []string{forcedType}
+	}
+	if err := st.addExtras(req, d, r, h); err != nil {
+		return nil, err
 	}
 	req.Header = h
 	return req, nil

@@ -30,9 +30,9 @@ import (
 // NewClient fail, the declaration fail (a [*DeclarationError]; for a
 // resource, every call of it) or the call fail before anything is sent.
 // The request options are [WithHeader], [WithTimeout], [WithRetry],
-// [NoRetry], [WithErrorModel], [WithErrorModelAt], [WithBodyCheck],
+// [NoRetry], [WithErrorModel], [WithErrorModelAt], [WithErrorModelFor], [WithBodyCheck],
 // [WithMaxBodySize], [WithIdempotencyHeader], [WithResultAt],
-// [WithMaxPages] and [WithPrefetch]; each one's documentation says where it
+// [WithMaxPages], [WithPrefetch], [WithQuery] and [WithJSONField]; each one's documentation says where it
 // has no meaning (and is an error) or is ignored. A nil RequestOption is
 // skipped.
 //
@@ -122,6 +122,7 @@ type requestConfig struct {
 	idemHeader string         // WithIdempotencyHeader (WithIdempotencyKey); "": unset
 	resultAt   jsonpath.Path  // WithResultAt; nil: unset
 	resultText string         // resultAt as given, for messages
+	extra      *extraFields   // WithQuery, WithJSONField; nil: none
 
 	maxPages    int  // WithMaxPages
 	prefetch    int  // WithPrefetch

@@ -156,9 +156,12 @@ func (st *clientState) httpError(pol *callPolicy, rd redactor, req, final *http.
 	if final == nil {
 		final = req
 	}
-	m := st.errorModel
-	if pol != nil && pol.errorModel != nil {
-		m = pol.errorModel
+	var m *errorModel
+	if pol != nil {
+		m = pol.errorModel.find(status)
+	}
+	if m == nil {
+		m = st.errorModel.find(status)
 	}
 	return &HTTPError{
 		Method:     req.Method,

@@ -72,6 +72,7 @@ import (
 //	POST   /charges                     form body with nested keys (metadata[k], expand[N], items[N][price]); 201
 //	GET    /filter/users                deepObject query objects: filter[team_id], filter[active], id[gt|gte|lt|lte]; a JSON array
 //	POST   /login                       {"access_token","token_type","expires_in"}
+//	POST   /flows/login                 the same token; wrong credentials: 400 with a LoginFlow, not an APIError
 //	POST   /oauth/token                 OAuth 2.0 client credentials grant (form-encoded)
 //	GET    /me                          the demo user (token required)
 //	GET    /private/reports             {"data":[...]} (token required)
@@ -338,6 +339,7 @@ func WithUsers(n int) APIOption {
 }
 
 // WithCredentials sets the username and password accepted by POST /login
+// and POST /flows/login
 // (default "demo" / "s3cret").
 func WithCredentials(user, password string) APIOption {
 	return apiOptionFunc(func(c *apiConfig) { c.username, c.password = user, password })
@@ -531,6 +533,7 @@ const (
 func (a *API) routes() {
 	a.handle("GET /health", apiAuthNever, a.health)
 	a.handle("POST /login", apiAuthNever, a.login)
+	a.handle("POST /flows/login", apiAuthNever, a.loginFlow)
 	a.handle("POST /oauth/token", apiAuthNever, a.oauthToken)
 	a.handle("/status/{code}", apiAuthNever, a.status)
 

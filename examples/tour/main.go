@@ -319,6 +319,9 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := queryObjectsTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
+	if err := errorsTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
 	if err := webhooksTour(ctx, t); err != nil {
 		return err
 	}

@@ -16,6 +16,8 @@ func TestTour(t *testing.T) {
 	text := out.String()
 	for _, want := range []string{
 		"== 1. Client",
+		`its own model (kit.WithErrorModelFor[kittest.LoginFlow](400)): "The provided credentials are invalid`,
+		"sent back with kit.WithQuery and kit.WithJSONField: /echo?dry_run=true",
 		"a bad base URL is refused",
 		"→ POST /teams/1/users?team=platform",
 		"nothing sent; *kit.ValidationError",

@@ -161,6 +161,16 @@ func (g *generator) build() {
 			g.errSchema, g.types.errorModel, g.types.err = nil, nil, nil
 		}
 	}
+	g.types.opErrors = map[*Schema]bool{}
+	for _, op := range g.doc.Ops {
+		if g.selected(op) {
+			for _, r := range op.Responses {
+				if s := errorSchema(r); s != nil && s != g.errSchema && r.Range == "" {
+					g.types.opErrors[s] = true
+				}
+			}
+		}
+	}
 	g.sharedParams = map[*Schema]int{}
 	for _, op := range g.doc.Ops {
 		if !g.selected(op) {
@@ -458,4 +468,67 @@ func (g *generator) methodDoc(b *bytes.Buffer, m *method) {
 	writeDoc(&sb, "\t", lead, desc, extra...)
 	b.WriteString(sb.String())
 	b.WriteString("\t//\n")
+}
+
+// errorSchema is the JSON object schema of an error response (a 4xx or
+// 5xx status, a range of them, or default); nil for any other.
+func errorSchema(r *Response) *Schema {
+	if r.Status != 0 && r.Status < 400 || r.Range == "2XX" || r.Range == "1XX" || r.Range == "3XX" {
+		return nil
+	}
+	for _, mt := range r.Content {
+		if jsonType(mt.Type) && mt.Schema != nil && isObject(mt.Schema) {
+			return mt.Schema
+		}
+	}
+	return nil
+}
+
+// opErrorModels returns the //kit:option directives of an operation whose
+// error responses have other schemas than the client's error model: its
+// statuses' own models (kit.WithErrorModelFor), and its default's
+// (kit.WithErrorModel, over the client's for the statuses it does not
+// name; the statuses that name the client's model then name it again). A status range (4XX) of its own is noted and left to the
+// client's model.
+func (g *generator) opErrorModels(op *Operation, name string) []string {
+	var order []*Schema
+	statuses := map[*Schema][]string{}
+	var def *Schema
+	var rootStatuses []string // statuses the client's model answers
+	for _, r := range op.Responses {
+		s := errorSchema(r)
+		if s == nil {
+			continue
+		}
+		if s == g.errSchema {
+			if r.Status != 0 {
+				rootStatuses = append(rootStatuses, strconv.Itoa(r.Status))
+			}
+			continue
+		}
+		switch {
+		case r.Range != "":
+			g.note(r.Pos, fmt.Sprintf("operation %s: the %s response has its own error model, which kit cannot give a range of statuses; its bodies are decoded into the client's model", name, r.Range))
+		case r.Status == 0:
+			def = s
+		default:
+			if statuses[s] == nil {
+				order = append(order, s)
+			}
+			statuses[s] = append(statuses[s], strconv.Itoa(r.Status))
+		}
+	}
+	var dirs []string
+	for _, s := range order {
+		dirs = append(dirs, fmt.Sprintf("//kit:option kit.WithErrorModelFor[%s](%s)", g.types.goType(s, name+"Error"), strings.Join(statuses[s], ", ")))
+	}
+	if def != nil {
+		dirs = append(dirs, fmt.Sprintf("//kit:option kit.WithErrorModel[%s]()", g.types.goType(def, name+"Error")))
+		if len(rootStatuses) > 0 {
+			// The declaration's default would win over the client's model
+			// for the statuses that name it.
+			dirs = append(dirs, fmt.Sprintf("//kit:option kit.WithErrorModelFor[%s](%s)", g.types.goType(g.errSchema, "Error"), strings.Join(rootStatuses, ", ")))
+		}
+	}
+	return dirs
 }

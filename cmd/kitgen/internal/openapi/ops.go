@@ -182,6 +182,7 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 		m.directives = append(m.directives, "//kit:query {params}")
 	}
 
+	m.directives = append(m.directives, g.opErrorModels(op, name)...)
 	return m, g.result(m, op, name, stream)
 }
 

@@ -38,6 +38,9 @@ type typer struct {
 	// errorModel is the client's error model: its struct gets an Error
 	// method, so that errors.As finds it.
 	errorModel *Schema
+	// opErrors are the error models of some operations (see
+	// opErrorModels): their structs get an Error method too.
+	opErrors map[*Schema]bool
 	// note reports a remark on the document (nil: none are kept).
 	note func(Pos, string)
 	// noted keeps a remark on a schema to one.
@@ -406,7 +409,7 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 		t.fail(&Error{Pos: s.Pos, Msg: fmt.Sprintf("allOf parts nested more than %d deep", MaxSchemaDepth)})
 	}
 	fields := newNamer()
-	if s == t.errorModel {
+	if s == t.errorModel || t.opErrors[s] {
 		fields.taken["Error"] = true // the method
 	}
 	var fs []field
@@ -462,7 +465,7 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 	}
 	b.WriteString("}\n")
 	t.fieldsOf[name] = fs
-	if s == t.errorModel {
+	if s == t.errorModel || t.opErrors[s] {
 		b.WriteString(t.errorMethod(name, fs))
 	}
 	t.decls = append(t.decls, b.String())
