@@ -360,7 +360,7 @@ func (d *endpointDecl) checkBody() error {
 		_, err = formNodeFor(t)
 		return err
 	}
-	_, err = formPlanFor(t, true)
+	_, err = multipartPlanFor(t)
 	return err
 }
 

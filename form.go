@@ -114,7 +114,11 @@ type formNodeField struct {
 	goName string
 	name   string
 	omit   omitRule
-	node   *formNode
+	node   *formNode // a form's: how its value is written in brackets
+
+	// A multipart body's (see multipartPlanFor): the part it is.
+	part  routing.FormKind
+	class *typeClass
 }
 
 var formNodes sync.Map // reflect.Type -> *formNode or error
@@ -192,26 +196,46 @@ func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNo
 		return n, err
 	case reflect.Struct:
 		n.kind = fnStruct
-		for _, sf := range reflect.VisibleFields(t) {
-			name, promoted, skip := jsonFieldName(sf)
-			if skip || promoted {
-				continue
-			}
+		var err error
+		n.fields, err = formStructFields(t, func(sf reflect.StructField, f *formNodeField) error {
 			if k := classify(sf.Type).Kind; k == routing.File || k == routing.FileSlice {
-				return nil, fmt.Errorf("field %s of %s is a kit.File: a form has text fields only; declare the endpoint with kit.Multipart() to upload files", sf.Name, t)
+				return fmt.Errorf("field %s of %s is a kit.File: a form has text fields only; declare the endpoint with kit.Multipart() to upload files", sf.Name, t)
 			}
-			if why := routing.FormKeyProblem(name); why != "" {
-				return nil, fmt.Errorf("field %s of %s: %s", sf.Name, t, why)
+			if why := routing.FormKeyProblem(f.name); why != "" {
+				return fmt.Errorf("field %s of %s: %s", sf.Name, t, why)
 			}
 			node, err := buildFormNode(sf.Type, building)
 			if err != nil {
-				return nil, fmt.Errorf("field %s of %s: %w", sf.Name, t, err)
+				return fmt.Errorf("field %s of %s: %w", sf.Name, t, err)
 			}
-			n.fields = append(n.fields, formNodeField{index: sf.Index, goName: sf.Name, name: name, omit: jsonOmitRule(sf.Tag), node: node})
-		}
-		return n, nil
+			f.node = node
+			return nil
+		})
+		return n, err
 	}
 	return nil, noFormOf(t)
+}
+
+// formStructFields lists the fields of struct t that a form or a multipart
+// body sends, named and left out as encoding/json names and leaves them
+// out (the json tag's name, omitempty and omitzero; "-" and unexported
+// fields are not sent; an embedded struct's fields are promoted). plan
+// completes each field, in order: the node of a form's, the part of a
+// multipart body's.
+func formStructFields(t reflect.Type, plan func(sf reflect.StructField, f *formNodeField) error) ([]formNodeField, error) {
+	var fields []formNodeField
+	for _, sf := range reflect.VisibleFields(t) {
+		name, promoted, skip := jsonFieldName(sf)
+		if skip || promoted {
+			continue
+		}
+		f := formNodeField{index: sf.Index, goName: sf.Name, name: name, omit: jsonOmitRule(sf.Tag)}
+		if err := plan(sf, &f); err != nil {
+			return nil, err
+		}
+		fields = append(fields, f)
+	}
+	return fields, nil
 }
 
 // noFormOf says why no form can write a value of type t.
@@ -273,6 +297,19 @@ func jsonOmitRule(tag reflect.StructTag) omitRule {
 		}
 	}
 	return r
+}
+
+// isEmptyJSON is encoding/json's notion of empty, for omitempty.
+func isEmptyJSON(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
+		return v.IsZero()
+	}
+	return false
 }
 
 type isZeroer interface{ IsZero() bool }
@@ -512,34 +549,4 @@ func keyName(key string) string {
 		return "the body"
 	}
 	return "key " + strconv.Quote(key)
-}
-
-// isDeepQueryValue reports whether v, an entry of a map spread into the
-// query (whose values are of class c), is itself a map or a data model: it
-// is then sent as key[k]=v (OpenAPI's deepObject), nested as a form is.
-func isDeepQueryValue(v reflect.Value, c *typeClass) bool {
-	switch c.Kind {
-	case routing.Map:
-		return true
-	case routing.Interface:
-		for v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
-			if v.IsNil() {
-				return false
-			}
-			v = v.Elem()
-		}
-		return v.Kind() == reflect.Map || isModelType(v.Type())
-	}
-	return false
-}
-
-// writeDeepQuery adds v at key to the query q in the bracket convention:
-// key[k]=v, nested to any depth, slices repeating their key.
-func writeDeepQuery(q url.Values, key string, v reflect.Value) error {
-	n, err := formNodeFor(v.Type())
-	if err != nil {
-		return err
-	}
-	w := formWriter{style: FormRepeat, values: q}
-	return w.write(key, v, n, 0)
 }

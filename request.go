@@ -267,46 +267,6 @@ func parseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// writeQuery writes "?" and the query of a call (the base URL's query, the
-// path's static, the call's own r.query), when it has one.
-func writeQuery(b *strings.Builder, base, static url.Values, r *routed) {
-	if r.has1 && r.query == nil && len(base) == 0 && len(static) == 0 {
-		// One parameter: what url.Values.Encode would write of it.
-		b.WriteByte('?')
-		b.WriteString(url.QueryEscape(r.query1[0]))
-		b.WriteByte('=')
-		b.WriteString(url.QueryEscape(r.query1[1]))
-		return
-	}
-	if q := mergeQuery(base, static, r.queryOrNil()); len(q) > 0 {
-		b.WriteByte('?')
-		encodeQuery(b, q)
-	}
-}
-
-// encodeQuery writes q to b as url.Values.Encode does (keys sorted, each
-// key's values in order), without its allocations.
-func encodeQuery(b *strings.Builder, q url.Values) {
-	var stack [16]string
-	keys := stack[:0]
-	for k := range q {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	start := b.Len()
-	for _, k := range keys {
-		ke := url.QueryEscape(k)
-		for _, v := range q[k] {
-			if b.Len() > start {
-				b.WriteByte('&')
-			}
-			b.WriteString(ke)
-			b.WriteByte('=')
-			b.WriteString(url.QueryEscape(v))
-		}
-	}
-}
-
 var (
 	anyMediaType  = []string{"*/*"}
 	formMediaType = []string{"application/x-www-form-urlencoded"}
@@ -400,20 +360,4 @@ func bytesBody(b []byte) func() (io.ReadCloser, error) {
 	return func() (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(b)), nil
 	}
-}
-
-// mergeQuery combines the base URL's query, the path's static query and the
-// call's parameters (which come last for each key). It returns routed itself
-// when there is nothing to merge.
-func mergeQuery(base, static, routed url.Values) url.Values {
-	if len(base) == 0 && len(static) == 0 {
-		return routed
-	}
-	out := make(url.Values, len(base)+len(static)+len(routed))
-	for _, src := range []url.Values{base, static, routed} {
-		for k, vs := range src {
-			out[k] = append(out[k], vs...)
-		}
-	}
-	return out
 }
