@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
 
+	"github.com/kithttp/kit/internal/httpsyntax"
 	"github.com/kithttp/kit/internal/routing"
 )
 
@@ -158,4 +160,71 @@ func jsonFileField(t reflect.Type) error {
 		}
 	}
 	return nil
+}
+
+// bodyType is the Content-Type of a request's body: value, nil when there
+// is no body; forced when no header may replace it (a multipart body's
+// boundary must be the body's).
+type bodyType struct {
+	value  []string
+	forced bool
+}
+
+var formMediaType = []string{"application/x-www-form-urlencoded"}
+
+// buildBody validates and encodes the body of a call of d, if it has one,
+// setting req's GetBody and ContentLength, and returns its content type.
+// jsonType is the header value of a JSON body, which build shares with
+// kit's other default values.
+func (st *clientState) buildBody(d *endpointDecl, r *routed, req *Request, jsonType []string) (bodyType, error) {
+	if !r.body.IsValid() && r.file == nil {
+		return bodyType{}, nil
+	}
+	if d.method == http.MethodGet || d.method == http.MethodHead {
+		return bodyType{}, errorf(d.name, "%s requests have no body: send a struct's fields as query parameters by embedding it in P or with `kit:\",query\"`", d.method)
+	}
+	if r.file != nil {
+		if httpsyntax.HasControl(r.file.ContentType) {
+			return bodyType{}, errorf(d.name, "kit.File %q: the content type has a control character", r.file.Name)
+		}
+		req.GetBody = fileBody(*r.file)
+		req.ContentLength = r.file.length()
+		return bodyType{value: []string{r.file.contentType()}}, nil
+	}
+	if err := validateValue(st.validator, r.body); err != nil {
+		return bodyType{}, errorf(d.name, "request body: %w", err)
+	}
+	switch d.bodyEnc {
+	case encForm:
+		body, err := encodeNestedForm(r.body, d.formStyle)
+		if err != nil {
+			return bodyType{}, errorf(d.name, "encoding the form body: %w", err)
+		}
+		req.GetBody = bytesBody(body)
+		req.ContentLength = int64(len(body))
+		return bodyType{value: formMediaType}, nil
+	case encMultipart:
+		mb, err := encodeMultipart(r.body)
+		if err != nil {
+			return bodyType{}, errorf(d.name, "encoding the multipart body: %w", err)
+		}
+		req.GetBody = mb.getBody
+		req.ContentLength = mb.length
+		return bodyType{value: []string{mb.contentType}, forced: true}, nil
+	}
+	body, err := marshalJSON(r.body.Interface())
+	if err != nil {
+		return bodyType{}, errorf(d.name, "encoding the request body: %w", err)
+	}
+	req.GetBody = bytesBody(body)
+	req.ContentLength = int64(len(body))
+	return bodyType{value: jsonType}, nil
+}
+
+// bytesBody is a GetBody over b: each call gets a new reader of the same
+// bytes, so every attempt sends them again.
+func bytesBody(b []byte) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(b)), nil
+	}
 }
