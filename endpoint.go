@@ -357,7 +357,7 @@ func (d *endpointDecl) checkBody() error {
 		return jsonFileField(t)
 	}
 	if d.bodyEnc == encForm {
-		_, err = formNodeFor(t)
+		_, err = formModelFor(t)
 		return err
 	}
 	_, err = multipartPlanFor(t)

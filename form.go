@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
@@ -8,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/kithttp/kit/internal/routing"
 )
@@ -98,6 +101,7 @@ const (
 	fnSlice                        // slice or array of elem
 	fnMap                          // map with string keys, of elem
 	fnStruct                       // fields
+	fnJSON                         // a type with its own JSON form (a union): written as its JSON is
 )
 
 // formNode is how values of one Go type are written in a form.
@@ -131,7 +135,7 @@ func formNodeFor(t reflect.Type) (*formNode, error) {
 		}
 		return n.(*formNode), nil
 	}
-	n, err := buildFormNode(t, map[reflect.Type]*formNode{})
+	n, err := buildFormNode(t, map[reflect.Type]*formNode{}, false)
 	if err != nil {
 		formNodes.Store(t, err)
 		return nil, err
@@ -143,9 +147,58 @@ func formNodeFor(t reflect.Type) (*formNode, error) {
 	return actual.(*formNode), nil
 }
 
+var formModels sync.Map // reflect.Type -> *formNode or error
+
+// formModelFor returns the plan of the form body model type t (a struct,
+// or a pointer to one). The model's fields are the form's fields even when
+// it has a JSON form of its own; its nested values with one are written as
+// their JSON is.
+func formModelFor(t reflect.Type) (*formNode, error) {
+	st := t
+	for st.Kind() == reflect.Pointer {
+		st = st.Elem()
+	}
+	if !hasOwnJSON(st) {
+		return formNodeFor(t)
+	}
+	if n, ok := formModels.Load(t); ok {
+		if err, isErr := n.(error); isErr {
+			return nil, err
+		}
+		return n.(*formNode), nil
+	}
+	n, err := buildFormNode(t, map[reflect.Type]*formNode{}, true)
+	if err != nil {
+		formModels.Store(t, err)
+		return nil, err
+	}
+	formModels.Store(t, n)
+	return n, nil
+}
+
+var (
+	jsonMarshalerType   = reflect.TypeFor[interface{ MarshalJSON() ([]byte, error) }]()
+	jsonMarshalerToType = reflect.TypeFor[interface {
+		MarshalJSONTo(*jsontext.Encoder) error
+	}]()
+)
+
+// hasOwnJSON reports whether values of t (not a pointer or interface)
+// write their own JSON (json.Marshaler, by value or pointer): a union, a
+// type with a custom form.
+func hasOwnJSON(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer || t.Kind() == reflect.Interface {
+		return false
+	}
+	pt := reflect.PointerTo(t)
+	return pt.Implements(jsonMarshalerType) || pt.Implements(jsonMarshalerToType)
+}
+
 // buildFormNode plans t; building holds the types being planned, so a
-// recursive type (a tree) refers to its own node.
-func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNode, error) {
+// recursive type (a tree) refers to its own node. model is set for the
+// body model (and the pointers to it), whose fields are walked even when
+// it has a JSON form of its own.
+func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode, model bool) (*formNode, error) {
 	if n, ok := building[t]; ok {
 		return n, nil
 	}
@@ -153,7 +206,7 @@ func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNo
 	building[t] = n
 	if isNullableType(t) {
 		n.kind = fnNullable
-		elem, err := buildFormNode(nullableInner(t), building)
+		elem, err := buildFormNode(nullableInner(t), building, false)
 		n.elem = elem
 		return n, err
 	}
@@ -169,10 +222,14 @@ func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNo
 			return n, nil
 		}
 	}
+	if !model && hasOwnJSON(t) {
+		n.kind = fnJSON
+		return n, nil
+	}
 	switch t.Kind() {
 	case reflect.Pointer:
 		n.kind = fnPointer
-		elem, err := buildFormNode(t.Elem(), building)
+		elem, err := buildFormNode(t.Elem(), building, model)
 		n.elem = elem
 		return n, err
 	case reflect.Interface:
@@ -183,7 +240,7 @@ func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNo
 		return n, nil
 	case reflect.Slice, reflect.Array:
 		n.kind = fnSlice
-		elem, err := buildFormNode(t.Elem(), building)
+		elem, err := buildFormNode(t.Elem(), building, false)
 		n.elem = elem
 		return n, err
 	case reflect.Map:
@@ -191,7 +248,7 @@ func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNo
 			return nil, errors.New(routing.FormMapKey(t.String(), t.Key().String()))
 		}
 		n.kind = fnMap
-		elem, err := buildFormNode(t.Elem(), building)
+		elem, err := buildFormNode(t.Elem(), building, false)
 		n.elem = elem
 		return n, err
 	case reflect.Struct:
@@ -204,7 +261,7 @@ func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNo
 			if why := routing.FormKeyProblem(f.name); why != "" {
 				return fmt.Errorf("field %s of %s: %s", sf.Name, t, why)
 			}
-			node, err := buildFormNode(sf.Type, building)
+			node, err := buildFormNode(sf.Type, building, false)
 			if err != nil {
 				return fmt.Errorf("field %s of %s: %w", sf.Name, t, err)
 			}
@@ -341,7 +398,7 @@ type formWriter struct {
 // encodeNestedForm encodes the body model v (a struct or a pointer to one)
 // as application/x-www-form-urlencoded.
 func encodeNestedForm(v reflect.Value, style FormStyle) ([]byte, error) {
-	n, err := formNodeFor(v.Type())
+	n, err := formModelFor(v.Type())
 	if err != nil {
 		return nil, err
 	}
@@ -434,6 +491,8 @@ func (w *formWriter) write(key string, v reflect.Value, n *formNode, depth int) 
 			}
 			return nil
 		})
+	case fnJSON:
+		return w.writeJSON(key, v, depth)
 	case fnStruct:
 		for i := range n.fields {
 			f := &n.fields[i]
@@ -549,4 +608,90 @@ func keyName(key string) string {
 		return "the body"
 	}
 	return "key " + strconv.Quote(key)
+}
+
+// writeJSON writes v, of a type with its own JSON form, as that JSON is:
+// an object's members in brackets (key[name]=v), an array's elements at
+// indexes (scalars in the writer's style), a string, number or boolean as
+// its text; null writes nothing. A union is so written as the variant it
+// holds.
+func (w *formWriter) writeJSON(key string, v reflect.Value, depth int) error {
+	if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
+		return nil
+	}
+	if !v.CanInterface() {
+		return fmt.Errorf("%s: a value with its own JSON form, reached through an unexported embedded struct, cannot be read", keyName(key))
+	}
+	b, err := marshalJSON(addressable(v).Addr().Interface())
+	if err != nil {
+		return fmt.Errorf("%s: %w", keyName(key), err)
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(b))
+	return w.writeJSONValue(key, dec, depth)
+}
+
+// writeJSONValue writes the next JSON value of dec at key.
+func (w *formWriter) writeJSONValue(key string, dec *jsontext.Decoder, depth int) error {
+	if depth > maxFormDepth {
+		return fmt.Errorf("%s: nested deeper than %d levels", keyName(key), maxFormDepth)
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return fmt.Errorf("%s: reading its JSON: %w", keyName(key), err)
+	}
+	switch tok.Kind() {
+	case 'n':
+		return nil
+	case 't', 'f':
+		w.add(key, strconv.FormatBool(tok.Bool()))
+		return nil
+	case '"':
+		if key == "" {
+			return errors.New("the body: its JSON is not an object")
+		}
+		w.add(key, tok.String())
+		return nil
+	case '0':
+		if key == "" {
+			return errors.New("the body: its JSON is not an object")
+		}
+		w.add(key, tok.String())
+		return nil
+	case '{':
+		for dec.PeekKind() != '}' {
+			name, err := dec.ReadToken()
+			if err != nil {
+				return fmt.Errorf("%s: reading its JSON: %w", keyName(key), err)
+			}
+			k := name.String()
+			if k == "" || strings.ContainsAny(k, "[]") {
+				return fmt.Errorf("%s: member %q cannot be written in a bracketed form key", keyName(key), k)
+			}
+			if err := w.writeJSONValue(subKey(key, k), dec, depth+1); err != nil {
+				return err
+			}
+		}
+		_, err := dec.ReadToken()
+		return err
+	case '[':
+		if key == "" {
+			return errors.New("the body: its JSON is not an object")
+		}
+		for i := 0; dec.PeekKind() != ']'; i++ {
+			k := key + "[" + strconv.Itoa(i) + "]"
+			switch kind := dec.PeekKind(); {
+			case kind == '{' || kind == '[' || w.style == FormIndexed:
+			case w.style == FormBrackets:
+				k = key + "[]"
+			default:
+				k = key
+			}
+			if err := w.writeJSONValue(k, dec, depth+1); err != nil {
+				return err
+			}
+		}
+		_, err := dec.ReadToken()
+		return err
+	}
+	return fmt.Errorf("%s: unexpected JSON %v", keyName(key), tok.Kind())
 }
