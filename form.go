@@ -54,8 +54,11 @@ func (s FormStyle) String() string {
 // structs or maps k[0][key]=v, and a slice of scalars is written in the
 // style given (FormRepeat when none: tags=a&tags=b). A Nullable field that
 // is null is an empty value; nil pointers, maps, slices and interfaces, and
-// empty slices and maps, send nothing. So FormBody(kit.FormIndexed) sends
-// what Stripe expects:
+// empty slices and maps, send nothing. A nested value whose type has its
+// own JSON form (a json.Marshaler, such as a union kitgen generates) is
+// written as that JSON is: objects in brackets, arrays at indexes, null as
+// nothing; a union so sends the variant it holds. So
+// FormBody(kit.FormIndexed) sends what Stripe expects:
 //
 //	metadata[order_id]=6735&expand[0]=customer&items[0][price]=price_1
 //

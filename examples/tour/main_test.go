@@ -16,6 +16,9 @@ func TestTour(t *testing.T) {
 	text := out.String()
 	for _, want := range []string{
 		"== 1. Client",
+		`the server read {"created":"1700000000","lines":[{"amount":"500","type":"custom_line_item"},{"type":"invoice_line_item"}]}`,
+		`the same union holding a range: {"created":{"gte":"1","lt":"9"}}`,
+		`a map of objects in a form body: {"currency_options":{"eur":{"amount_off":"500"}},"name":"spring"}`,
 		"a bad base URL is refused",
 		"→ POST /teams/1/users?team=platform",
 		"nothing sent; *kit.ValidationError",
