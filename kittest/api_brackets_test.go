@@ -2,6 +2,7 @@ package kittest
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 )
 
@@ -33,4 +34,28 @@ func TestAPI_Brackets(t *testing.T) {
 		apiTGet(t, srv, "/brackets?"+bad).wantError(t, 400, "bad_request")
 	}
 	apiTDo(t, srv, apiTReq{method: "POST", path: "/brackets", ctype: "application/x-www-form-urlencoded", body: "a[x=1"}).wantError(t, 400, "bad_request")
+}
+
+// FuzzReadBrackets: any query or form is read into a tree that marshals
+// as JSON, or refused with an error naming the key; never a panic.
+func FuzzReadBrackets(f *testing.F) {
+	for _, s := range []string{
+		"a[0][b]=x&a[1][b]=y", "m[k][b]=x&m[j]=1", "t[]=a&t[]=b&x=1&x=2", "i[0]=a&i[2]=c",
+		"a=1&a[b]=2", "a[][b]=x", "a]=1", "%zz=1", "a[b]=1&a[]=2", "&&=&a[0]=&a[0][x]=1",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		tree, err := apiReadBrackets(raw)
+		if err != nil {
+			var be *bracketError
+			if !errors.As(err, &be) {
+				t.Fatalf("%q: error %v is not a *bracketError", raw, err)
+			}
+			return
+		}
+		if _, err := json.Marshal(tree); err != nil {
+			t.Fatalf("%q: the tree does not marshal: %v", raw, err)
+		}
+	})
 }
