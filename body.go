@@ -2,16 +2,12 @@ package kit
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"mime/multipart"
-	"net/textproto"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
-	"sync"
 
 	"github.com/kithttp/kit/internal/httpsyntax"
 	"github.com/kithttp/kit/internal/routing"
@@ -77,20 +73,6 @@ func OpenFile(path string) (File, error) {
 		sized: true,
 	}, nil
 }
-
-// Multipart declares an endpoint whose body model is sent as
-// multipart/form-data (a file upload). Each field of the model is a part
-// named as in its json tag: a [File] (or a []File, one part each) is a file
-// part with the File's name and content type, a nested data model (or a
-// map) is a JSON part (Content-Type application/json), and anything else a
-// text part in the text form of a query parameter (a slice gives one part
-// per element; a []byte is sent as is). omitempty and omitzero are
-// honoured; nil values are left out. The body is streamed: uploading a file
-// of any size holds a small buffer, not the file, and the request has a
-// Content-Length when every File's length is known ([FileFromBytes],
-// [OpenFile]). The model is validated before anything is sent. It is a
-// declaration trait: an [EndpointOption] only.
-func Multipart() EndpointOption { return bodyEncOption{enc: encMultipart} }
 
 // Private implementation past this point.
 
@@ -159,83 +141,6 @@ func fileBody(f File) func() (io.ReadCloser, error) {
 	return f.open
 }
 
-type formField struct {
-	index     []int
-	goName    string
-	name      string
-	omitEmpty bool // json omitempty: false, 0, "", nil, empty slice or map
-	omitZero  bool // json omitzero: the zero value
-	kind      routing.FormKind
-	class     *typeClass
-}
-
-// formPlan is how one body model type is encoded as a form or multipart
-// body: worked out once per type and encoding, and cached.
-type formPlan struct {
-	fields []formField
-}
-
-type formPlanKey struct {
-	t         reflect.Type
-	multipart bool
-}
-
-var formPlans sync.Map // formPlanKey -> *formPlan or error
-
-// formPlanFor returns the plan of model type t (a struct or a pointer to
-// one) for a form (multipart false) or multipart body.
-func formPlanFor(t reflect.Type, multipart bool) (*formPlan, error) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	key := formPlanKey{t, multipart}
-	if p, ok := formPlans.Load(key); ok {
-		if err, isErr := p.(error); isErr {
-			return nil, err
-		}
-		return p.(*formPlan), nil
-	}
-	p, err := newFormPlan(t, multipart)
-	if err != nil {
-		formPlans.Store(key, err)
-		return nil, err
-	}
-	formPlans.Store(key, p)
-	return p, nil
-}
-
-func newFormPlan(t reflect.Type, multipart bool) (*formPlan, error) {
-	if t.Kind() != reflect.Struct || !isModelType(t) {
-		return nil, errors.New(routing.NotOneModel(encodingOf(multipart), t.String()))
-	}
-	p := &formPlan{}
-	for _, sf := range reflect.VisibleFields(t) {
-		st := sf.Type
-		if st.Kind() == reflect.Pointer {
-			st = st.Elem()
-		}
-		name, omitEmpty, omitZero, sent := routing.FormMember(sf.IsExported(), sf.Anonymous, reflectType{st}.Shape(), sf.Name, sf.Tag.Get("json"))
-		if !sent {
-			continue
-		}
-		f := formField{index: sf.Index, goName: sf.Name, name: name, omitEmpty: omitEmpty, omitZero: omitZero, class: classify(sf.Type)}
-		var err error
-		if f.kind, err = routing.Tags.FormField(t.String(), sf.Name, sf.Type.String(), f.class.Class, multipart); err != nil {
-			return nil, err
-		}
-		p.fields = append(p.fields, f)
-	}
-	return p, nil
-}
-
-// encodingOf is the encoding of a form (multipart false) or multipart body.
-func encodingOf(multipart bool) bodyEncoding {
-	if multipart {
-		return encMultipart
-	}
-	return encForm
-}
-
 // jsonFileField checks the fields of the body model t (a struct, or a
 // pointer to, slice or map of them) for a File or []File, which a JSON body
 // cannot carry.
@@ -257,312 +162,69 @@ func jsonFileField(t reflect.Type) error {
 	return nil
 }
 
-// omit reports whether the field's value v is left out of the body.
-func (f *formField) omit(v reflect.Value) bool {
-	if f.omitZero && v.IsZero() {
-		return true
-	}
-	if f.omitEmpty && isEmptyJSON(v) {
-		return true
-	}
-	return isNilValue(v)
+// bodyType is the Content-Type of a request's body: value, nil when there
+// is no body; forced when no header may replace it (a multipart body's
+// boundary must be the body's).
+type bodyType struct {
+	value  []string
+	forced bool
 }
 
-// isEmptyJSON is encoding/json's notion of empty, for omitempty.
-func isEmptyJSON(v reflect.Value) bool {
-	switch v.Kind() {
-	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
-		return v.Len() == 0
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
-		return v.IsZero()
-	}
-	return false
-}
+var formMediaType = []string{"application/x-www-form-urlencoded"}
 
-// modelValue returns the struct value of a body model (a struct or a
-// non-nil pointer to one).
-func modelValue(v reflect.Value) reflect.Value {
-	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
-		v = v.Elem()
+// buildBody validates and encodes the body of a call of d, if it has one,
+// setting req's GetBody and ContentLength, and returns its content type.
+// jsonType is the header value of a JSON body, which build shares with
+// kit's other default values.
+func (st *clientState) buildBody(d *endpointDecl, r *routed, req *Request, jsonType []string) (bodyType, error) {
+	if !r.body.IsValid() && r.file == nil {
+		return bodyType{}, nil
 	}
-	return v
-}
-
-// addFormText adds the text of a scalar, []byte or slice value.
-func addFormText(v reflect.Value, c *typeClass, add func(string)) error {
-	if c.Kind == routing.Bytes {
-		s, ok, err := c.format(v)
-		if ok {
-			add(s)
+	if d.method == http.MethodGet || d.method == http.MethodHead {
+		return bodyType{}, errorf(d.name, "%s requests have no body: send a struct's fields as query parameters by embedding it in P or with `kit:\",query\"`", d.method)
+	}
+	if r.file != nil {
+		if httpsyntax.HasControl(r.file.ContentType) {
+			return bodyType{}, errorf(d.name, "kit.File %q: the content type has a control character", r.file.Name)
 		}
-		return err
+		req.GetBody = fileBody(*r.file)
+		req.ContentLength = r.file.length()
+		return bodyType{value: []string{r.file.contentType()}}, nil
 	}
-	return addText(v, c, add)
-}
-
-// multipartBody is a multipart/form-data body worked out for one call: the
-// bytes of its text and JSON parts and part headers, and the Files between
-// them, which are opened for each attempt. Nothing of a File's content is
-// held.
-type multipartBody struct {
-	contentType string
-	segments    []multipartSegment
-	length      int64 // -1 when some File's length is unknown
-}
-
-type multipartSegment struct {
-	data []byte
-	file *File
-}
-
-// quoteParam escapes s for a quoted Content-Disposition parameter: a
-// backslash before '\\' and '"', and control characters (which would break
-// the header line) percent-encoded, as browsers do for CR and LF.
-func quoteParam(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\\' || c == '"':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < ' ' || c == 0x7f:
-			fmt.Fprintf(&b, "%%%02X", c)
-		default:
-			b.WriteByte(c)
+	if err := validateValue(st.validator, r.body); err != nil {
+		return bodyType{}, errorf(d.name, "request body: %w", err)
+	}
+	switch d.bodyEnc {
+	case encForm:
+		body, err := encodeNestedForm(r.body, d.formStyle)
+		if err != nil {
+			return bodyType{}, errorf(d.name, "encoding the form body: %w", err)
 		}
+		req.GetBody = bytesBody(body)
+		req.ContentLength = int64(len(body))
+		return bodyType{value: formMediaType}, nil
+	case encMultipart:
+		mb, err := encodeMultipart(r.body)
+		if err != nil {
+			return bodyType{}, errorf(d.name, "encoding the multipart body: %w", err)
+		}
+		req.GetBody = mb.getBody
+		req.ContentLength = mb.length
+		return bodyType{value: []string{mb.contentType}, forced: true}, nil
 	}
-	return b.String()
-}
-
-// encodeMultipart lays out the body model v as a multipart body.
-func encodeMultipart(v reflect.Value) (*multipartBody, error) {
-	p, err := formPlanFor(v.Type(), true)
+	body, err := marshalJSON(r.body.Interface())
 	if err != nil {
-		return nil, err
+		return bodyType{}, errorf(d.name, "encoding the request body: %w", err)
 	}
-	v = modelValue(v)
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	body := &multipartBody{contentType: mw.FormDataContentType()}
-	sized := true
-	addFile := func(name string, f File) error {
-		if f.Open == nil {
-			return fmt.Errorf("kit.File %q has no Open function", f.Name)
-		}
-		fname := f.Name
-		if fname == "" {
-			fname = name
-		}
-		if httpsyntax.HasControl(f.ContentType) {
-			return fmt.Errorf("kit.File %q: the content type has a control character", f.Name)
-		}
-		h := make(textproto.MIMEHeader, 2)
-		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"; filename="%s"`, quoteParam(name), quoteParam(fname)))
-		h.Set("Content-Type", f.contentType())
-		if _, err := mw.CreatePart(h); err != nil {
-			return err
-		}
-		body.segments = append(body.segments, multipartSegment{data: bytes.Clone(buf.Bytes())}, multipartSegment{file: &f})
-		buf.Reset()
-		if f.sized {
-			body.length += f.size
-		} else {
-			sized = false
-		}
-		return nil
-	}
-	addText := func(name, s string) error {
-		h := make(textproto.MIMEHeader, 1)
-		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"`, quoteParam(name)))
-		w, err := mw.CreatePart(h)
-		if err == nil {
-			_, err = io.WriteString(w, s)
-		}
-		return err
-	}
-	addJSON := func(name string, fv reflect.Value) error {
-		b, err := marshalJSON(fv.Interface())
-		if err != nil {
-			return err
-		}
-		h := make(textproto.MIMEHeader, 2)
-		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"`, quoteParam(name)))
-		h.Set("Content-Type", "application/json")
-		w, err := mw.CreatePart(h)
-		if err == nil {
-			_, err = w.Write(b)
-		}
-		return err
-	}
-	for i := range p.fields {
-		f := &p.fields[i]
-		fv, err := v.FieldByIndexErr(f.index)
-		if err != nil || f.omit(fv) {
-			continue
-		}
-		kind, c := f.kind, f.class
-		if kind == routing.FormDynamic {
-			fv = fv.Elem()
-			c = classify(fv.Type())
-			var ok bool
-			if kind, ok = routing.FormKindOf(c.Class); !ok || kind == routing.FormDynamic {
-				return nil, fmt.Errorf("field %s: %w", f.goName, routing.HeldFormProblem(fv.Type().String(), true))
-			}
-		}
-		switch kind {
-		case routing.FormText, routing.FormTextSlice:
-			var werr error
-			err = addFormText(fv, c, func(s string) {
-				if werr == nil {
-					werr = addText(f.name, s)
-				}
-			})
-			if err == nil {
-				err = werr
-			}
-		case routing.FormFile:
-			if fv.Kind() == reflect.Pointer {
-				fv = fv.Elem()
-			}
-			err = addFile(f.name, fv.Interface().(File))
-		case routing.FormFileSlice:
-			for j := 0; j < fv.Len() && err == nil; j++ {
-				ev := fv.Index(j)
-				if ev.Kind() == reflect.Pointer {
-					if ev.IsNil() {
-						continue
-					}
-					ev = ev.Elem()
-				}
-				err = addFile(f.name, ev.Interface().(File))
-			}
-		case routing.FormJSON:
-			err = addJSON(f.name, fv)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("field %s: %w", f.goName, err)
-		}
-	}
-	if err := mw.Close(); err != nil {
-		return nil, err
-	}
-	body.segments = append(body.segments, multipartSegment{data: buf.Bytes()})
-	for _, s := range body.segments {
-		body.length += int64(len(s.data))
-	}
-	if !sized {
-		body.length = -1
-	}
-	return body, nil
+	req.GetBody = bytesBody(body)
+	req.ContentLength = int64(len(body))
+	return bodyType{value: jsonType}, nil
 }
 
-// getBody is the request's GetBody: a new reader of the whole body. Each
-// File is opened when its part's turn comes and closed once read to the
-// end (or by Close), so at most one File of a body is open at a time,
-// whatever the number of parts.
-func (b *multipartBody) getBody() (io.ReadCloser, error) {
-	return &multipartReader{segs: b.segments}, nil
-}
-
-// errReadAfterClose is what a multipart body's Read returns once it is
-// closed.
-var errReadAfterClose = errors.New("read after Close")
-
-// multipartReader reads the segments of a multipart body in turn. Close may
-// be called concurrently with Read, as net/http requires of a request
-// body (its transport closes the body from another goroutine when a
-// request is cancelled): the state is guarded by mu, which is never held
-// while a File is opened or read, so Close never waits for a slow File. A
-// File being read when Close is called is closed then, concurrently with
-// its Read, as net/http would close a raw body.
-type multipartReader struct {
-	mu     sync.Mutex
-	segs   []multipartSegment
-	cur    io.ReadCloser // the open File of segment i; nil when none is open
-	i      int           // the segment being read
-	off    int           // the offset in a data segment
-	closed bool
-	failed error // an Open that failed: every later Read returns it
-}
-
-func (r *multipartReader) Read(p []byte) (int, error) {
-	r.mu.Lock()
-	for {
-		switch {
-		case r.closed:
-			r.mu.Unlock()
-			return 0, errReadAfterClose
-		case r.failed != nil:
-			r.mu.Unlock()
-			return 0, r.failed
-		case r.i >= len(r.segs):
-			r.mu.Unlock()
-			return 0, io.EOF
-		}
-		s := r.segs[r.i]
-		if s.file == nil {
-			if r.off < len(s.data) {
-				n := copy(p, s.data[r.off:])
-				r.off += n
-				r.mu.Unlock()
-				return n, nil
-			}
-			r.i, r.off = r.i+1, 0
-			continue
-		}
-		if r.cur == nil {
-			r.mu.Unlock()
-			rc, err := s.file.open()
-			r.mu.Lock()
-			if err != nil {
-				r.failed = err
-				continue
-			}
-			if r.closed {
-				r.mu.Unlock()
-				rc.Close()
-				return 0, errReadAfterClose
-			}
-			r.cur = rc
-		}
-		cur := r.cur
-		r.mu.Unlock()
-		n, err := cur.Read(p)
-		r.mu.Lock()
-		if r.closed {
-			// Close closed cur, maybe during its Read.
-			r.mu.Unlock()
-			return 0, errReadAfterClose
-		}
-		if err == io.EOF {
-			r.cur = nil
-			r.i++
-			r.mu.Unlock()
-			cur.Close()
-			if n > 0 {
-				return n, nil
-			}
-			r.mu.Lock()
-			continue
-		}
-		r.mu.Unlock()
-		if err != nil {
-			err = fmt.Errorf("reading file %q: %w", s.file.Name, err)
-		}
-		return n, err
+// bytesBody is a GetBody over b: each call gets a new reader of the same
+// bytes, so every attempt sends them again.
+func bytesBody(b []byte) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(b)), nil
 	}
-}
-
-// Close closes the File being read, if any; every later Read fails.
-func (r *multipartReader) Close() error {
-	r.mu.Lock()
-	cur := r.cur
-	r.cur, r.closed = nil, true
-	r.mu.Unlock()
-	if cur != nil {
-		return cur.Close()
-	}
-	return nil
 }

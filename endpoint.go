@@ -357,10 +357,10 @@ func (d *endpointDecl) checkBody() error {
 		return jsonFileField(t)
 	}
 	if d.bodyEnc == encForm {
-		_, err = formNodeFor(t)
+		_, err = formModelFor(t)
 		return err
 	}
-	_, err = formPlanFor(t, true)
+	_, err = multipartPlanFor(t)
 	return err
 }
 

@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
@@ -8,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/kithttp/kit/internal/routing"
 )
@@ -51,8 +54,11 @@ func (s FormStyle) String() string {
 // structs or maps k[0][key]=v, and a slice of scalars is written in the
 // style given (FormRepeat when none: tags=a&tags=b). A Nullable field that
 // is null is an empty value; nil pointers, maps, slices and interfaces, and
-// empty slices and maps, send nothing. So FormBody(kit.FormIndexed) sends
-// what Stripe expects:
+// empty slices and maps, send nothing. A nested value whose type has its
+// own JSON form (a json.Marshaler, such as a union kitgen generates) is
+// written as that JSON is: objects in brackets, arrays at indexes, null as
+// nothing; a union so sends the variant it holds. So
+// FormBody(kit.FormIndexed) sends what Stripe expects:
 //
 //	metadata[order_id]=6735&expand[0]=customer&items[0][price]=price_1
 //
@@ -98,6 +104,7 @@ const (
 	fnSlice                        // slice or array of elem
 	fnMap                          // map with string keys, of elem
 	fnStruct                       // fields
+	fnJSON                         // a type with its own JSON form (a union): written as its JSON is
 )
 
 // formNode is how values of one Go type are written in a form.
@@ -114,7 +121,11 @@ type formNodeField struct {
 	goName string
 	name   string
 	omit   omitRule
-	node   *formNode
+	node   *formNode // a form's: how its value is written in brackets
+
+	// A multipart body's (see multipartPlanFor): the part it is.
+	part  routing.FormKind
+	class *typeClass
 }
 
 var formNodes sync.Map // reflect.Type -> *formNode or error
@@ -127,7 +138,7 @@ func formNodeFor(t reflect.Type) (*formNode, error) {
 		}
 		return n.(*formNode), nil
 	}
-	n, err := buildFormNode(t, map[reflect.Type]*formNode{})
+	n, err := buildFormNode(t, map[reflect.Type]*formNode{}, false)
 	if err != nil {
 		formNodes.Store(t, err)
 		return nil, err
@@ -139,9 +150,58 @@ func formNodeFor(t reflect.Type) (*formNode, error) {
 	return actual.(*formNode), nil
 }
 
+var formModels sync.Map // reflect.Type -> *formNode or error
+
+// formModelFor returns the plan of the form body model type t (a struct,
+// or a pointer to one). The model's fields are the form's fields even when
+// it has a JSON form of its own; its nested values with one are written as
+// their JSON is.
+func formModelFor(t reflect.Type) (*formNode, error) {
+	st := t
+	for st.Kind() == reflect.Pointer {
+		st = st.Elem()
+	}
+	if !hasOwnJSON(st) {
+		return formNodeFor(t)
+	}
+	if n, ok := formModels.Load(t); ok {
+		if err, isErr := n.(error); isErr {
+			return nil, err
+		}
+		return n.(*formNode), nil
+	}
+	n, err := buildFormNode(t, map[reflect.Type]*formNode{}, true)
+	if err != nil {
+		formModels.Store(t, err)
+		return nil, err
+	}
+	formModels.Store(t, n)
+	return n, nil
+}
+
+var (
+	jsonMarshalerType   = reflect.TypeFor[interface{ MarshalJSON() ([]byte, error) }]()
+	jsonMarshalerToType = reflect.TypeFor[interface {
+		MarshalJSONTo(*jsontext.Encoder) error
+	}]()
+)
+
+// hasOwnJSON reports whether values of t (not a pointer or interface)
+// write their own JSON (json.Marshaler, by value or pointer): a union, a
+// type with a custom form.
+func hasOwnJSON(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer || t.Kind() == reflect.Interface {
+		return false
+	}
+	pt := reflect.PointerTo(t)
+	return pt.Implements(jsonMarshalerType) || pt.Implements(jsonMarshalerToType)
+}
+
 // buildFormNode plans t; building holds the types being planned, so a
-// recursive type (a tree) refers to its own node.
-func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNode, error) {
+// recursive type (a tree) refers to its own node. model is set for the
+// body model (and the pointers to it), whose fields are walked even when
+// it has a JSON form of its own.
+func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode, model bool) (*formNode, error) {
 	if n, ok := building[t]; ok {
 		return n, nil
 	}
@@ -149,7 +209,7 @@ func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNo
 	building[t] = n
 	if isNullableType(t) {
 		n.kind = fnNullable
-		elem, err := buildFormNode(nullableInner(t), building)
+		elem, err := buildFormNode(nullableInner(t), building, false)
 		n.elem = elem
 		return n, err
 	}
@@ -165,10 +225,14 @@ func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNo
 			return n, nil
 		}
 	}
+	if !model && hasOwnJSON(t) {
+		n.kind = fnJSON
+		return n, nil
+	}
 	switch t.Kind() {
 	case reflect.Pointer:
 		n.kind = fnPointer
-		elem, err := buildFormNode(t.Elem(), building)
+		elem, err := buildFormNode(t.Elem(), building, model)
 		n.elem = elem
 		return n, err
 	case reflect.Interface:
@@ -179,7 +243,7 @@ func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNo
 		return n, nil
 	case reflect.Slice, reflect.Array:
 		n.kind = fnSlice
-		elem, err := buildFormNode(t.Elem(), building)
+		elem, err := buildFormNode(t.Elem(), building, false)
 		n.elem = elem
 		return n, err
 	case reflect.Map:
@@ -187,31 +251,51 @@ func buildFormNode(t reflect.Type, building map[reflect.Type]*formNode) (*formNo
 			return nil, errors.New(routing.FormMapKey(t.String(), t.Key().String()))
 		}
 		n.kind = fnMap
-		elem, err := buildFormNode(t.Elem(), building)
+		elem, err := buildFormNode(t.Elem(), building, false)
 		n.elem = elem
 		return n, err
 	case reflect.Struct:
 		n.kind = fnStruct
-		for _, sf := range reflect.VisibleFields(t) {
-			name, promoted, skip := jsonFieldName(sf)
-			if skip || promoted {
-				continue
-			}
+		var err error
+		n.fields, err = formStructFields(t, func(sf reflect.StructField, f *formNodeField) error {
 			if k := classify(sf.Type).Kind; k == routing.File || k == routing.FileSlice {
-				return nil, fmt.Errorf("field %s of %s is a kit.File: a form has text fields only; declare the endpoint with kit.Multipart() to upload files", sf.Name, t)
+				return fmt.Errorf("field %s of %s is a kit.File: a form has text fields only; declare the endpoint with kit.Multipart() to upload files", sf.Name, t)
 			}
-			if why := routing.FormKeyProblem(name); why != "" {
-				return nil, fmt.Errorf("field %s of %s: %s", sf.Name, t, why)
+			if why := routing.FormKeyProblem(f.name); why != "" {
+				return fmt.Errorf("field %s of %s: %s", sf.Name, t, why)
 			}
-			node, err := buildFormNode(sf.Type, building)
+			node, err := buildFormNode(sf.Type, building, false)
 			if err != nil {
-				return nil, fmt.Errorf("field %s of %s: %w", sf.Name, t, err)
+				return fmt.Errorf("field %s of %s: %w", sf.Name, t, err)
 			}
-			n.fields = append(n.fields, formNodeField{index: sf.Index, goName: sf.Name, name: name, omit: jsonOmitRule(sf.Tag), node: node})
-		}
-		return n, nil
+			f.node = node
+			return nil
+		})
+		return n, err
 	}
 	return nil, noFormOf(t)
+}
+
+// formStructFields lists the fields of struct t that a form or a multipart
+// body sends, named and left out as encoding/json names and leaves them
+// out (the json tag's name, omitempty and omitzero; "-" and unexported
+// fields are not sent; an embedded struct's fields are promoted). plan
+// completes each field, in order: the node of a form's, the part of a
+// multipart body's.
+func formStructFields(t reflect.Type, plan func(sf reflect.StructField, f *formNodeField) error) ([]formNodeField, error) {
+	var fields []formNodeField
+	for _, sf := range reflect.VisibleFields(t) {
+		name, promoted, skip := jsonFieldName(sf)
+		if skip || promoted {
+			continue
+		}
+		f := formNodeField{index: sf.Index, goName: sf.Name, name: name, omit: jsonOmitRule(sf.Tag)}
+		if err := plan(sf, &f); err != nil {
+			return nil, err
+		}
+		fields = append(fields, f)
+	}
+	return fields, nil
 }
 
 // noFormOf says why no form can write a value of type t.
@@ -275,6 +359,19 @@ func jsonOmitRule(tag reflect.StructTag) omitRule {
 	return r
 }
 
+// isEmptyJSON is encoding/json's notion of empty, for omitempty.
+func isEmptyJSON(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
+		return v.IsZero()
+	}
+	return false
+}
+
 type isZeroer interface{ IsZero() bool }
 
 // omits reports whether the rule leaves the value v out.
@@ -304,7 +401,7 @@ type formWriter struct {
 // encodeNestedForm encodes the body model v (a struct or a pointer to one)
 // as application/x-www-form-urlencoded.
 func encodeNestedForm(v reflect.Value, style FormStyle) ([]byte, error) {
-	n, err := formNodeFor(v.Type())
+	n, err := formModelFor(v.Type())
 	if err != nil {
 		return nil, err
 	}
@@ -397,6 +494,8 @@ func (w *formWriter) write(key string, v reflect.Value, n *formNode, depth int) 
 			}
 			return nil
 		})
+	case fnJSON:
+		return w.writeJSON(key, v, depth)
 	case fnStruct:
 		for i := range n.fields {
 			f := &n.fields[i]
@@ -514,32 +613,88 @@ func keyName(key string) string {
 	return "key " + strconv.Quote(key)
 }
 
-// isDeepQueryValue reports whether v, an entry of a map spread into the
-// query (whose values are of class c), is itself a map or a data model: it
-// is then sent as key[k]=v (OpenAPI's deepObject), nested as a form is.
-func isDeepQueryValue(v reflect.Value, c *typeClass) bool {
-	switch c.Kind {
-	case routing.Map:
-		return true
-	case routing.Interface:
-		for v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
-			if v.IsNil() {
-				return false
-			}
-			v = v.Elem()
-		}
-		return v.Kind() == reflect.Map || isModelType(v.Type())
+// writeJSON writes v, of a type with its own JSON form, as that JSON is:
+// an object's members in brackets (key[name]=v), an array's elements at
+// indexes (scalars in the writer's style), a string, number or boolean as
+// its text; null writes nothing. A union is so written as the variant it
+// holds.
+func (w *formWriter) writeJSON(key string, v reflect.Value, depth int) error {
+	if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
+		return nil
 	}
-	return false
+	if !v.CanInterface() {
+		return fmt.Errorf("%s: a value with its own JSON form, reached through an unexported embedded struct, cannot be read", keyName(key))
+	}
+	b, err := marshalJSON(addressable(v).Addr().Interface())
+	if err != nil {
+		return fmt.Errorf("%s: %w", keyName(key), err)
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(b))
+	return w.writeJSONValue(key, dec, depth)
 }
 
-// writeDeepQuery adds v at key to the query q in the bracket convention:
-// key[k]=v, nested to any depth, slices repeating their key.
-func writeDeepQuery(q url.Values, key string, v reflect.Value) error {
-	n, err := formNodeFor(v.Type())
+// writeJSONValue writes the next JSON value of dec at key.
+func (w *formWriter) writeJSONValue(key string, dec *jsontext.Decoder, depth int) error {
+	if depth > maxFormDepth {
+		return fmt.Errorf("%s: nested deeper than %d levels", keyName(key), maxFormDepth)
+	}
+	tok, err := dec.ReadToken()
 	if err != nil {
+		return fmt.Errorf("%s: reading its JSON: %w", keyName(key), err)
+	}
+	switch tok.Kind() {
+	case 'n':
+		return nil
+	case 't', 'f':
+		w.add(key, strconv.FormatBool(tok.Bool()))
+		return nil
+	case '"':
+		if key == "" {
+			return errors.New("the body: its JSON is not an object")
+		}
+		w.add(key, tok.String())
+		return nil
+	case '0':
+		if key == "" {
+			return errors.New("the body: its JSON is not an object")
+		}
+		w.add(key, tok.String())
+		return nil
+	case '{':
+		for dec.PeekKind() != '}' {
+			name, err := dec.ReadToken()
+			if err != nil {
+				return fmt.Errorf("%s: reading its JSON: %w", keyName(key), err)
+			}
+			k := name.String()
+			if k == "" || strings.ContainsAny(k, "[]") {
+				return fmt.Errorf("%s: member %q cannot be written in a bracketed form key", keyName(key), k)
+			}
+			if err := w.writeJSONValue(subKey(key, k), dec, depth+1); err != nil {
+				return err
+			}
+		}
+		_, err := dec.ReadToken()
+		return err
+	case '[':
+		if key == "" {
+			return errors.New("the body: its JSON is not an object")
+		}
+		for i := 0; dec.PeekKind() != ']'; i++ {
+			k := key + "[" + strconv.Itoa(i) + "]"
+			switch kind := dec.PeekKind(); {
+			case kind == '{' || kind == '[' || w.style == FormIndexed:
+			case w.style == FormBrackets:
+				k = key + "[]"
+			default:
+				k = key
+			}
+			if err := w.writeJSONValue(k, dec, depth+1); err != nil {
+				return err
+			}
+		}
+		_, err := dec.ReadToken()
 		return err
 	}
-	w := formWriter{style: FormRepeat, values: q}
-	return w.write(key, v, n, 0)
+	return fmt.Errorf("%s: unexpected JSON %v", keyName(key), tok.Kind())
 }

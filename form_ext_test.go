@@ -1,6 +1,7 @@
 package kit_test
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -266,5 +267,146 @@ func TestJSONOmitOnParameters(t *testing.T) {
 	}
 	if q, b := reqs[1].URL.RawQuery, string(reqs[1].Body); q != "limit=5&q=go&sent=0" || b != "count=1&keep=0&name=n" || reqs[1].Header.Get("X-Trace") != "t" {
 		t.Errorf("values: query %q body %q", q, b)
+	}
+}
+
+// amountOrRange is a union as kitgen writes one: it holds one variant
+// and its JSON is that variant's.
+type amountOrRange struct {
+	amount *int64
+	span   *amountSpan
+}
+
+type amountSpan struct {
+	GTE int64 `json:"gte,omitempty"`
+	LT  int64 `json:"lt,omitempty"`
+}
+
+func (u amountOrRange) MarshalJSON() ([]byte, error) {
+	switch {
+	case u.amount != nil:
+		return json.Marshal(*u.amount)
+	case u.span != nil:
+		return json.Marshal(u.span)
+	}
+	return []byte("null"), nil
+}
+
+// TestStripeShapes: unions, lists of objects and maps of objects are
+// written in deepObject queries and bracket forms as Rails, PHP and Stripe
+// read them: a[0][b]=x, a[k][b]=x, a union as the variant it holds.
+func TestStripeShapes(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(replyJSON(http.StatusOK, `{}`))
+	_, c := setup(t, rec)
+	type line struct {
+		Price    string `json:"price"`
+		Quantity int    `json:"quantity,omitempty"`
+	}
+	type query struct {
+		Created  amountOrRange   `kit:"created,query"`
+		Items    []line          `kit:"items,query"`
+		Tiers    []amountOrRange `kit:"tiers,query"`
+		Metadata map[string]line `kit:"meta,query"`
+	}
+	get := kit.Get[query, any]("/invoices")
+	five := int64(5)
+	calls := []query{
+		{Created: amountOrRange{amount: &five}},
+		{Created: amountOrRange{span: &amountSpan{GTE: 1, LT: 9}}, Items: []line{{Price: "p1", Quantity: 2}, {Price: "p2"}}},
+		{Tiers: []amountOrRange{{amount: &five}, {span: &amountSpan{LT: 3}}, {}}, Metadata: map[string]line{"a": {Price: "x"}}},
+		{}, // an unset union and empty lists send nothing
+	}
+	for _, q := range calls {
+		if _, err := get.Call(t.Context(), c, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type form struct {
+		Name    string            `json:"name"`
+		Amount  amountOrRange     `json:"amount"`
+		Items   []line            `json:"items"`
+		ByName  map[string]line   `json:"by_name"`
+		Options *amountOrRange    `json:"options,omitempty"`
+		Extra   map[string]any    `json:"extra,omitempty"`
+		Dyn     any               `json:"dyn,omitempty"`
+		Tags    map[string]string `json:"tags,omitempty"`
+	}
+	post := kit.Post[struct{ Body form }, any]("/invoices", kit.FormBody(kit.FormIndexed))
+	f := form{
+		Name: "n", Amount: amountOrRange{span: &amountSpan{GTE: 4}},
+		Items:  []line{{Price: "p1", Quantity: 1}},
+		ByName: map[string]line{"k": {Price: "p3"}},
+		Extra:  map[string]any{"u": amountOrRange{amount: &five}},
+		Dyn:    amountOrRange{span: &amountSpan{LT: 7}},
+	}
+	if _, err := post.Call(t.Context(), c, struct{ Body form }{f}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := rec.requests()
+	want := []string{
+		"created=5",
+		"created[gte]=1&created[lt]=9&items[0][price]=p1&items[0][quantity]=2&items[1][price]=p2",
+		"meta[a][price]=x&tiers[0]=5&tiers[1][lt]=3",
+		"",
+	}
+	for i, w := range want {
+		if got, _ := url.QueryUnescape(reqs[i].URL.RawQuery); got != w {
+			t.Errorf("query %d: %s, want %s", i, got, w)
+		}
+	}
+	got, _ := url.QueryUnescape(string(reqs[4].Body))
+	if w := "amount[gte]=4&by_name[k][price]=p3&dyn[lt]=7&extra[u]=5&items[0][price]=p1&items[0][quantity]=1&name=n"; got != w {
+		t.Errorf("form %s\nwant %s", got, w)
+	}
+
+	// A list of objects still has no place but brackets under a name.
+	var de *kit.DeclarationError
+	type unnamed struct {
+		Items []line `kit:",query"`
+	}
+	if _, err := kit.NewEndpoint[unnamed, any]("GET", "/x"); !errors.As(err, &de) {
+		t.Errorf("a list of objects spread into the query without a name: %v, want a *DeclarationError", err)
+	}
+	type unmarked struct{ Items []line }
+	if _, err := kit.NewEndpoint[unmarked, any]("GET", "/x"); !errors.As(err, &de) {
+		t.Errorf("a list of objects on a GET, unmarked: %v, want a *DeclarationError", err)
+	}
+}
+
+// ownJSONModel is a form body model with a JSON form of its own: as a
+// body model its fields are still the form's fields.
+type ownJSONModel struct {
+	Name string `json:"name"`
+}
+
+func (m ownJSONModel) MarshalJSON() ([]byte, error) { return []byte(`"ignored"`), nil }
+
+// brokenJSON's JSON cannot be written.
+type brokenJSON struct{}
+
+func (brokenJSON) MarshalJSON() ([]byte, error) { return nil, errors.New("no JSON today") }
+
+func TestFormOwnJSONEdges(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(replyJSON(http.StatusOK, `{}`))
+	_, c := setup(t, rec)
+	type ownBody struct{ Body ownJSONModel }
+	if _, err := kit.Post[ownBody, any]("/x", kit.FormBody()).Call(t.Context(), c, ownBody{ownJSONModel{Name: "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(rec.requests()[0].Body); got != "name=a" {
+		t.Errorf("a body model with its own JSON: %s, want its fields", got)
+	}
+	type withBroken struct {
+		B brokenJSON `json:"b"`
+	}
+	type brokenBody struct{ Body withBroken }
+	_, err := kit.Post[brokenBody, any]("/x", kit.FormBody()).Call(t.Context(), c, brokenBody{})
+	if err == nil || !strings.Contains(err.Error(), `key "b"`) || !strings.Contains(err.Error(), "no JSON today") {
+		t.Errorf("a value whose JSON fails: %v, want the key and the cause", err)
+	}
+	if n := len(rec.requests()); n != 1 {
+		t.Errorf("%d requests sent, want 1 (nothing sent when the form cannot be written)", n)
 	}
 }

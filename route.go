@@ -379,37 +379,6 @@ type routed struct {
 	has1   bool
 }
 
-// addQuery adds the query parameter name=value.
-func (r *routed) addQuery(name, value string) {
-	if r.query == nil && !r.has1 {
-		r.query1, r.has1 = [2]string{name, value}, true
-		return
-	}
-	r.queryValues().Add(name, value)
-}
-
-// queryOrNil is queryValues, or nil when there is no parameter.
-func (r *routed) queryOrNil() url.Values {
-	if r.has1 {
-		return r.queryValues()
-	}
-	return r.query
-}
-
-// queryValues is the call's query parameters, made into url.Values (and
-// kept so) on the first use; never nil.
-func (r *routed) queryValues() url.Values {
-	if r.query == nil {
-		r.query = make(url.Values)
-	}
-	if r.has1 {
-		// Added first: it comes first among the values of its name.
-		r.query[r.query1[0]] = append([]string{r.query1[1]}, r.query[r.query1[0]]...)
-		r.query1, r.has1 = [2]string{}, false
-	}
-	return r.query
-}
-
 // setTarget routes a `kit:",url"` value: a string or a *url.URL. An empty
 // string or a nil *url.URL leaves the declared URL.
 func (r *routed) setTarget(v reflect.Value) error {
@@ -533,10 +502,7 @@ func routeValue(r *routed, rt routing.Route, name string, v reflect.Value, c *ty
 	case routing.QueryMap:
 		return addMapQuery(r, v, c, false)
 	case routing.QueryDeep:
-		if r.query == nil {
-			r.query = make(url.Values)
-		}
-		return writeDeepQuery(r.query, name, v)
+		return writeDeepQuery(r.queryValues(), name, v)
 	case routing.Header:
 		return addText(v, c, func(s string) {
 			if r.header == nil {
@@ -586,126 +552,10 @@ func addText(v reflect.Value, c *typeClass, add func(string)) error {
 	return nil
 }
 
-// addMapQuery adds each map entry as a query parameter. When fillPath is
-// set (P itself is a map), entries named like a placeholder fill the path.
-func addMapQuery(r *routed, v reflect.Value, c *typeClass, fillPath bool) error {
-	if v.IsNil() {
-		return nil
-	}
-	iter := v.MapRange()
-	for iter.Next() {
-		k, ok, err := c.mapKey(iter.Key())
-		if err != nil {
-			return fmt.Errorf("map key: %w", err)
-		}
-		if !ok {
-			continue
-		}
-		val := iter.Value()
-		if isDeepQueryValue(val, c.mapValue) {
-			if err := writeDeepQuery(r.queryValues(), k, val); err != nil {
-				return fmt.Errorf("map entry %q: %w", k, err)
-			}
-			continue
-		}
-		if fillPath && slices.Index(r.names, k) >= 0 {
-			s, ok, err := formatForPath(val, c.mapValue)
-			if err != nil {
-				return fmt.Errorf("map entry %q: %w", k, err)
-			}
-			if ok {
-				r.fill(k, s)
-			}
-			continue
-		}
-		err = addText(val, c.mapValue, func(s string) { r.addQuery(k, s) })
-		if err != nil {
-			return fmt.Errorf("map entry %q: %w", k, err)
-		}
-	}
-	return nil
-}
-
-func formatForPath(v reflect.Value, c *typeClass) (string, bool, error) {
-	switch c.Kind {
-	case routing.Interface:
-		return formatDynamic(v)
-	case routing.Slice: // url.Values: one value fills a placeholder
-		if v.Len() != 1 {
-			return "", false, fmt.Errorf("fills a path placeholder but has %d values, want 1", v.Len())
-		}
-		return c.elem(v.Index(0))
-	}
-	if c.format == nil {
-		return "", false, errors.New("fills a path placeholder but has no single text form")
-	}
-	return c.format(v)
-}
-
 func isNilValue(v reflect.Value) bool {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
 		return v.IsNil()
 	}
 	return false
-}
-
-// queryFrom routes a query given as any (nil, a map, url.Values, or a
-// struct routed with the query rules) into a fresh url.Values. The caller's
-// value is never modified.
-func queryFrom(query any) (url.Values, error) {
-	switch q := query.(type) {
-	case nil:
-		return url.Values{}, nil
-	case url.Values:
-		out := make(url.Values, len(q))
-		for k, vs := range q {
-			out[k] = append([]string(nil), vs...)
-		}
-		return out, nil
-	case map[string]string:
-		out := make(url.Values, len(q))
-		for k, v := range q {
-			out.Set(k, v)
-		}
-		return out, nil
-	}
-	v := reflect.ValueOf(query)
-	for v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			return url.Values{}, nil
-		}
-		v = v.Elem()
-	}
-	pl, err := queryPlan(v.Type())
-	if err != nil {
-		return nil, err
-	}
-	var r routed
-	if err := pl.apply(v, &r); err != nil {
-		return nil, err
-	}
-	if r.body.IsValid() || r.file != nil || r.target != nil || r.header != nil {
-		return nil, fmt.Errorf("query of type %T routes fields to a body, headers or the URL; a query has only parameters", query)
-	}
-	return r.queryValues(), nil
-}
-
-var queryPlans sync.Map // reflect.Type -> *paramPlan or error
-
-func queryPlan(t reflect.Type) (*paramPlan, error) {
-	if p, ok := queryPlans.Load(t); ok {
-		if err, isErr := p.(error); isErr {
-			return nil, err
-		}
-		return p.(*paramPlan), nil
-	}
-	pl, err := newParamPlan(t, nil)
-	if err != nil {
-		err = fmt.Errorf("kit: query of type %s: %w", t, err)
-		queryPlans.Store(t, err)
-		return nil, err
-	}
-	queryPlans.Store(t, pl)
-	return pl, nil
 }

@@ -71,6 +71,7 @@ import (
 //	GET    /activity                    {"items","paging":{"after"}}: records of several kinds ("kind"); since, limit
 //	POST   /charges                     form body with nested keys (metadata[k], expand[N], items[N][price]); 201
 //	GET    /filter/users                deepObject query objects: filter[team_id], filter[active], id[gt|gte|lt|lte]; a JSON array
+//	ANY    /brackets                    the query and form body as Rails, PHP and Stripe read brackets: {"query","form"}
 //	POST   /login                       {"access_token","token_type","expires_in"}
 //	POST   /flows/login                 the same token; wrong credentials: 400 with a LoginFlow, not an APIError
 //	POST   /oauth/token                 OAuth 2.0 client credentials grant (form-encoded)
@@ -572,6 +573,7 @@ func (a *API) routes() {
 	a.handle("POST /search/users", apiAuthOptional, a.searchUsers)
 	a.handle("POST /charges", apiAuthOptional, a.createCharge)
 	a.handle("GET /filter/users", apiAuthOptional, a.filterUsers)
+	a.handle("/brackets", apiAuthOptional, a.brackets)
 
 	a.handle("GET /slow", apiAuthOptional, a.slow)
 	a.handle("GET /text", apiAuthOptional, a.text)

@@ -1701,6 +1701,8 @@ func FuzzAPI(f *testing.F) {
 	f.Add("POST", "/users", "application/json", []byte(`{"name":"a","email":"a@b","team_id":2}`))
 	f.Add("PATCH", "/users/3", "application/json", []byte(`{"team_id":4}`))
 	f.Add("GET", "/linked/users?page=24&per_page=10", "", []byte(nil))
+	f.Add("GET", "/brackets?a[0][b]=x&a[1][c]=y&t[]=1&m[k]=v", "", []byte(nil))
+	f.Add("POST", "/brackets", "application/x-www-form-urlencoded", []byte("items[0][price]=p&metadata[k]=v&a=1&a[b]=2"))
 	api := NewAPI(WithUsers(30), WithRequireAuth(false))
 	f.Fuzz(func(t *testing.T, method, target, ctype string, body []byte) {
 		u, err := url.ParseRequestURI(target)

@@ -322,6 +322,9 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := errorsTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
+	if err := bracketsTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
 	if err := webhooksTour(ctx, t); err != nil {
 		return err
 	}

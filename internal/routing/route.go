@@ -82,13 +82,14 @@ type Field struct {
 //
 // A field marked body is the JSON request body whatever its type (a map,
 // a slice, a string: what encoding/json writes), a kit.File the raw body.
-// A map or struct marked query with a name is written in brackets under
-// that name, nested as a form body is: name[key]=v, name[key][sub]=v
-// (OpenAPI's deepObject); the caller checks its elements as it checks a
-// form body's nested values.
+// A map, a struct, or a slice of them, marked query with a name is written
+// in brackets under that name, nested as a form body is: name[key]=v,
+// name[key][sub]=v, name[0][key]=v (OpenAPI's deepObject, as Rails, PHP
+// and Stripe read it); the caller checks its elements as it checks a form
+// body's nested values.
 func (d *Dialect) Route(f *Field) (Route, error) {
 	c, subject := f.Class, d.subject(f.GoName)
-	deep := f.Mark == MarkQuery && f.Named && (c.Kind == Model || f.T.Shape() == MapShape)
+	deep := f.Mark == MarkQuery && f.Named && (c.Kind == Model || f.T.Shape() == MapShape || isDeepList(f.T, c))
 	if c.Kind == Invalid && f.Mark != MarkURL && f.Mark != MarkBody && !deep {
 		return None, refusal(subject, f.T.String(), f.Name, c, false)
 	}
@@ -144,6 +145,13 @@ func (d *Dialect) Route(f *Field) (Route, error) {
 		return r, nil
 	}
 	return None, refusal(subject, f.T.String(), f.Name, c, f.Placeholder)
+}
+
+// isDeepList reports whether t, of class c, is a list a deepObject query
+// writes at indexes: a slice or array of data models or maps
+// (name[0][key]=v, as Rails, PHP and Stripe read it).
+func isDeepList(t Type, c Class) bool {
+	return t.Shape() == SequenceShape && (c.Kind == ModelSlice || t.Elem().Shape() == MapShape)
 }
 
 // Held decides where a value goes by its class alone, as for a field

@@ -688,7 +688,7 @@ func (g *generator) formProblem(t types.Type, multipart bool) error {
 			continue
 		}
 		c := g.cls.classify(f.Type())
-		if !multipart && (c.Kind == routing.Model || c.Kind == routing.ModelSlice || c.Kind == routing.Map) {
+		if !multipart && (c.Kind == routing.Model || c.Kind == routing.ModelSlice || c.Kind == routing.Map || c.Kind == routing.Invalid && nestable(f.Type())) {
 			// kit.FormBody writes nested values in brackets (kit's buildFormNode).
 			if why := g.nestedFormProblem(f.Type(), map[types.Type]bool{}); why != "" {
 				return fmt.Errorf("field %s of %s: %s", f.Name(), name, why)
@@ -718,6 +718,9 @@ func (g *generator) nestedFormProblem(t types.Type, seen map[types.Type]bool) st
 		return routing.Directives.NestedFormFile(g.typeString(t))
 	case routing.Scalar, routing.Bytes, routing.Interface:
 		return ""
+	}
+	if ownJSON(t) {
+		return "" // written as its JSON is (kit's fnJSON): a union
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Pointer:
@@ -751,4 +754,37 @@ func (g *generator) nestedFormProblem(t types.Type, seen map[types.Type]bool) st
 		return routing.TypeProblem(g.typeString(t), c.Why)
 	}
 	return fmt.Sprintf("type %s cannot be sent in a form", g.typeString(t))
+}
+
+// nestable reports whether t (through pointers) is a map, slice, array or
+// struct: a form writes it in brackets (kit's buildFormNode) even where
+// the routing classes have no class for it (a map of structs).
+func nestable(t types.Type) bool {
+	for {
+		switch u := t.Underlying().(type) {
+		case *types.Pointer:
+			t = u.Elem()
+			continue
+		case *types.Map, *types.Slice, *types.Array, *types.Struct:
+			return true
+		}
+		return false
+	}
+}
+
+// ownJSON reports whether t (not a pointer or interface) writes its own
+// JSON (a MarshalJSON or MarshalJSONTo method, by value or pointer), as
+// kit's hasOwnJSON decides.
+func ownJSON(t types.Type) bool {
+	switch t.Underlying().(type) {
+	case *types.Pointer, *types.Interface:
+		return false
+	}
+	ms := types.NewMethodSet(types.NewPointer(t))
+	for _, name := range []string{"MarshalJSON", "MarshalJSONTo"} {
+		if sel := ms.Lookup(nil, name); sel != nil && sel.Obj().Exported() {
+			return true
+		}
+	}
+	return false
 }

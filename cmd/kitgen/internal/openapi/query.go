@@ -162,6 +162,10 @@ func (q *queryParam) fields() ([]querySpec, error) {
 	}
 	if elem, isSlice := strings.CutPrefix(typ, "[]"); isSlice {
 		switch {
+		case p.Style == "deepObject" && !t.scalar(elem) && (t.isStruct(elem) || strings.HasPrefix(elem, "map[string]")):
+			// A list of objects at indexes: name[0][key]=v, as Rails,
+			// PHP and Stripe read it.
+			return q.own(typ, false, p.Name+",query,omitempty"), nil
 		case !t.scalar(elem):
 			return nil, fmt.Errorf("a %s (style %s) has no form OpenAPI defines: its elements are not text", typ, p.Style)
 		case p.Explode:
@@ -170,6 +174,11 @@ func (q *queryParam) fields() ([]querySpec, error) {
 		return q.joinedSlice(elem)
 	}
 	if !t.scalar(typ) {
+		if p.Style == "deepObject" && t.isStruct(typ) {
+			// A union: written as the variant it holds (an object in
+			// brackets, a scalar as itself); its zero value sends nothing.
+			return q.own(typ, false, p.Name+",query,omitempty"), nil
+		}
 		return nil, fmt.Errorf("a %s (style %s) has no form kit sends yet", typ, p.Style)
 	}
 	return q.own(typ, true, p.Name+",omitempty"), nil

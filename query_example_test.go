@@ -78,3 +78,59 @@ func ExampleEndpoint_bodyTag() {
 	// Output:
 	// /echo/app-manifests/c0de/conversions {"name":"octoapp","public":true}
 }
+
+// Tier is a union as kitgen writes one for a oneOf: it holds one variant,
+// and its JSON is that variant's.
+type Tier struct {
+	upTo *int64
+	span *TierRange
+}
+
+// TierRange is one variant of Tier.
+type TierRange struct {
+	GTE int64 `json:"gte"`
+	LT  int64 `json:"lt"`
+}
+
+// MarshalJSON writes the variant Tier holds.
+func (t Tier) MarshalJSON() ([]byte, error) {
+	switch {
+	case t.upTo != nil:
+		return json.Marshal(*t.upTo)
+	case t.span != nil:
+		return json.Marshal(t.span)
+	}
+	return []byte("null"), nil
+}
+
+// A list of objects and a union in a deepObject query, written as Rails,
+// PHP and Stripe read them: a list at indexes, a union as the variant it
+// holds. kittest's /brackets answers what such a server reads.
+func ExampleEndpoint_queryObjectLists() {
+	srv, c := demoAPI()
+	defer srv.Close()
+
+	type Line struct {
+		Price    string `json:"price"`
+		Quantity int    `json:"quantity,omitempty"`
+	}
+	type Query struct {
+		Lines []Line `kit:"lines,query"`
+		Tiers []Tier `kit:"tiers,query"`
+	}
+	type read struct {
+		Query json.RawMessage `json:"query"`
+	}
+	preview := kit.Get[Query, read]("/brackets")
+	ten := int64(10)
+	got, err := preview.Call(context.Background(), c, Query{
+		Lines: []Line{{Price: "price_1", Quantity: 2}, {Price: "price_2"}},
+		Tiers: []Tier{{upTo: &ten}, {span: &TierRange{GTE: 10, LT: 100}}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(got.Query))
+	// Output:
+	// {"lines":[{"price":"price_1","quantity":"2"},{"price":"price_2"}],"tiers":["10",{"gte":"10","lt":"100"}]}
+}
