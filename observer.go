@@ -93,6 +93,18 @@ type Observer struct {
 	// and returns them with its own appended (the trace and span IDs of
 	// the context, say).
 	LogAttrs func(ctx context.Context, attrs []slog.Attr) []slog.Attr
+
+	// Poll is called after each poll of a long-running operation by a
+	// [Poller] (whose GET is also a call, with CallStart and CallEnd),
+	// with the poll's outcome and the wait before the next.
+	Poll func(ctx context.Context, p PollInfo)
+
+	// MeasureTimings asks for each attempt's phases (DNS, connect, TLS,
+	// first byte, body: see [Timings]), measured with net/http/httptrace
+	// and reported in CallResult.Timings (the last attempt's) and
+	// RetryInfo.Timings (the failed attempt's). It costs a few allocations
+	// per attempt; without it nothing is measured.
+	MeasureTimings bool
 }
 
 // WithObserver installs o's hooks on the client. It may be given several
@@ -167,6 +179,11 @@ type CallResult struct {
 	// Streamed is true when the result was a streamed body (an
 	// io.ReadCloser or a Stream), which CallEnd reports once closed.
 	Streamed bool
+
+	// Timings are the phases of the call's last attempt, when an
+	// observer of the client set MeasureTimings; zero otherwise, and for
+	// a call that made no attempt (a cache hit).
+	Timings Timings
 }
 
 // RetryInfo describes a retry: attempt Attempt failed with Err, and
@@ -185,6 +202,10 @@ type RetryInfo struct {
 	// Wait is how long the client waits before the next attempt
 	// (backoff or Retry-After).
 	Wait time.Duration
+
+	// Timings are the failed attempt's phases, when an observer of the
+	// client set MeasureTimings.
+	Timings Timings
 }
 
 // TokenRenewalInfo describes a renewal of the client's credentials.
@@ -288,9 +309,12 @@ func mergeObservers(a, b *Observer) *Observer {
 		Page:         both(a.Page, b.Page),
 		WalkEnd:      both(a.WalkEnd, b.WalkEnd),
 		StreamEnd:    both(a.StreamEnd, b.StreamEnd),
+		Poll:         both(a.Poll, b.Poll),
 		CallStart:    chainCtx(a.CallStart, b.CallStart),
 		WalkStart:    chainCtx(a.WalkStart, b.WalkStart),
 		LogAttrs:     a.LogAttrs,
+
+		MeasureTimings: a.MeasureTimings || b.MeasureTimings,
 	}
 	if f, g := a.LogAttrs, b.LogAttrs; f != nil && g != nil {
 		m.LogAttrs = func(ctx context.Context, attrs []slog.Attr) []slog.Attr { return g(ctx, f(ctx, attrs)) }
@@ -335,6 +359,9 @@ func (st *clientState) observeSend(ctx context.Context, chain Sender, req *Reque
 	info := CallInfo{Request: req, Endpoint: req.Endpoint, Start: time.Now(), secrets: &st.secrets}
 	info.Method, info.Template = splitEndpoint(req.Endpoint, req.Method)
 	octx := ctx
+	if o.MeasureTimings {
+		req.timings = &timingsBox{}
+	}
 	if o.CallStart != nil {
 		if c := o.CallStart(ctx, info); c != nil {
 			octx = c
@@ -347,7 +374,7 @@ func (st *clientState) observeSend(ctx context.Context, chain Sender, req *Reque
 		}
 		return resp, err
 	}
-	res := CallResult{CallInfo: info, Response: resp, Err: err}
+	res := CallResult{CallInfo: info, Response: resp, Err: err, Timings: req.timings.get()}
 	if resp != nil {
 		res.StatusCode = resp.StatusCode
 	} else if he, ok := errors.AsType[*HTTPError](err); ok {
@@ -426,7 +453,7 @@ func (st *clientState) decoded(req *Request, resp *Response, err error) error {
 	req.observed = nil
 	info := CallInfo{Request: req, Endpoint: req.Endpoint, Start: req.observedStart, secrets: &st.secrets}
 	info.Method, info.Template = splitEndpoint(req.Endpoint, req.Method)
-	st.observer.CallEnd(octx, CallResult{CallInfo: info, Response: resp, Err: err, StatusCode: resp.StatusCode})
+	st.observer.CallEnd(octx, CallResult{CallInfo: info, Response: resp, Err: err, StatusCode: resp.StatusCode, Timings: req.timings.get()})
 	return err
 }
 
@@ -442,7 +469,7 @@ func splitEndpoint(endpoint, method string) (string, string) {
 // observeRetry reports a retry.
 func (st *clientState) observeRetry(ctx context.Context, req *Request, attempt int, err error, wait time.Duration) {
 	if o := st.observer; o != nil && o.Retry != nil {
-		o.Retry(ctx, RetryInfo{Request: req, Attempt: attempt, Err: err, Wait: wait})
+		o.Retry(ctx, RetryInfo{Request: req, Attempt: attempt, Err: err, Wait: wait, Timings: req.timings.get()})
 	}
 }
 

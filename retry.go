@@ -492,6 +492,9 @@ func retryableError(ctx context.Context, err error) bool {
 	if err == nil || ctx.Err() != nil {
 		return false
 	}
+	if errors.Is(err, ErrAttemptTimeout) || errors.Is(err, ErrIdleTimeout) {
+		return true
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrBodyTooLarge) {
 		return false
 	}

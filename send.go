@@ -20,8 +20,10 @@ import (
 //	server rate limit   WithServerRateLimit              ratelimit_server.go
 //	auth                WithAuth, refresh on a 401       auth.go
 //	logging             WithLogger                       logging.go
+//	attempt timeout     WithAttemptTimeout               attempt_timeout.go
 //	sent check          WithCache                        cache_sent.go
 //	attempt interceptors WithAttemptInterceptors         interceptor.go
+//	wire                WithDump, Observer.MeasureTimings wire.go
 //	in-flight limit     WithMaxInFlight (async only)     inflight.go
 //	transport           the engine, body, *HTTPError     transport.go
 //
@@ -62,13 +64,14 @@ func (st *clientState) buildChains() error {
 // the engine transport sends through (nil when it has none, or kit cannot
 // tell), for the cache.
 func (st *clientState) chain(transport Sender, jar http.CookieJar) (Sender, error) {
-	s, err := st.wrapChecked(transport, st.attemptInterceptors, "WithAttemptInterceptors")
+	s, err := st.wrapChecked(st.wireLayer(transport), st.attemptInterceptors, "WithAttemptInterceptors")
 	if err != nil {
 		return nil, err
 	}
 	if st.cache != nil {
 		s = sentCheckLayer(s, jar)
 	}
+	s = st.attemptTimeoutLayer(s)
 	if st.logger != nil {
 		s = st.loggingLayer(s)
 	}
@@ -112,7 +115,7 @@ func (st *clientState) send(ctx context.Context, chain Sender, req *Request) (*R
 	if ctx == nil {
 		return nil, errorf(st.opOf(req), "nil Context")
 	}
-	if o := st.observer; o != nil && (o.CallStart != nil || o.CallEnd != nil || o.StreamEnd != nil) {
+	if o := st.observer; o != nil && (o.CallStart != nil || o.CallEnd != nil || o.StreamEnd != nil || o.MeasureTimings) {
 		return st.observeSend(ctx, chain, req)
 	}
 	return chain(ctx, req)
