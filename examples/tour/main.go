@@ -280,6 +280,9 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := streamTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
+	if err := longcallsTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
 	if err := asyncTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}

@@ -16,6 +16,10 @@ func TestTour(t *testing.T) {
 	text := out.String()
 	for _, want := range []string{
 		"== 1. Client",
+		"the first attempt hung, the second got Ada Lovelace",
+		"got [1 2 3 4 5], each once",
+		`"job 1 output" after 3 polls`,
+		"kit.WithDump: > Authorization: REDACTED",
 		"a bad base URL is refused",
 		"→ POST /teams/1/users?team=platform",
 		"nothing sent; *kit.ValidationError",
