@@ -47,13 +47,13 @@ func TestCurlRedacts(t *testing.T) {
 			c := tw.client(t, srv.URL, kit.WithAuth(kit.APIKeyQuery("sig_v", "q-s3cret")),
 				kit.WithHeader("Authorization", "Bearer b-s3cret"), kit.WithAttemptInterceptors(ic))
 			echo := kit.Post[struct {
-				Token string `kit:"token"`
-				Page  int    `kit:"page"`
+				Token string            `kit:"token"`
+				Page  int               `kit:"page"`
 				Body  map[string]string `kit:",body"`
 			}, map[string]any]("/echo/{token}")
 			if _, err := twinCall(t.Context(), tw, echo, c, struct {
-				Token string `kit:"token"`
-				Page  int    `kit:"page"`
+				Token string            `kit:"token"`
+				Page  int               `kit:"page"`
 				Body  map[string]string `kit:",body"`
 			}{"p-s3cret", 2, map[string]string{"q": "it's"}}); err != nil {
 				t.Fatal(err)

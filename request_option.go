@@ -32,7 +32,8 @@ import (
 // The request options are [WithHeader], [WithTimeout], [WithRetry],
 // [NoRetry], [WithErrorModel], [WithErrorModelAt], [WithBodyCheck],
 // [WithMaxBodySize], [WithIdempotencyHeader], [WithResultAt],
-// [WithMaxPages] and [WithPrefetch]; each one's documentation says where it
+// [WithMaxPages], [WithPrefetch], [WithAttemptTimeout], [WithIdleTimeout],
+// [WithDump] and [WithDumpLogger]; each one's documentation says where it
 // has no meaning (and is an error) or is ignored. A nil RequestOption is
 // skipped.
 //

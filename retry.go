@@ -125,7 +125,8 @@ type RetryPolicy struct {
 
 // Retryable is the default rule of RetryPolicy.RetryIf: it reports whether
 // err is worth another attempt. It is true for a connection error (refused,
-// reset, closed early, a 2xx body cut short; not a TLS or certificate
+// reset, closed early, a 2xx body cut short, an attempt that
+// [WithAttemptTimeout] cut short, a body silent past [WithIdleTimeout]; not a TLS or certificate
 // error, not an error about the URL, not ErrBodyTooLarge, not a cancelled
 // or expired context) and for an *HTTPError whose status is one of the
 // Statuses of the RetryPolicy in force for the call that returned it (kit's
