@@ -133,13 +133,14 @@ func ExampleCurl() {
 	}
 	defer c.Close()
 	type user struct {
-		Name string `json:"name"`
+		Name  string `json:"name"`
+		Email string `json:"email"`
 	}
 	create := kit.Post[struct{ Body user }, map[string]any]("/users")
-	_, err = create.Call(context.Background(), c, struct{ Body user }{user{"Ada's"}})
+	_, err = create.Call(context.Background(), c, struct{ Body user }{user{"Ada's", "ada@example.com"}})
 	fmt.Println(err)
 	// Output:
-	// curl -X POST '$API/users' -H 'Accept: application/json' -H 'Authorization: REDACTED' -H 'Content-Type: application/json' -H 'User-Agent: example' --data-binary '{"name":"Ada'\''s"}'
+	// curl -X POST $API/users -H 'Accept: application/json' -H 'Authorization: REDACTED' -H 'Content-Type: application/json' -H 'User-Agent: example' --data-binary '{"name":"Ada'\''s","email":"ada@example.com"}'
 	// <nil>
 }
 
