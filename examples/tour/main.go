@@ -280,9 +280,6 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := streamTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
-	if err := longcallsTour(ctx, t, srv.URL, hc); err != nil {
-		return err
-	}
 	if err := asyncTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
@@ -317,6 +314,9 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	if err := queryObjectsTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
+	if err := longcallsTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
 	t.section("Done")
