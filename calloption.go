@@ -89,8 +89,9 @@ func (d *endpointDecl) settingsOf(st *clientState, opts []CallOption) (*callSett
 	if cs == nil {
 		return nil, nil
 	}
-	if set := cs.callPolicy; set.timeout > 0 || cs.setRetry || set.maxBody > 0 || set.errorModel != nil || set.bodyCheck != nil {
+	if set := cs.callPolicy; set.timeout > 0 || cs.setRetry || set.maxBody > 0 || set.errorModel != nil || set.bodyCheck != nil || set.longCallSet() {
 		cs.policy, cs.ownPolicy = d.callPolicy, true
+		cs.policy.setLongCall(&set)
 		if set.timeout > 0 {
 			cs.policy.timeout = set.timeout
 		}

@@ -93,6 +93,18 @@ type Observer struct {
 	// and returns them with its own appended (the trace and span IDs of
 	// the context, say).
 	LogAttrs func(ctx context.Context, attrs []slog.Attr) []slog.Attr
+
+	// Poll is called after each poll of a long-running operation by a
+	// [Poller] (whose GET is also a call, with CallStart and CallEnd),
+	// with the poll's outcome and the wait before the next.
+	Poll func(ctx context.Context, p PollInfo)
+
+	// MeasureTimings asks for each attempt's phases (DNS, connect, TLS,
+	// first byte, body: see [Timings]), measured with net/http/httptrace
+	// and reported in CallResult.Timings (the last attempt's) and
+	// RetryInfo.Timings (the failed attempt's). It costs a few allocations
+	// per attempt; without it nothing is measured.
+	MeasureTimings bool
 }
 
 // WithObserver installs o's hooks on the client. It may be given several
@@ -167,6 +179,11 @@ type CallResult struct {
 	// Streamed is true when the result was a streamed body (an
 	// io.ReadCloser or a Stream), which CallEnd reports once closed.
 	Streamed bool
+
+	// Timings are the phases of the call's last attempt, when an
+	// observer of the client set MeasureTimings; zero otherwise, and for
+	// a call that made no attempt (a cache hit).
+	Timings Timings
 }
 
 // RetryInfo describes a retry: attempt Attempt failed with Err, and
@@ -185,6 +202,10 @@ type RetryInfo struct {
 	// Wait is how long the client waits before the next attempt
 	// (backoff or Retry-After).
 	Wait time.Duration
+
+	// Timings are the failed attempt's phases, when an observer of the
+	// client set MeasureTimings.
+	Timings Timings
 }
 
 // TokenRenewalInfo describes a renewal of the client's credentials.
@@ -288,9 +309,12 @@ func mergeObservers(a, b *Observer) *Observer {
 		Page:         both(a.Page, b.Page),
 		WalkEnd:      both(a.WalkEnd, b.WalkEnd),
 		StreamEnd:    both(a.StreamEnd, b.StreamEnd),
+		Poll:         both(a.Poll, b.Poll),
 		CallStart:    chainCtx(a.CallStart, b.CallStart),
 		WalkStart:    chainCtx(a.WalkStart, b.WalkStart),
 		LogAttrs:     a.LogAttrs,
+
+		MeasureTimings: a.MeasureTimings || b.MeasureTimings,
 	}
 	if f, g := a.LogAttrs, b.LogAttrs; f != nil && g != nil {
 		m.LogAttrs = func(ctx context.Context, attrs []slog.Attr) []slog.Attr { return g(ctx, f(ctx, attrs)) }
@@ -336,7 +360,7 @@ func chainCtx[E any](f, g func(context.Context, E) context.Context) func(context
 type observation struct {
 	o       *Observer
 	secrets *secrets
-	calls   bool // CallStart, CallEnd or StreamEnd: send goes through it
+	calls   bool // CallStart, CallEnd, StreamEnd or MeasureTimings: send goes through it
 	walks   bool // WalkStart, Page or WalkEnd
 }
 
@@ -349,7 +373,7 @@ func newObservation(o *Observer, sec *secrets) *observation {
 	return &observation{
 		o:       o,
 		secrets: sec,
-		calls:   o.CallStart != nil || o.CallEnd != nil || o.StreamEnd != nil,
+		calls:   o.CallStart != nil || o.CallEnd != nil || o.StreamEnd != nil || o.MeasureTimings,
 		walks:   o.WalkStart != nil || o.Page != nil || o.WalkEnd != nil,
 	}
 }
@@ -361,6 +385,9 @@ func (ob *observation) send(ctx context.Context, chain Sender, req *Request) (*R
 	info := CallInfo{Request: req, Endpoint: req.Endpoint, Start: time.Now(), secrets: ob.secrets}
 	info.Method, info.Template = splitEndpoint(req.Endpoint, req.Method)
 	octx := ctx
+	if o.MeasureTimings {
+		req.timings = &timingsBox{}
+	}
 	if o.CallStart != nil {
 		if c := o.CallStart(ctx, info); c != nil {
 			octx = c
@@ -373,7 +400,7 @@ func (ob *observation) send(ctx context.Context, chain Sender, req *Request) (*R
 		}
 		return resp, err
 	}
-	res := CallResult{CallInfo: info, Response: resp, Err: err}
+	res := CallResult{CallInfo: info, Response: resp, Err: err, Timings: req.timings.get()}
 	if resp != nil {
 		res.StatusCode = resp.StatusCode
 	} else if he, ok := errors.AsType[*HTTPError](err); ok {
@@ -457,7 +484,7 @@ func (ob *observation) decoded(req *Request, resp *Response, err error) error {
 	req.observed = nil
 	info := CallInfo{Request: req, Endpoint: req.Endpoint, Start: req.observedStart, secrets: ob.secrets}
 	info.Method, info.Template = splitEndpoint(req.Endpoint, req.Method)
-	ob.o.CallEnd(octx, CallResult{CallInfo: info, Response: resp, Err: err, StatusCode: resp.StatusCode})
+	ob.o.CallEnd(octx, CallResult{CallInfo: info, Response: resp, Err: err, StatusCode: resp.StatusCode, Timings: req.timings.get()})
 	return err
 }
 

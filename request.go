@@ -26,6 +26,10 @@ type callPolicy struct {
 	errorModel *errorModels  // WithErrorModel(At, For); nil: the client's
 	bodyCheck  *bodyCheck    // WithBodyCheck; nil: the client's
 	stream     bool          // R is io.ReadCloser or a Stream: the 2xx body is handed over unread
+
+	attemptTimeout time.Duration // WithAttemptTimeout; 0: the client's
+	idleTimeout    time.Duration // WithIdleTimeout; 0: the client's
+	dump           *dumper       // WithDump, WithDumpLogger; nil: the client's
 }
 
 // defaultPolicy is the policy of resource operations and page requests.
@@ -55,6 +59,7 @@ func (st *clientState) buildIn(d *endpointDecl, r *routed, rawURL string, box *r
 	req := &box.req
 	req.Method, req.URL, req.Endpoint = d.method, u, d.name
 	req.policy, req.built, req.secretPath = r.call.policyOf(d), built, secretPath
+	req.client = st
 	if st.timeout > 0 && req.policy.timeout <= 0 && r.call == nil {
 		req.policy = st.withTimeout(d) // a call's settings have it already
 	}

@@ -32,7 +32,9 @@ import (
 // The request options are [WithHeader], [WithTimeout], [WithRetry],
 // [NoRetry], [WithErrorModel], [WithErrorModelAt], [WithErrorModelFor], [WithBodyCheck],
 // [WithMaxBodySize], [WithIdempotencyHeader], [WithResultAt],
-// [WithMaxPages], [WithPrefetch], [WithQuery] and [WithJSONField]; each one's documentation says where it
+// [WithMaxPages], [WithPrefetch], [WithQuery], [WithJSONField],
+// [WithAttemptTimeout], [WithIdleTimeout], [WithDump] and [WithDumpLogger];
+// each one's documentation says where it
 // has no meaning (and is an error) or is ignored. A nil RequestOption is
 // skipped.
 //

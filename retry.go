@@ -125,7 +125,8 @@ type RetryPolicy struct {
 
 // Retryable is the default rule of RetryPolicy.RetryIf: it reports whether
 // err is worth another attempt. It is true for a connection error (refused,
-// reset, closed early, a 2xx body cut short; not a TLS or certificate
+// reset, closed early, a 2xx body cut short, an attempt that
+// [WithAttemptTimeout] cut short, a body silent past [WithIdleTimeout]; not a TLS or certificate
 // error, not an error about the URL, not ErrBodyTooLarge, not a cancelled
 // or expired context) and for an *HTTPError whose status is one of the
 // Statuses of the RetryPolicy in force for the call that returned it (kit's
@@ -357,7 +358,7 @@ func (l *retryLayer) wrap(next Sender) Sender {
 				return nil, attemptsError(op, attempt, true, reason, err)
 			}
 			if l.onRetry != nil {
-				l.onRetry(ctx, RetryInfo{Request: req, Attempt: attempt, Err: err, Wait: wait})
+				l.onRetry(ctx, RetryInfo{Request: req, Attempt: attempt, Err: err, Wait: wait, Timings: req.timings.get()})
 			}
 			if werr := sleepCtx(ctx, wait); werr != nil {
 				return nil, errorf(op, "waiting to retry after %s (last: %v): %w", attemptsText(attempt), err, werr)
@@ -503,6 +504,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 func retryableError(ctx context.Context, err error) bool {
 	if err == nil || ctx.Err() != nil {
 		return false
+	}
+	if errors.Is(err, ErrAttemptTimeout) || errors.Is(err, ErrIdleTimeout) {
+		return true
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrBodyTooLarge) {
 		return false

@@ -21,8 +21,10 @@ import (
 //	server rate limit     WithLimits, WithServerRateLimit  ratelimit_server.go  limitLayers
 //	auth                  WithAuth, refresh on a 401       auth.go              authLayer
 //	logging               WithLogger                       logging.go           logLayer
+//	attempt timeout       WithAttemptTimeout               attempt_timeout.go   attemptTimeouts
 //	sent check            WithCache                        cache_sent.go        (stateless)
 //	attempt interceptors  WithAttemptInterceptors          interceptor.go       (the client's)
+//	wire                  WithDump, Observer.MeasureTimings wire.go             (the request's)
 //	in-flight limit       WithLimits (async only)          inflight.go          limitLayers
 //	transport             the engine, body, *HTTPError     transport.go         (the client's)
 //
@@ -112,13 +114,14 @@ func (st *clientState) buildChains(c *clientConfig) error {
 // of the engine transport sends through (nil when it has none, or kit
 // cannot tell), for the cache.
 func (st *clientState) chain(ly *layers, transport Sender, jar http.CookieJar) (Sender, error) {
-	s, err := st.wrapChecked(transport, ly.attempt, "WithAttemptInterceptors")
+	s, err := st.wrapChecked(st.wireLayer(transport), ly.attempt, "WithAttemptInterceptors")
 	if err != nil {
 		return nil, err
 	}
 	if ly.cache != nil {
 		s = sentCheckLayer(s, jar)
 	}
+	s = st.attemptTimeoutLayer(s)
 	if ly.log != nil {
 		s = ly.log.wrap(s)
 	}

@@ -2,6 +2,7 @@ package kit
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -251,6 +252,7 @@ type streamBody struct {
 	op   string        // "GET https://...", for errors
 	ctx  context.Context
 	done chan struct{} // closed once Close has run (and its releases)
+	idle *idleWatch    // WithIdleTimeout; nil: none
 
 	mu       sync.Mutex
 	closed   bool
@@ -263,6 +265,9 @@ type streamBody struct {
 // async call of st, the call is held open until the body is closed.
 func (st *clientState) newStreamBody(ctx context.Context, req *Request, hreq *http.Request, hresp *http.Response) *streamBody {
 	s := &streamBody{body: hresp.Body, op: st.redactorOf(req).op(hreq.Method, hreq.URL), ctx: ctx, done: make(chan struct{})}
+	if s.idle = newIdleWatch(cmp.Or(req.policy.idleTimeout, st.idleTimeout), hresp.Body); s.idle != nil {
+		s.releases = append(s.releases, s.idle.stop)
+	}
 	if t, ok := ctx.Value(asyncTaskKey{}).(*asyncTask); ok && t.w == &st.work {
 		t.hold()
 		s.releases = append(s.releases, t.unhold)
@@ -279,7 +284,13 @@ func (st *clientState) newStreamBody(ctx context.Context, req *Request, hreq *ht
 // and match the context's error when it has ended (and a *PanicError when
 // what its end ran panicked).
 func (s *streamBody) Read(p []byte) (int, error) {
-	n, err := s.body.Read(p)
+	var n int
+	var err error
+	if s.idle != nil {
+		n, err = s.idle.read(s.body, p)
+	} else {
+		n, err = s.body.Read(p)
+	}
 	if err != nil && err != io.EOF {
 		if ctxErr := s.ctx.Err(); ctxErr != nil {
 			if !errors.Is(err, ctxErr) {

@@ -59,18 +59,29 @@ const (
 	keyErrorType      = attribute.Key("error.type")
 	keyResendCount    = attribute.Key("http.request.resend_count")
 
-	keyRetryAttempt   = attribute.Key("kit.retry.attempt")
-	keyRetryWait      = attribute.Key("kit.retry.wait")
-	keyTokenAfter401  = attribute.Key("kit.token.after_401")
-	keyCacheRevalid   = attribute.Key("kit.cache.revalidated")
-	keyPageNumber     = attribute.Key("kit.page.number")
-	keyPageRecords    = attribute.Key("kit.page.records")
-	keyWalkPages      = attribute.Key("kit.walk.pages")
-	keyStreamRecords  = attribute.Key("kit.stream.records")
-	logKeyTraceID     = "trace_id"
-	logKeySpanID      = "span_id"
-	maxCachedSeries   = 4096
-	unknownServerPort = 0
+	keyRetryAttempt  = attribute.Key("kit.retry.attempt")
+	keyRetryWait     = attribute.Key("kit.retry.wait")
+	keyTokenAfter401 = attribute.Key("kit.token.after_401")
+	keyCacheRevalid  = attribute.Key("kit.cache.revalidated")
+	keyPageNumber    = attribute.Key("kit.page.number")
+
+	keyPollNumber       = attribute.Key("kit.poll.number")
+	keyPollDone         = attribute.Key("kit.poll.done")
+	keyPollWait         = attribute.Key("kit.poll.wait")
+	keyTimingsDNS       = attribute.Key("kit.timings.dns")
+	keyTimingsConnect   = attribute.Key("kit.timings.connect")
+	keyTimingsTLS       = attribute.Key("kit.timings.tls")
+	keyTimingsFirstByte = attribute.Key("kit.timings.first_byte")
+	keyTimingsBody      = attribute.Key("kit.timings.body")
+	keyTimingsTotal     = attribute.Key("kit.timings.total")
+	keyTimingsReused    = attribute.Key("kit.timings.reused")
+	keyPageRecords      = attribute.Key("kit.page.records")
+	keyWalkPages        = attribute.Key("kit.walk.pages")
+	keyStreamRecords    = attribute.Key("kit.stream.records")
+	logKeyTraceID       = "trace_id"
+	logKeySpanID        = "span_id"
+	maxCachedSeries     = 4096
+	unknownServerPort   = 0
 )
 
 // durationBuckets are the boundaries of http.client.request.duration that
@@ -81,6 +92,7 @@ var durationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5,
 
 // instrumenter holds one Instrument's tracer, instruments and caches.
 type instrumenter struct {
+	timings  bool // WithTimings
 	tracer   trace.Tracer
 	pp       propagation.TextMapPropagator // nil: the global one
 	duration metric.Float64Histogram
@@ -118,10 +130,11 @@ type seriesKey struct {
 
 func newInstrumenter(cfg config) *instrumenter {
 	in := &instrumenter{
-		tracer: cfg.tp.Tracer(ScopeName, trace.WithInstrumentationVersion(kit.Version)),
-		pp:     cfg.pp,
-		decls:  make(map[string]*decl),
-		series: make(map[seriesKey][]metric.RecordOption),
+		tracer:  cfg.tp.Tracer(ScopeName, trace.WithInstrumentationVersion(kit.Version)),
+		pp:      cfg.pp,
+		timings: cfg.timings,
+		decls:   make(map[string]*decl),
+		series:  make(map[seriesKey][]metric.RecordOption),
 	}
 	m := cfg.mp.Meter(ScopeName, metric.WithInstrumentationVersion(kit.Version))
 	in.duration = float64Histogram(m, "http.client.request.duration",
@@ -151,8 +164,29 @@ func (in *instrumenter) observer() kit.Observer {
 		Page:         in.page,
 		WalkEnd:      in.walkEnd,
 		StreamEnd:    in.streamEnd,
+		Poll:         in.poll,
 		LogAttrs:     logAttrs,
+
+		MeasureTimings: in.timings,
 	}
+}
+
+// poll adds an event for a poll of a long-running operation to the span
+// of the context that waits for it (the caller's).
+func (in *instrumenter) poll(ctx context.Context, p kit.PollInfo) {
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.AddEvent("poll", trace.WithAttributes(keyPollNumber.Int(p.Poll), keyPollDone.Bool(p.Done),
+			keyPollWait.Float64(p.Wait.Seconds())))
+	}
+}
+
+// addTimings adds the phases of a call's last attempt to its span.
+func addTimings(span trace.Span, t kit.Timings) {
+	span.AddEvent("timings", trace.WithAttributes(
+		keyTimingsDNS.Float64(t.DNS.Seconds()), keyTimingsConnect.Float64(t.Connect.Seconds()),
+		keyTimingsTLS.Float64(t.TLS.Seconds()), keyTimingsFirstByte.Float64(t.FirstByte.Seconds()),
+		keyTimingsBody.Float64(t.Body.Seconds()), keyTimingsTotal.Float64(t.Total.Seconds()),
+		keyTimingsReused.Bool(t.Reused)))
 }
 
 func (in *instrumenter) callStart(ctx context.Context, c kit.CallInfo) context.Context {
@@ -175,6 +209,9 @@ func (in *instrumenter) callEnd(ctx context.Context, r kit.CallResult) {
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
 		if r.StatusCode != 0 {
 			span.SetAttributes(keyStatus.Int(r.StatusCode))
+		}
+		if in.timings && r.Timings.Total > 0 {
+			addTimings(span, r.Timings)
 		}
 		if et != "" {
 			// The error's text is left out: it holds the URL, whose

@@ -28,13 +28,26 @@ func WithMeterProvider(mp metric.MeterProvider) Option { return meterOption{mp} 
 // set (propagation.TraceContext{} writes W3C traceparent and tracestate).
 func WithPropagators(p propagation.TextMapPropagator) Option { return propagatorOption{p} }
 
+// WithTimings measures each call's phases (kit.Observer's
+// MeasureTimings) and adds them to the call's span as one event, "timings",
+// with the attributes kit.timings.dns, .connect, .tls, .first_byte, .body
+// and .total (seconds, of the call's last attempt) and
+// kit.timings.reused. It costs a few allocations per attempt. Default:
+// off.
+func WithTimings() Option { return timingsOption{} }
+
 // Private implementation past this point.
 
 type config struct {
-	tp trace.TracerProvider
-	mp metric.MeterProvider
-	pp propagation.TextMapPropagator // nil: the global one, at each call
+	tp      trace.TracerProvider
+	mp      metric.MeterProvider
+	pp      propagation.TextMapPropagator // nil: the global one, at each call
+	timings bool                          // WithTimings
 }
+
+type timingsOption struct{}
+
+func (timingsOption) apply(c *config) { c.timings = true }
 
 type tracerOption struct{ tp trace.TracerProvider }
 

@@ -87,7 +87,9 @@ import (
 //	GET    /download?bytes=N            N bytes generated on the fly (default 1 MiB)
 //	POST   /exports                     {"bytes":N}: 202 Accepted with a Location
 //	GET    /exports/{id}                {"id","status":"done","bytes"}
-//	GET    /events                      text/event-stream of numbered events; count, retry, drop_every, done, ...
+//	GET    /events                      text/event-stream of numbered events; count, retry, drop_every, stall_after, done, ...
+//	POST   /lro/jobs                    {"polls","fail","never","retry_after"}: 202 with Operation-Location and Location
+//	GET    /lro/jobs/{id}               202 {"status":"running"} until the job ends, then 200 succeeded (with "result") or failed
 //	POST   /chat                        {"message"}: a reply streamed token by token (text/event-stream)
 //	GET    /users.ndjson                the users as NDJSON (application/x-ndjson); the listing filters
 //	GET    /records?count=N             N generated records (default 1000) as one JSON array
@@ -207,10 +209,12 @@ import (
 // resumes where it was. The query parameters script the stream: retry=MS
 // sends "retry: MS" first; heartbeat=true a comment line before each
 // event; delay_ms=N (at most 1000) waits between events; done=true ends
-// the stream with "data: [DONE]"; and drop_every=K cuts each connection
-// after K events, in the middle of the next one (after its id line and
-// part of its data), as a dropped connection does: a client that resumes
-// with Last-Event-ID gets every event once. The data decodes into Event.
+// the stream with "data: [DONE]"; stall_after=K sends nothing more after
+// K events on each connection (until the client goes away), as a server
+// that hangs does; and drop_every=K cuts each connection after K events,
+// in the middle of the next one (after its id line and part of its data),
+// as a dropped connection does: a client that resumes with Last-Event-ID
+// gets every event once. The data decodes into Event.
 //
 // POST /chat takes {"message": "..."} (a 422 when it is empty) and streams
 // a reply, ChatReply(message), as a chat completion API does: one
@@ -298,6 +302,7 @@ type API struct {
 	tokens  map[string]*apiToken
 	uploads []Upload
 	exports []apiExport
+	jobs    []*apiJob      // /lro/jobs: api_lro.go
 	conv    apiConventions // payments and idempotency keys: api_conventions.go
 	stats   Stats
 
@@ -585,6 +590,8 @@ func (a *API) routes() {
 	a.handle("POST /exports", apiAuthOptional, a.startExport)
 	a.handle("GET /exports/{id}", apiAuthOptional, a.getExport)
 	a.handle("GET /events", apiAuthOptional, a.events)
+	a.handle("POST /lro/jobs", apiAuthOptional, a.startJob)
+	a.handle("GET /lro/jobs/{id}", apiAuthOptional, a.pollJob)
 	a.handle("POST /chat", apiAuthOptional, a.chat)
 	a.handle("GET /users.ndjson", apiAuthOptional, a.usersNDJSON)
 	a.handle("GET /records", apiAuthOptional, a.records(false))

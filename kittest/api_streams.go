@@ -116,8 +116,11 @@ func (a *API) events(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	count, msg := apiIntParam(q, "count", 10, 0, apiMaxEvents)
 	if msg == "" {
-		var dropEvery, retry, delay int
+		var dropEvery, retry, delay, stallAfter int
 		dropEvery, msg = apiIntParam(q, "drop_every", 0, 0, apiMaxEvents)
+		if msg == "" {
+			stallAfter, msg = apiIntParam(q, "stall_after", 0, 0, apiMaxEvents)
+		}
 		if msg == "" {
 			retry, msg = apiIntParam(q, "retry", -1, 0, apiMaxInt)
 		}
@@ -134,14 +137,14 @@ func (a *API) events(w http.ResponseWriter, r *http.Request) {
 				}
 				after = n
 			}
-			a.serveEvents(w, r, after, count, dropEvery, retry, delay, q.Get("heartbeat") == "true", q.Get("done") == "true")
+			a.serveEvents(w, r, after, count, dropEvery, stallAfter, retry, delay, q.Get("heartbeat") == "true", q.Get("done") == "true")
 			return
 		}
 	}
 	apiBadRequest(w, msg)
 }
 
-func (a *API) serveEvents(w http.ResponseWriter, r *http.Request, after, count, dropEvery, retry, delay int, heartbeat, done bool) {
+func (a *API) serveEvents(w http.ResponseWriter, r *http.Request, after, count, dropEvery, stallAfter, retry, delay int, heartbeat, done bool) {
 	apiSSE(w)
 	var b []byte
 	if retry >= 0 {
@@ -151,6 +154,10 @@ func (a *API) serveEvents(w http.ResponseWriter, r *http.Request, after, count, 
 	}
 	sent := 0
 	for seq := after + 1; seq <= count; seq++ {
+		if stallAfter > 0 && sent == stallAfter {
+			<-r.Context().Done() // a server that hangs: nothing more
+			return
+		}
 		if dropEvery > 0 && sent == dropEvery {
 			// Half an event, then the connection is cut: the client must
 			// neither see this event nor count its id as received.

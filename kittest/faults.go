@@ -47,6 +47,15 @@ const (
 	FaultRedirectLoop
 	// Fault401 answers 401 with WWW-Authenticate: Bearer error="invalid_token".
 	Fault401
+	// FaultHang sends nothing, not even a status, until the request's
+	// context ends or the server is closed: a server slow to its first
+	// byte (for an attempt timeout).
+	FaultHang
+	// FaultStallMidBody sends the wrapped handler's status, headers (with
+	// its Content-Length) and the first half of its body, then nothing
+	// until the request's context ends or the server is closed: a stream
+	// or a download that goes silent (for an idle timeout).
+	FaultStallMidBody
 	// FaultStatus is 503; any Fault from 100 to 599 answers that status
 	// with a small JSON error body, and with the Retry-After set by
 	// SetRetryAfter, if any, on 429 and 503.
@@ -221,6 +230,28 @@ func (s *FaultServer) serve(w http.ResponseWriter, r *http.Request) {
 	case f == FaultStall:
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
+		if fl, ok := w.(http.Flusher); ok {
+			fl.Flush()
+		}
+		select {
+		case <-r.Context().Done():
+		case <-s.done:
+		}
+	case f == FaultHang:
+		select {
+		case <-r.Context().Done():
+		case <-s.done:
+		}
+	case f == FaultStallMidBody:
+		rec := httptest.NewRecorder()
+		s.next.ServeHTTP(rec, r)
+		body := rec.Body.Bytes()
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.WriteHeader(rec.Code)
+		w.Write(body[:len(body)/2])
 		if fl, ok := w.(http.Flusher); ok {
 			fl.Flush()
 		}

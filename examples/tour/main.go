@@ -328,6 +328,9 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := webhooksTour(ctx, t); err != nil {
 		return err
 	}
+	if err := longcallsTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
 	t.section("Done")
 	t.say("%d requests in all", t.requests.Load())
 	return nil
