@@ -89,7 +89,7 @@ func (d *endpointDecl) settingsOf(st *clientState, opts []CallOption) (*callSett
 	if cs == nil {
 		return nil, nil
 	}
-	if set := cs.callPolicy; set.timeout > 0 || cs.setRetry || set.maxBody > 0 || set.errorModel != nil || set.bodyCheck != nil {
+	if set := cs.callPolicy; set.timeout > 0 || cs.setRetry || set.maxBody > 0 || set.errorModel != nil || set.bodyCheck != nil || set.compress != "" || set.hedge.set() {
 		cs.policy, cs.ownPolicy = d.callPolicy, true
 		if set.timeout > 0 {
 			cs.policy.timeout = set.timeout
@@ -105,6 +105,12 @@ func (d *endpointDecl) settingsOf(st *clientState, opts []CallOption) (*callSett
 		}
 		if set.bodyCheck != nil {
 			cs.policy.bodyCheck = set.bodyCheck
+		}
+		if set.compress != "" {
+			cs.policy.compress = set.compress
+		}
+		if set.hedge.set() {
+			cs.policy.hedge = set.hedge
 		}
 	}
 	if st.timeout > 0 && cs.policyOf(d).timeout <= 0 {

@@ -100,6 +100,8 @@ type clientConfig struct {
 	cache      CacheStore    // WithCache; nil: no cache
 	logger     *slog.Logger  // WithLogger; nil: no logging
 	observer   *Observer     // WithObserver; nil: none
+	decode     bool          // WithResponseCompression
+	breaker    *breakerSet   // WithCircuitBreaker; nil: none
 
 	callInterceptors    []Interceptor // WithInterceptors
 	attemptInterceptors []Interceptor // WithAttemptInterceptors
@@ -196,6 +198,7 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 	if _, ok := st.engine.(*asyncEngine); ok {
 		st.engineName = "NewAsyncClient's default engine"
 	}
+	st.setAcceptEncoding()
 	if err := st.buildChains(); err != nil {
 		return nil, err
 	}

@@ -93,6 +93,15 @@ type Observer struct {
 	// and returns them with its own appended (the trace and span IDs of
 	// the context, say).
 	LogAttrs func(ctx context.Context, attrs []slog.Attr) []slog.Attr
+
+	// Circuit is called when a circuit of the client's breaker
+	// (WithCircuitBreaker) changes state, with the context of the attempt
+	// that saw the change.
+	Circuit func(ctx context.Context, c CircuitInfo)
+
+	// Hedge is called when a call sends a hedge (WithHedging): another
+	// attempt while the first is still out.
+	Hedge func(ctx context.Context, h HedgeInfo)
 }
 
 // WithObserver installs o's hooks on the client. It may be given several
@@ -288,6 +297,8 @@ func mergeObservers(a, b *Observer) *Observer {
 		Page:         both(a.Page, b.Page),
 		WalkEnd:      both(a.WalkEnd, b.WalkEnd),
 		StreamEnd:    both(a.StreamEnd, b.StreamEnd),
+		Circuit:      both(a.Circuit, b.Circuit),
+		Hedge:        both(a.Hedge, b.Hedge),
 		CallStart:    chainCtx(a.CallStart, b.CallStart),
 		WalkStart:    chainCtx(a.WalkStart, b.WalkStart),
 		LogAttrs:     a.LogAttrs,

@@ -35,6 +35,8 @@ type callPolicy struct {
 	errorModel *errorModel   // WithErrorModel; nil: the client's
 	bodyCheck  *bodyCheck    // WithBodyCheck; nil: the client's
 	stream     bool          // R is io.ReadCloser or a Stream: the 2xx body is handed over unread
+	compress   string        // WithRequestCompression; "": the client's
+	hedge      hedgeSetting  // WithHedging; zero: the client's
 }
 
 // defaultPolicy is the policy of resource operations and page requests.

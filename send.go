@@ -69,8 +69,12 @@ func (st *clientState) chain(transport Sender, jar http.CookieJar) (Sender, erro
 	if st.cache != nil {
 		s = sentCheckLayer(s, jar)
 	}
+	s = st.requestCompressLayer(s)
 	if st.logger != nil {
 		s = st.loggingLayer(s)
+	}
+	if st.breaker != nil {
+		s = st.breakerLayer(s)
 	}
 	if st.auth != nil {
 		s = st.authLayer(s)
@@ -81,6 +85,7 @@ func (st *clientState) chain(transport Sender, jar http.CookieJar) (Sender, erro
 	if st.limiter != nil {
 		s = st.rateLimitLayer(s)
 	}
+	s = st.hedgeLayer(s)
 	s = st.retryLayer(s)
 	if st.cache != nil {
 		s = st.cacheLayer(s, jar)
