@@ -47,6 +47,11 @@ const (
 	FaultRedirectLoop
 	// Fault401 answers 401 with WWW-Authenticate: Bearer error="invalid_token".
 	Fault401
+	// FaultZstdBomb is a 200 application/json response with
+	// Content-Encoding: zstd whose 32 KiB body decodes to 1 GiB of zeros:
+	// a decompression bomb, which a client must bound (see
+	// kit.WithResponseCompression).
+	FaultZstdBomb
 	// FaultStatus is 503; any Fault from 100 to 599 answers that status
 	// with a small JSON error body, and with the Retry-After set by
 	// SetRetryAfter, if any, on 429 and 503.
@@ -230,6 +235,10 @@ func (s *FaultServer) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	case f == FaultRedirectLoop:
 		http.Redirect(w, r, loopPath, http.StatusFound)
+	case f == FaultZstdBomb:
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "zstd")
+		w.Write(zstdBomb(1 << 30))
 	case f == Fault401:
 		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
 		apiWriteError(w, http.StatusUnauthorized, "unauthorized", "injected 401")

@@ -57,10 +57,11 @@ type Breaker struct {
 
 	mu          sync.Mutex
 	state       State
-	until       int64 // Open: when it turns half-open
-	consecutive int   // failures in a row, while closed
-	probes      int   // half-open: probes out
-	passed      int   // half-open: probes that succeeded
+	until       int64  // Open: when it turns half-open
+	consecutive int    // failures in a row, while closed
+	probes      int    // half-open: probes out
+	passed      int    // half-open: probes that succeeded
+	gen         uint64 // counts the times the circuit opened: a probe's period
 	win         [Buckets]bucket
 }
 
@@ -90,6 +91,7 @@ func (c Change) Changed() bool { return c.From != c.To }
 // Ticket is what Allow gives a request let through, for Done.
 type Ticket struct {
 	probe bool
+	gen   uint64 // the half-open period the probe is of
 }
 
 // Allow reports whether a request may go at now. When it may not, until is
@@ -109,7 +111,7 @@ func (b *Breaker) Allow(now int64) (t Ticket, ok bool, until int64, c Change) {
 	case HalfOpen:
 		if b.probes+b.passed < b.cfg.Probes {
 			b.probes++
-			return Ticket{probe: true}, true, 0, c
+			return Ticket{probe: true, gen: b.gen}, true, 0, c
 		}
 		return Ticket{}, false, now, c
 	}
@@ -122,8 +124,8 @@ func (b *Breaker) Done(now int64, t Ticket, o Outcome) Change {
 	defer b.mu.Unlock()
 	c := Change{From: b.state, To: b.state}
 	if t.probe {
-		if b.state != HalfOpen {
-			return c // the circuit moved on (a trip from the store)
+		if b.state != HalfOpen || t.gen != b.gen {
+			return c // the circuit moved on (a trip from the store, another probe)
 		}
 		b.probes--
 		switch o {
@@ -196,6 +198,7 @@ func (b *Breaker) Probes() (out, passed int) {
 }
 
 func (b *Breaker) open(until int64) {
+	b.gen++
 	b.state, b.until, b.probes, b.passed = Open, until, 0, 0
 }
 
