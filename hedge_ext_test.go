@@ -70,8 +70,9 @@ func TestHedgingGet(t *testing.T) {
 			}
 			<-cancelled // the stalled first attempt ended
 			// On a loaded machine the second hedge may go before the
-			// first answers: either is a hedge's answer.
-			if h := hedges.Load(); h < 1 || n.Load() != h+1 {
+			// first answers (and be cancelled before it reaches the
+			// server): either is a hedge's answer.
+			if h := hedges.Load(); h < 1 || n.Load() < 2 || n.Load() > h+1 {
 				t.Fatalf("%d hedges, %d requests", hedges.Load(), n.Load())
 			}
 		})
