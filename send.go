@@ -16,10 +16,13 @@ import (
 //	timeout             WithTimeout                      timeout.go
 //	cache               WithCache                        cache.go
 //	retry               WithRetry                        retry.go
+//	hedging             WithHedging                      hedge.go
 //	rate limit          WithLimiter, WithRateLimit       ratelimit.go
 //	server rate limit   WithServerRateLimit              ratelimit_server.go
 //	auth                WithAuth, refresh on a 401       auth.go
+//	circuit breaker     WithCircuitBreaker               circuit_breaker.go
 //	logging             WithLogger                       logging.go
+//	request compression WithRequestCompression           compression.go
 //	sent check          WithCache                        cache_sent.go
 //	attempt interceptors WithAttemptInterceptors         interceptor.go
 //	in-flight limit     WithMaxInFlight (async only)     inflight.go
