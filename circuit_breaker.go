@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"sync"
 	"time"
 
@@ -185,7 +186,13 @@ type breakerSet struct {
 	epoch time.Time
 	now   func() time.Time // time.Now; a fake clock in tests
 
-	circuits sync.Map // origin string -> *breaker.Breaker
+	circuits sync.Map // originKey -> *circuit
+}
+
+// circuit is one origin's breaker and its name.
+type circuit struct {
+	*breaker.Breaker
+	origin string // such as "https://api.example.com:443"
 }
 
 // at is t on the breakers' clock: nanoseconds since epoch.
@@ -194,18 +201,15 @@ func (s *breakerSet) at(t time.Time) int64 { return t.Sub(s.epoch).Nanoseconds()
 // time is the wall time of a breaker's clock reading.
 func (s *breakerSet) time(n int64) time.Time { return s.epoch.Add(time.Duration(n)) }
 
-func (s *breakerSet) circuit(origin string) *breaker.Breaker {
-	if b, ok := s.circuits.Load(origin); ok {
-		return b.(*breaker.Breaker)
+// circuit returns the circuit of u's origin (scheme, host and port),
+// made on first use.
+func (s *breakerSet) circuit(u *url.URL) *circuit {
+	k := originOf(u)
+	if c, ok := s.circuits.Load(k); ok {
+		return c.(*circuit)
 	}
-	b, _ := s.circuits.LoadOrStore(origin, breaker.New(s.cfg))
-	return b.(*breaker.Breaker)
-}
-
-// circuitOrigin names req's circuit: its URL's scheme, host and port.
-func circuitOrigin(req *Request) string {
-	k := originOf(req.URL)
-	return k.scheme + "://" + net.JoinHostPort(k.host, k.port)
+	c, _ := s.circuits.LoadOrStore(k, &circuit{breaker.New(s.cfg), k.scheme + "://" + net.JoinHostPort(k.host, k.port)})
+	return c.(*circuit)
 }
 
 // breakerLayer is the chain's circuit breaker: an attempt to an origin
@@ -214,8 +218,8 @@ func circuitOrigin(req *Request) string {
 func (st *clientState) breakerLayer(next Sender) Sender {
 	s := st.breaker
 	return func(ctx context.Context, req *Request) (*Response, error) {
-		origin := circuitOrigin(req)
-		b := s.circuit(origin)
+		b := s.circuit(req.URL)
+		origin := b.origin
 		now := s.at(s.now())
 		tk, ok, until, change := b.Allow(now)
 		st.circuitChanged(ctx, origin, change, false)
