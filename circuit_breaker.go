@@ -198,8 +198,10 @@ type circuit struct {
 // at is t on the breakers' clock: nanoseconds since epoch.
 func (s *breakerSet) at(t time.Time) int64 { return t.Sub(s.epoch).Nanoseconds() }
 
-// time is the wall time of a breaker's clock reading.
-func (s *breakerSet) time(n int64) time.Time { return s.epoch.Add(time.Duration(n)) }
+// time is the wall time of a breaker's clock reading, without a monotonic
+// reading: it is compared with other clients' times (a shared store's),
+// which only the wall clock relates.
+func (s *breakerSet) time(n int64) time.Time { return s.epoch.Add(time.Duration(n)).Round(0) }
 
 // circuit returns the circuit of u's origin (scheme, host and port),
 // made on first use.
