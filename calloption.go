@@ -89,7 +89,7 @@ func (d *endpointDecl) settingsOf(st *clientState, opts []CallOption) (*callSett
 	if cs == nil {
 		return nil, nil
 	}
-	if set := cs.callPolicy; set.timeout > 0 || cs.setRetry || set.maxBody > 0 || set.errorModel != nil || set.bodyCheck != nil || set.longCallSet() {
+	if set := cs.callPolicy; set.timeout > 0 || cs.setRetry || set.maxBody > 0 || set.errorModel != nil || set.bodyCheck != nil || set.longCallSet() || set.compress != "" || set.hedge.set() {
 		cs.policy, cs.ownPolicy = d.callPolicy, true
 		cs.policy.setLongCall(&set)
 		if set.timeout > 0 {
@@ -106,6 +106,12 @@ func (d *endpointDecl) settingsOf(st *clientState, opts []CallOption) (*callSett
 		}
 		if set.bodyCheck != nil {
 			cs.policy.bodyCheck = set.bodyCheck
+		}
+		if set.compress != "" {
+			cs.policy.compress = set.compress
+		}
+		if set.hedge.set() {
+			cs.policy.hedge = set.hedge
 		}
 	}
 	if st.timeout > 0 && cs.policyOf(d).timeout <= 0 {

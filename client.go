@@ -102,6 +102,8 @@ type clientConfig struct {
 	cache      CacheStore    // WithCache; nil: no cache
 	logger     *slog.Logger  // WithLogger; nil: no logging
 	observer   *Observer     // WithObserver; nil: none
+	decode     bool          // WithResponseCompression
+	breaker    *breakerSet   // WithCircuitBreaker; nil: none
 
 	callInterceptors    []Interceptor // WithInterceptors
 	attemptInterceptors []Interceptor // WithAttemptInterceptors
@@ -143,9 +145,11 @@ type clientState struct {
 	syncChain  Sender // the send chain through syncEng; nil without it
 	asyncChain Sender // the send chain through asyncEng; nil without it
 
-	apiKeyHeader string  // the header of an APIKey auth: a credential on redirects
-	secrets      secrets // query parameter names this client redacts
-	work         tracker // async work in flight, for AsyncClient.Close (see async.go)
+	apiKeyHeader string        // the header of an APIKey auth: a credential on redirects
+	decode       bool          // WithResponseCompression: the transport decodes zstd, br and gzip
+	breaker      *breakerLayer // WithCircuitBreaker's layer, for tests' fake clock; nil: none
+	secrets      secrets       // query parameter names this client redacts
+	work         tracker       // async work in flight, for AsyncClient.Close (see async.go)
 
 	idem    idempotency  // the client's WithIdempotencyHeader
 	limits  *limitLayers // the chains' limits, for a walk's window and its tokens
@@ -213,6 +217,8 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 	if _, ok := st.engine.(*asyncEngine); ok {
 		st.engineName = "NewAsyncClient's default engine"
 	}
+	st.decode = cfg.decode
+	st.setAcceptEncoding()
 	if err := st.buildChains(cfg); err != nil {
 		return nil, err
 	}

@@ -105,6 +105,15 @@ type Observer struct {
 	// RetryInfo.Timings (the failed attempt's). It costs a few allocations
 	// per attempt; without it nothing is measured.
 	MeasureTimings bool
+
+	// Circuit is called when a circuit of the client's breaker
+	// (WithCircuitBreaker) changes state, with the context of the attempt
+	// that saw the change.
+	Circuit func(ctx context.Context, c CircuitInfo)
+
+	// Hedge is called when a call sends a hedge (WithHedging): another
+	// attempt while the first is still out.
+	Hedge func(ctx context.Context, h HedgeInfo)
 }
 
 // WithObserver installs o's hooks on the client. It may be given several
@@ -310,6 +319,8 @@ func mergeObservers(a, b *Observer) *Observer {
 		WalkEnd:      both(a.WalkEnd, b.WalkEnd),
 		StreamEnd:    both(a.StreamEnd, b.StreamEnd),
 		Poll:         both(a.Poll, b.Poll),
+		Circuit:      both(a.Circuit, b.Circuit),
+		Hedge:        both(a.Hedge, b.Hedge),
 		CallStart:    chainCtx(a.CallStart, b.CallStart),
 		WalkStart:    chainCtx(a.WalkStart, b.WalkStart),
 		LogAttrs:     a.LogAttrs,

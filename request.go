@@ -30,6 +30,9 @@ type callPolicy struct {
 	attemptTimeout time.Duration // WithAttemptTimeout; 0: the client's
 	idleTimeout    time.Duration // WithIdleTimeout; 0: the client's
 	dump           *dumper       // WithDump, WithDumpLogger; nil: the client's
+
+	compress string       // WithRequestCompression; "": the client's
+	hedge    hedgeSetting // WithHedging; zero: the client's
 }
 
 // defaultPolicy is the policy of resource operations and page requests.

@@ -17,10 +17,13 @@ import (
 //	timeout               WithTimeout                      timeout.go           (stateless)
 //	cache                 WithCache                        cache.go             cacheLayer
 //	retry                 WithRetry                        retry.go             retryLayer
+//	hedging               WithHedging                      hedge.go             (the request's)
 //	rate limit            WithLimits, WithLimiter          ratelimit.go         limitLayers
 //	server rate limit     WithLimits, WithServerRateLimit  ratelimit_server.go  limitLayers
 //	auth                  WithAuth, refresh on a 401       auth.go              authLayer
+//	circuit breaker       WithCircuitBreaker               circuit_breaker.go   breakerLayer
 //	logging               WithLogger                       logging.go           logLayer
+//	request compression   WithRequestCompression           compression.go       (the request's)
 //	attempt timeout       WithAttemptTimeout               attempt_timeout.go   attemptTimeouts
 //	sent check            WithCache                        cache_sent.go        (stateless)
 //	attempt interceptors  WithAttemptInterceptors          interceptor.go       (the client's)
@@ -58,6 +61,7 @@ type layers struct {
 	limits        *limitLayers
 	auth          *authLayer
 	log           *logLayer
+	breaker       *breakerLayer
 }
 
 // newLayers builds the layers of c for st, the client being made.
@@ -73,6 +77,9 @@ func newLayers(c *clientConfig, st *clientState) *layers {
 		retry:   &retryLayer{plan: c.retry, secrets: sec, onRetry: o.Retry},
 		limits:  newLimitLayers(c, sec, st.asyncEng != nil),
 		auth:    newAuthLayer(c.auth, st.home, sec, o.TokenRenewal),
+	}
+	if c.breaker != nil {
+		ly.breaker = &breakerLayer{set: c.breaker, onCircuit: o.Circuit, secrets: sec}
 	}
 	if c.logger != nil {
 		ly.log = &logLayer{logger: c.logger, logAttrs: o.LogAttrs, secrets: sec}
@@ -92,6 +99,7 @@ func newLayers(c *clientConfig, st *clientState) *layers {
 func (st *clientState) buildChains(c *clientConfig) error {
 	ly := newLayers(c, st)
 	st.limits = ly.limits
+	st.breaker = ly.breaker
 	st.observe = newObservation(c.observer, &st.secrets)
 	if st.syncEng != nil {
 		c, err := st.chain(ly, st.syncTransport, jarOf(st.syncEng))
@@ -122,8 +130,12 @@ func (st *clientState) chain(ly *layers, transport Sender, jar http.CookieJar) (
 		s = sentCheckLayer(s, jar)
 	}
 	s = st.attemptTimeoutLayer(s)
+	s = st.requestCompressLayer(s)
 	if ly.log != nil {
 		s = ly.log.wrap(s)
+	}
+	if ly.breaker != nil {
+		s = ly.breaker.wrap(s)
 	}
 	if ly.auth != nil {
 		s = ly.auth.wrap(s)
@@ -134,6 +146,7 @@ func (st *clientState) chain(ly *layers, transport Sender, jar http.CookieJar) (
 	if ly.limits.limiter != nil {
 		s = ly.limits.rateLayer(s)
 	}
+	s = st.hedgeLayer(s)
 	s = ly.retry.wrap(s)
 	if ly.cache != nil {
 		s = ly.cache.wrap(s, jar)

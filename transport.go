@@ -101,6 +101,14 @@ func (st *clientState) receive(ctx context.Context, req *Request, hreq *http.Req
 	if hresp == nil {
 		return nil, errorf(st.opOf(req), "the engine returned neither a response nor an error")
 	}
+	if st.decodes(hreq) {
+		if err := decodeResponse(hresp); err != nil {
+			if is2xx(hresp.StatusCode) {
+				return nil, errorf(st.opOf(req), "reading the %d response body: %w", hresp.StatusCode, err)
+			}
+			hresp.Body = http.NoBody // the status says enough
+		}
+	}
 	if !is2xx(hresp.StatusCode) {
 		defer hresp.Body.Close()
 		body, _ := readLimited(hresp.Body, MaxErrorBodySize, hresp.ContentLength, true)

@@ -56,6 +56,11 @@ const (
 	// until the request's context ends or the server is closed: a stream
 	// or a download that goes silent (for an idle timeout).
 	FaultStallMidBody
+	// FaultZstdBomb is a 200 application/json response with
+	// Content-Encoding: zstd whose 32 KiB body decodes to 1 GiB of zeros:
+	// a decompression bomb, which a client must bound (see
+	// kit.WithResponseCompression).
+	FaultZstdBomb
 	// FaultStatus is 503; any Fault from 100 to 599 answers that status
 	// with a small JSON error body, and with the Retry-After set by
 	// SetRetryAfter, if any, on 429 and 503.
@@ -261,6 +266,10 @@ func (s *FaultServer) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	case f == FaultRedirectLoop:
 		http.Redirect(w, r, loopPath, http.StatusFound)
+	case f == FaultZstdBomb:
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "zstd")
+		w.Write(zstdBomb(1 << 30))
 	case f == Fault401:
 		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
 		apiWriteError(w, http.StatusUnauthorized, "unauthorized", "injected 401")
