@@ -85,7 +85,8 @@ func (op *Operation) CallInto(ctx context.Context, b Binding, params, out any, o
 	} else if t := reflect.TypeOf(out); t != op.rPtr {
 		return errorf(op.d.name, "Operation.CallInto: out is %v, want %v", t, op.rPtr)
 	}
-	return op.d.call(ctx, b, "Operation.CallInto", params, out, nil, opts)
+	// One allocation for the path's values and the request (two without).
+	return op.d.call(ctx, b, "Operation.CallInto", params, out, new(callRoom), opts)
 }
 
 // GoOperation starts a call of op on b's engine, which must implement
@@ -109,7 +110,7 @@ func (op *Operation) goInto(ctx context.Context, b Binding, params any, fc *futu
 		fc.fail(out, errorf(op.d.name, "GoOperation: the Future's value is %v, want %v", t.Elem(), op.rPtr.Elem()))
 		return
 	}
-	op.d.goCall(ctx, b, "GoOperation", params, nil, fc, out, opts)
+	op.d.goCall(ctx, b, "GoOperation", params, new(callRoom), fc, out, opts)
 }
 
 // Pages walks a paged operation through b's engine, which must implement
