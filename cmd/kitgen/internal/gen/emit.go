@@ -423,8 +423,8 @@ func (e *emitter) method(impl string, m *Method) {
 // what a program never calls) and the function declaring it.
 func (e *emitter) operation(m *Method) {
 	kit := e.im.kit()
-	reflect := e.im.name(types.NewPackage("reflect", "reflect"))
 	typeOf := func(t string) string {
+		reflect := e.im.name(types.NewPackage("reflect", "reflect")) // imported only when used
 		return fmt.Sprintf("%s.TypeOf((*%s)(nil)).Elem()", reflect, t)
 	}
 	pt := "nil" // kit.NoParams
