@@ -212,29 +212,39 @@ func (t *asyncTask) wrap(err error) error {
 // decoder) completes the Future with an error carrying the panic and its
 // stack, instead of ending the process.
 func goFuture[T any](st *clientState, ctx context.Context, what string, fn func(ctx context.Context) (T, error)) *Future[T] {
+	f := pendingFuture[T]()
+	st.goInto(ctx, what, &f.fc, &f.val, func(ctx context.Context) (err error) {
+		f.val, err = fn(ctx)
+		return err
+	})
+	return f
+}
+
+// goInto is goFuture's non-generic core: fn fills *out (out is a *T, the
+// value beside fc) on the new goroutine and returns the error, and fc is
+// completed once fn has returned (or panicked: *out is then what failInto
+// leaves).
+func (st *clientState) goInto(ctx context.Context, what string, fc *futureCore, out any, fn func(ctx context.Context) error) {
 	task, err := st.beginAsync(ctx)
 	if err != nil {
-		return failedFuture[T](errorf(what, "%w", err))
+		fc.fail(out, errorf(what, "%w", err))
+		return
 	}
-	f := pendingFuture[T]()
 	go func() {
 		defer task.end() // after complete: Close returns only once f is done
 		var (
-			v        T
 			err      error
 			returned bool
 		)
 		defer func() {
 			if !returned {
-				err = recovered(what, recover())
-				v = zeroFor[T](err)
+				err = failInto(out, recovered(what, recover()), nil)
 			}
-			f.complete(v, task.wrap(err))
+			fc.complete(task.wrap(err))
 		}()
-		v, err = fn(task.ctx)
+		err = fn(task.ctx)
 		returned = true
 	}()
-	return f
 }
 
 // closeAsync is AsyncClient.Close.

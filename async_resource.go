@@ -4,6 +4,8 @@ import (
 	"context"
 	"iter"
 	"reflect"
+
+	"github.com/kithttp/kit/internal/routing"
 )
 
 // AsyncResource is [Resource] for an [AsyncClient]: the CRUD methods start the
@@ -43,11 +45,8 @@ func (r *AsyncResource[T]) List(ctx context.Context, query any, opts ...CallOpti
 		return failedFuture[[]T](err)
 	}
 	return goFuture(rc.st, ctx, req.Endpoint, func(ctx context.Context) ([]T, error) {
-		page, err := getPage[T](ctx, rc.st, rc.layout, chain, req)
-		if err != nil {
-			return nil, err
-		}
-		return page.Records, nil
+		page, _, err := getPage(ctx, rc.st, rc.layout, chain, req, pageOf[T]{})
+		return listOf[T](page, err)
 	})
 }
 
@@ -118,25 +117,33 @@ func (r *AsyncResource[T]) binding() *clientState {
 // asyncCRUD checks and builds the request now (nothing is sent on error)
 // and sends it on a tracked goroutine.
 func asyncCRUD[R any](ctx context.Context, rc *resourceCore, op int, id any, body any, opts []CallOption) *Future[R] {
+	f := pendingFuture[R]()
+	rc.goCRUD(ctx, op, id, body, opts, resultKindOf(reflect.TypeFor[R]()), &f.fc, &f.val)
+	return f
+}
+
+// goCRUD is asyncCRUD's non-generic core: out, a *R made as kind says, is
+// the value beside fc.
+func (rc *resourceCore) goCRUD(ctx context.Context, op int, id any, body any, opts []CallOption, kind routing.ResultKind, fc *futureCore, out any) {
 	chain := rc.asyncChain()
 	if rc != nil && rc.st != nil {
 		if err := rc.st.closedError(rc.kind + "." + opNames[op]); err != nil {
-			return failedFuture[R](err)
+			fc.fail(out, err)
+			return
 		}
 	}
-	kind := resultKindOf(reflect.TypeFor[R]())
 	req, err := rc.crudRequest(op, id, body, chain, opts, kind)
 	if err != nil {
-		return failedFuture[R](err)
+		fc.fail(out, err)
+		return
 	}
-	return goFuture(rc.st, ctx, req.Endpoint, func(ctx context.Context) (R, error) {
+	rc.st.goInto(ctx, req.Endpoint, fc, out, func(ctx context.Context) error {
 		req.decodes = true
 		resp, err := rc.st.send(ctx, chain, req)
 		if err != nil {
-			var zero R
-			return zero, err
+			return failInto(out, err, nil)
 		}
-		r, err := decodeResult[R](kind, 0, rc.st, resp, nil, req.resultPath())
-		return r, rc.st.decoded(req, resp, err)
+		err = decodeResultInto(kind, 0, rc.st, resp, nil, req.resultPath(), out)
+		return rc.st.decoded(req, resp, err)
 	})
 }

@@ -14,40 +14,57 @@ import (
 
 // Private implementation past this point.
 
-// decodeResult turns a response into the endpoint's result. kind is how R
-// is made; inner, for R = Result[T], how T is. sc is the call of a result
-// that is a Stream; nil for the others.
-// at, when set, is the key R (or T) is decoded from (WithResultAt).
-func decodeResult[R any](kind, inner routing.ResultKind, st *clientState, resp *Response, sc *streamCall, at jsonpath.Path) (R, error) {
+// decodeResultInto turns a response into the endpoint's result in *out
+// (out is a *R). kind is how R is made; inner, for R = Result[T], how T
+// is. sc is the call of a result that is a Stream; nil for the others.
+// at, when set, is the key R (or T) is decoded from (WithResultAt). On
+// failure *out is what failInto leaves: never a partly decoded value.
+func decodeResultInto(kind, inner routing.ResultKind, st *clientState, resp *Response, sc *streamCall, at jsonpath.Path, out any) error {
 	if kind == routing.ResultResponse {
-		if r, ok := any(resp).(R); ok {
-			return r, nil // without the boxing of &out below
+		if p, ok := out.(**Response); ok {
+			*p = resp
+			return nil
 		}
 	}
-	var out R
 	if kind == routing.ResultWrapped {
-		c := any(&out).(resultCarrier)
+		c := out.(resultCarrier)
 		c.setResponse(resp)
 		if err := decodeInto(inner, st, resp, c.valuePtr(), sc, at); err != nil {
-			return failedResult[R](kind, err, resp) // not a partly decoded value
+			return failInto(out, err, resp)
 		}
-		return out, nil
+		return nil
 	}
-	if err := decodeInto(kind, st, resp, &out, sc, at); err != nil {
-		var zero R
-		return zero, err
+	if err := decodeInto(kind, st, resp, out, sc, at); err != nil {
+		return failInto(out, err, nil)
 	}
-	return out, nil
+	return nil
+}
+
+// decodeResult is decodeResultInto returning the R.
+func decodeResult[R any](kind, inner routing.ResultKind, st *clientState, resp *Response, sc *streamCall, at jsonpath.Path) (R, error) {
+	var out R
+	err := decodeResultInto(kind, inner, st, resp, sc, at, &out)
+	return out, err
 }
 
 // failedResult is the R returned with err: the zero R, except that a
-// Result[T] gets a Response (resp, else one with the status and headers of
-// an *HTTPError in err, else an empty one), so that reading its status or
-// headers does not panic.
-func failedResult[R any](kind routing.ResultKind, err error, resp *Response) (R, error) {
+// Result[T] gets a Response (see failInto).
+func failedResult[R any](err error, resp *Response) (R, error) {
 	var out R
-	if kind != routing.ResultWrapped {
-		return out, err
+	return out, failInto(&out, err, resp)
+}
+
+// failInto sets *out (out is a *R) to what is returned with err and
+// returns err: the zero R, except that a Result[T] gets a Response (resp,
+// else one with the status and headers of an *HTTPError in err, else an
+// empty one), so that reading its status or headers does not panic.
+func failInto(out any, err error, resp *Response) error {
+	if v := reflect.ValueOf(out); v.Kind() == reflect.Pointer && !v.IsNil() && !v.Elem().IsZero() {
+		v.Elem().SetZero()
+	}
+	c, ok := out.(resultCarrier)
+	if !ok {
+		return err
 	}
 	if resp == nil {
 		resp = &Response{Header: http.Header{}}
@@ -59,8 +76,8 @@ func failedResult[R any](kind routing.ResultKind, err error, resp *Response) (R,
 			}
 		}
 	}
-	any(&out).(resultCarrier).setResponse(resp)
-	return out, err
+	c.setResponse(resp)
+	return err
 }
 
 // decodeInto makes the result of the given kind from resp in *ptr.

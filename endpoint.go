@@ -95,31 +95,9 @@ func NewEndpoint[P, R any](method, path string, opts ...EndpointOption) (*Endpoi
 // With R = [Result][T], the Result returned with an error is safe to read:
 // its Response holds the status and headers of an [*HTTPError], or is empty.
 func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P, opts ...CallOption) (R, error) {
-	d, err := e.decl("Call")
-	if err != nil {
-		return failedResult[R](resultWrappedIf[R](), err, nil)
-	}
-	st, err := d.state(b)
-	if err != nil {
-		return failedResult[R](d.result, err, nil)
-	}
-	chain, err := st.chainFor(false, d.name)
-	if err != nil {
-		return failedResult[R](d.result, err, nil)
-	}
-	args := &callArgs[P]{params: params}
-	req, err := d.requestWith(st, &args.params, &args.room, opts)
-	if err != nil {
-		return failedResult[R](d.result, err, nil)
-	}
-	sc := d.newStreamCall(ctx, chain, req)
-	req.decodes = true
-	resp, err := st.send(ctx, chain, req)
-	if err != nil {
-		return failedResult[R](d.result, err, nil)
-	}
-	r, err := decodeResult[R](d.result, d.inner, st, resp, sc, req.resultPath())
-	return r, st.decoded(req, resp, err)
+	a := &callArgs[P, R]{params: params}
+	err := e.decl().call(ctx, b, "Endpoint.Call", &a.params, &a.out, &a.room, opts)
+	return a.out, err
 }
 
 // Go starts the call on b's engine, which must implement [AsyncEngine], and
@@ -142,35 +120,9 @@ func (e *Endpoint[P, R]) Call(ctx context.Context, b Binding, params P, opts ...
 //
 // opts apply to this call only (see CallOption).
 func (e *Endpoint[P, R]) Go(ctx context.Context, b Binding, params P, opts ...CallOption) *Future[R] {
-	if _, err := e.decl("Go"); err != nil {
-		return failedFuture[R](err)
-	}
-	st, err := e.d.state(b)
-	if err != nil {
-		return failedFuture[R](err)
-	}
-	chain, err := st.chainFor(true, e.d.name)
-	if err != nil {
-		return failedFuture[R](err)
-	}
-	if err := st.closedError(e.d.name); err != nil {
-		return failedFuture[R](err)
-	}
-	args := &callArgs[P]{params: params}
-	req, err := e.d.requestWith(st, &args.params, &args.room, opts)
-	if err != nil {
-		return failedFuture[R](err)
-	}
-	return goFuture(st, ctx, e.d.name, func(ctx context.Context) (R, error) {
-		sc := e.d.newStreamCall(ctx, chain, req)
-		req.decodes = true
-		resp, err := st.send(ctx, chain, req)
-		if err != nil {
-			return failedResult[R](e.d.result, err, nil)
-		}
-		r, err := decodeResult[R](e.d.result, e.d.inner, st, resp, sc, req.resultPath())
-		return r, st.decoded(req, resp, err)
-	})
+	a := &goArgs[P, R]{params: params, f: Future[R]{fc: futureCore{done: make(chan struct{})}}}
+	e.decl().goCall(ctx, b, "Endpoint.Go", &a.params, &a.room, &a.f.fc, &a.f.val, opts)
+	return &a.f
 }
 
 // String returns the declaration, e.g. "GET /users/{id}".
@@ -183,13 +135,86 @@ func (e *Endpoint[P, R]) String() string {
 
 // Private implementation past this point.
 
-// decl returns the declaration, or an error for a nil or zero Endpoint
-// (one not made by Get, Post, ... or NewEndpoint).
-func (e *Endpoint[P, R]) decl(method string) (*endpointDecl, error) {
-	if e == nil || e.d == nil {
-		return nil, errorf("Endpoint."+method, "the endpoint was not declared (use kit.Get, kit.Post, kit.Put, kit.Delete, kit.Patch or kit.NewEndpoint)")
+// decl returns the declaration; nil for a nil or zero Endpoint (one not
+// made by Get, Post, ... or NewEndpoint), which call and goCall report.
+func (e *Endpoint[P, R]) decl() *endpointDecl {
+	if e == nil {
+		return nil
 	}
-	return e.d, nil
+	return e.d
+}
+
+// undeclared is the error of a call of a nil or zero Endpoint; method is
+// "Endpoint.Call" or "Endpoint.Go".
+func undeclared(method string) error {
+	return errorf(method, "the endpoint was not declared (use kit.Get, kit.Post, kit.Put, kit.Delete, kit.Patch or kit.NewEndpoint)")
+}
+
+// call is Call's non-generic core: params is a *P, out a *R set to the
+// decoded, validated result (or to what failInto leaves, with the error).
+// room, when not nil, holds the call's path values and request.
+func (d *endpointDecl) call(ctx context.Context, b Binding, method string, params any, out any, room *callRoom, opts []CallOption) error {
+	if d == nil {
+		return failInto(out, undeclared(method), nil)
+	}
+	st, err := d.state(b)
+	if err != nil {
+		return failInto(out, err, nil)
+	}
+	chain, err := st.chainFor(false, d.name)
+	if err != nil {
+		return failInto(out, err, nil)
+	}
+	req, err := d.requestWith(st, params, room, opts)
+	if err != nil {
+		return failInto(out, err, nil)
+	}
+	sc := d.newStreamCall(ctx, chain, req)
+	req.decodes = true
+	resp, err := st.send(ctx, chain, req)
+	if err != nil {
+		return failInto(out, err, nil)
+	}
+	err = decodeResultInto(d.result, d.inner, st, resp, sc, req.resultPath(), out)
+	return st.decoded(req, resp, err)
+}
+
+// goCall is Go's non-generic core: params is a *P routed now; out, a *R,
+// is the value beside fc, filled on the call's goroutine.
+func (d *endpointDecl) goCall(ctx context.Context, b Binding, method string, params any, room *callRoom, fc *futureCore, out any, opts []CallOption) {
+	if d == nil {
+		fc.fail(out, undeclared(method))
+		return
+	}
+	st, err := d.state(b)
+	if err != nil {
+		fc.fail(out, err)
+		return
+	}
+	chain, err := st.chainFor(true, d.name)
+	if err != nil {
+		fc.fail(out, err)
+		return
+	}
+	if err := st.closedError(d.name); err != nil {
+		fc.fail(out, err)
+		return
+	}
+	req, err := d.requestWith(st, params, room, opts)
+	if err != nil {
+		fc.fail(out, err)
+		return
+	}
+	st.goInto(ctx, d.name, fc, out, func(ctx context.Context) error {
+		sc := d.newStreamCall(ctx, chain, req)
+		req.decodes = true
+		resp, err := st.send(ctx, chain, req)
+		if err != nil {
+			return failInto(out, err, nil)
+		}
+		err = decodeResultInto(d.result, d.inner, st, resp, sc, req.resultPath(), out)
+		return st.decoded(req, resp, err)
+	})
 }
 
 func mustEndpoint[P, R any](method, path string, opts []EndpointOption) *Endpoint[P, R] {
@@ -442,12 +467,22 @@ type pathSlots struct {
 	filled [4]bool
 }
 
-// callArgs is what Call and Go allocate for a call, in one piece: its
-// parameters (which escape, being routed by reflection) and room for its
-// path's values and its request.
-type callArgs[P any] struct {
+// callArgs is what Call allocates for a call, in one piece: its
+// parameters (which escape, being routed by reflection), its result (which
+// escapes, being decoded by reflection) and room for its path's values and
+// its request.
+type callArgs[P, R any] struct {
+	params P
+	out    R
+	room   callRoom
+}
+
+// goArgs is what Go allocates for a call, in one piece: its parameters,
+// room, and the Future of its result.
+type goArgs[P, R any] struct {
 	params P
 	room   callRoom
+	f      Future[R]
 }
 
 // callRoom is room for a call's path values and its request.

@@ -102,9 +102,18 @@ func PagedPost[P, T any](path string, opts ...EndpointOption) *PagedEndpoint[P, 
 // not one struct (a JSON object), FormBody or Multipart (a POST walk sends
 // JSON).
 func NewPagedPost[P, T any](path string, opts ...EndpointOption) (*PagedEndpoint[P, T], error) {
-	d, err := declare(http.MethodPost, path, reflect.TypeFor[P](), reflect.TypeFor[T](), opts, true)
+	d, err := declarePaged(http.MethodPost, path, reflect.TypeFor[P](), reflect.TypeFor[T](), opts)
 	if err != nil {
 		return nil, err
+	}
+	return &PagedEndpoint[P, T]{d: d}, nil
+}
+
+// declarePaged declares a paged endpoint walked with GET or POST requests.
+func declarePaged(method, path string, pType, rType reflect.Type, opts []EndpointOption) (*endpointDecl, error) {
+	d, err := declare(method, path, pType, rType, opts, true)
+	if err != nil || method != http.MethodPost {
+		return d, err
 	}
 	declErr := func(format string, args ...any) error {
 		return &DeclarationError{Method: http.MethodPost, Path: path, Reason: fmt.Sprintf(format, args...)}
@@ -115,7 +124,7 @@ func NewPagedPost[P, T any](path string, opts ...EndpointOption) (*PagedEndpoint
 	if bf := d.plan.bodyField(); bf != nil && bf.class.Kind != routing.Model {
 		return nil, declErr("field %s: the body of a paged POST is one data model (a struct, sent as a JSON object), not %s", bf.goName, d.plan.fieldType(bf))
 	}
-	return &PagedEndpoint[P, T]{d: d}, nil
+	return d, nil
 }
 
 // Iterate walks the collection through b's engine, which must implement

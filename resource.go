@@ -57,11 +57,8 @@ func (r *Resource[T]) List(ctx context.Context, query any, opts ...CallOption) (
 	if err != nil {
 		return nil, err
 	}
-	page, err := getPage[T](ctx, rc.st, rc.layout, chain, req)
-	if err != nil {
-		return nil, err
-	}
-	return page.Records, nil
+	page, _, err := getPage(ctx, rc.st, rc.layout, chain, req, pageOf[T]{})
+	return listOf[T](page, err)
 }
 
 // Get returns the record with the given id: GET path/{id}. id is formatted
@@ -315,19 +312,24 @@ func (rc *resourceCore) newWalk(query any, chain Sender, opts []CallOption) (*wa
 
 // crud runs one CRUD operation and decodes its result into R.
 func crud[R any](ctx context.Context, rc *resourceCore, chain Sender, op int, id any, body any, opts []CallOption) (R, error) {
-	var zero R
-	kind := resultKindOf(reflect.TypeFor[R]())
+	var out R
+	err := rc.crudInto(ctx, chain, op, id, body, opts, resultKindOf(reflect.TypeFor[R]()), &out)
+	return out, err
+}
+
+// crudInto is crud's non-generic core: out is a *R, made as kind says.
+func (rc *resourceCore) crudInto(ctx context.Context, chain Sender, op int, id any, body any, opts []CallOption, kind routing.ResultKind, out any) error {
 	req, err := rc.crudRequest(op, id, body, chain, opts, kind)
 	if err != nil {
-		return zero, err
+		return err
 	}
 	req.decodes = true
 	resp, err := rc.st.send(ctx, chain, req)
 	if err != nil {
-		return zero, err
+		return err
 	}
-	r, err := decodeResult[R](kind, 0, rc.st, resp, nil, req.resultPath())
-	return r, rc.st.decoded(req, resp, err)
+	err = decodeResultInto(kind, 0, rc.st, resp, nil, req.resultPath(), out)
+	return rc.st.decoded(req, resp, err)
 }
 
 // crudRequest checks and builds the request of a CRUD operation; nothing is
@@ -422,21 +424,53 @@ func (rc *resourceCore) listRequest(query any, chain Sender, opts []CallOption) 
 	return rc.st.build(d, &routed{query: q, call: cs}, "")
 }
 
-// getPage sends the request of a page and decodes its records.
-func getPage[T any](ctx context.Context, st *clientState, layout *pageLayout, chain Sender, req *Request) (*Page[T], error) {
+// getPage sends the request of a page and decodes its records into a
+// page that pm makes.
+func getPage(ctx context.Context, st *clientState, layout *pageLayout, chain Sender, req *Request, pm pageMaker) (any, *Response, error) {
 	req.decodes = true
 	resp, err := st.send(ctx, chain, req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	page := &Page[T]{Response: resp}
-	if err := decodePage(layout, resp, &page.Records); err != nil {
-		return nil, st.decoded(req, resp, err)
+	page, recs := pm.newPage(resp)
+	if err := decodePage(layout, resp, recs); err != nil {
+		return nil, nil, st.decoded(req, resp, err)
 	}
-	if resultKindOf(reflect.TypeFor[T]()) == routing.ResultTyped {
-		if err := validateValue(st.validator, reflect.ValueOf(page.Records)); err != nil {
-			return nil, st.decoded(req, resp, errorf(st.opOf(req), "page records: %w", err))
+	if pm.typed() {
+		if err := validateValue(st.validator, reflect.ValueOf(recs).Elem()); err != nil {
+			return nil, nil, st.decoded(req, resp, errorf(st.opOf(req), "page records: %w", err))
 		}
 	}
-	return page, st.decoded(req, resp, nil)
+	pm.decoded(page, recs)
+	return page, resp, st.decoded(req, resp, nil)
+}
+
+// pageMaker makes the pages of a walk or a List: the generic layers give
+// pageOf[T], an Operation its own.
+type pageMaker interface {
+	// newPage returns an empty page for resp and where its records are
+	// decoded (a pointer to a slice).
+	newPage(resp *Response) (page any, recs any)
+	// typed reports whether the records are data models to validate.
+	typed() bool
+	// decoded is called once recs holds the page's records.
+	decoded(page, recs any)
+}
+
+// pageOf makes *Page[T] pages.
+type pageOf[T any] struct{}
+
+func (pageOf[T]) newPage(resp *Response) (any, any) {
+	p := &Page[T]{Response: resp}
+	return p, &p.Records
+}
+func (pageOf[T]) typed() bool      { return resultKindOf(reflect.TypeFor[T]()) == routing.ResultTyped }
+func (pageOf[T]) decoded(_, _ any) {}
+
+// listOf returns the records of the page List fetched.
+func listOf[T any](page any, err error) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	return page.(*Page[T]).Records, nil
 }

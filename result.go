@@ -3,8 +3,6 @@ package kit
 import (
 	"reflect"
 	"strings"
-
-	"github.com/kithttp/kit/internal/routing"
 )
 
 // Result is a result with the response it came from: R = Result[T] decodes
@@ -45,16 +43,6 @@ func (r *Result[T]) valuePtr() any              { return &r.Value }
 
 var resultCarrierType = reflect.TypeFor[resultCarrier]()
 
-// resultWrappedIf is resultWrapped when R is a Result[T], for an error
-// returned before the declaration is at hand.
-func resultWrappedIf[R any]() routing.ResultKind {
-	var r R
-	if _, ok := any(&r).(resultCarrier); ok {
-		return routing.ResultWrapped
-	}
-	return routing.ResultTyped
-}
-
 // isResultType reports whether t is an instance of Result (not a type that
 // embeds one).
 func isResultType(t reflect.Type) bool {
@@ -63,8 +51,8 @@ func isResultType(t reflect.Type) bool {
 }
 
 // zeroFor is the T returned with err when nothing was decoded: the zero T,
-// or a Result whose Response is safe to read (see failedResult).
+// or a Result whose Response is safe to read (see failInto).
 func zeroFor[T any](err error) T {
-	v, _ := failedResult[T](resultWrappedIf[T](), err, nil)
+	v, _ := failedResult[T](err, nil)
 	return v
 }

@@ -388,81 +388,101 @@ func (w *walk) window() int {
 	return w.st.limits.window(n)
 }
 
-// walkPages is the page walk of every resource and paged endpoint. start
+// walkPages is the page walk of every resource and paged endpoint, for
+// records of type T: walkAny making *Page[T] pages.
+func walkPages[T any](ctx context.Context, async bool, start func() (*walk, error)) iter.Seq2[*Page[T], error] {
+	return func(yield func(*Page[T], error) bool) {
+		walkAny(ctx, async, pageOf[T]{}, start, func(p any, err error) bool {
+			page, _ := p.(*Page[T])
+			return yield(page, err)
+		})
+	}
+}
+
+// walkAny ranges over a page walk, yielding the pages pm makes. start
 // makes the walk's state when ranging begins; its error is the walk's one
 // error. A sync walk fetches each page on the caller's goroutine; an async
 // one (async set, w.chain the async chain) on goroutines of its own, up to
 // w.window() pages ahead. Pages are yielded in order, every page fetched
-// included; an error is yielded once and ends the walk.
-func walkPages[T any](ctx context.Context, async bool, start func() (*walk, error)) iter.Seq2[*Page[T], error] {
-	return func(yield func(*Page[T], error) bool) {
-		w, err := start()
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		if ctx == nil {
-			yield(nil, errorf(w.op(), "nil Context"))
-			return
-		}
-		ctx := ctx // this ranging's: an observer's context must not outlive it
-		if octx, wo := w.st.observe.walk(ctx, w.d); wo != nil {
-			ctx = octx
-			defer func() { wo.end(w.pages) }()
-			inner := yield
-			yield = func(p *Page[T], err error) bool {
-				if err != nil {
-					wo.err = err
-				} else {
-					wo.page(w.pages, len(p.Records), p.Response)
-				}
-				return inner(p, err)
-			}
-		}
-		r := &pageRun[T]{w: w, caller: ctx, ctx: ctx, async: async}
-		if async {
-			r.window = w.window()
-			r.ctx, r.cancel = context.WithCancelCause(ctx)
-			// AsyncClient.Close cancels the walk's requests at once.
-			unhook := context.AfterFunc(w.st.work.walkLife(), func() { r.cancel(errCloseCancelled) })
-			defer unhook()
-			defer r.stop()
-		}
-		if err := r.protect(w.first); err != nil {
-			yield(nil, err)
-			return
-		}
-		r.loop(yield)
+// included; an error is yielded once and ends the walk. It is not
+// generic: the typed walks are thin layers over it.
+func walkAny(ctx context.Context, async bool, pm pageMaker, start func() (*walk, error), yield func(any, error) bool) {
+	w, err := start()
+	if err != nil {
+		yield(nil, err)
+		return
 	}
+	if ctx == nil {
+		yield(nil, errorf(w.op(), "nil Context"))
+		return
+	}
+	give := func(f *pageFetch, err error) bool {
+		if err != nil {
+			return yield(nil, err)
+		}
+		return yield(f.page, nil)
+	}
+	if octx, wo := w.st.observe.walk(ctx, w.d); wo != nil {
+		ctx = octx // this ranging's: an observer's context must not outlive it
+		defer func() { wo.end(w.pages) }()
+		give = func(f *pageFetch, err error) bool {
+			if err != nil {
+				wo.err = err
+				return yield(nil, err)
+			}
+			n := 0
+			if f.resp.page != nil {
+				n = f.resp.page.records
+			}
+			wo.page(w.pages, n, f.resp)
+			return yield(f.page, nil)
+		}
+	}
+	r := &pageRun{w: w, pm: pm, caller: ctx, ctx: ctx, async: async}
+	if async {
+		r.window = w.window()
+		r.ctx, r.cancel = context.WithCancelCause(ctx)
+		// AsyncClient.Close cancels the walk's requests at once.
+		unhook := context.AfterFunc(w.st.work.walkLife(), func() { r.cancel(errCloseCancelled) })
+		defer unhook()
+		defer r.stop()
+	}
+	if err := r.protect(w.first); err != nil {
+		give(nil, err)
+		return
+	}
+	r.loop(give)
 }
 
 // pageRun is one ranging over a walk: the walk and the queue of requests
 // past the caller's position (see the notes at the top of the file).
-type pageRun[T any] struct {
+type pageRun struct {
 	w      *walk
+	pm     pageMaker       // makes the pages
 	caller context.Context // the caller's
 	ctx    context.Context // the walk's: cancelled when an async walk ends, or by Close
 	cancel context.CancelCauseFunc
 	async  bool
 	window int
 
-	q         []*pageFetch[T] // requested, not yet handed to the caller, in order
-	graveyard []*pageFetch[T] // cancelled; their goroutines may still run
+	q         []*pageFetch // requested, not yet handed to the caller, in order
+	graveyard []*pageFetch // cancelled; their goroutines may still run
 }
 
 // pageFetch is one page request of a walk: started on a goroutine of its
 // own (async), or to be sent when the caller needs the page (sync).
-type pageFetch[T any] struct {
+type pageFetch struct {
 	pr     PageRequest // what the paginator asked for or named ahead
 	target pageTarget  // what is requested, for comparing with NextPage's
 	req    *Request
 	cancel context.CancelFunc // async only
 	done   chan struct{}      // async only: closed once page, err are set and the goroutine is done with kit's work
-	page   *Page[T]
+	page   any                // made by the walk's pageMaker
+	resp   *Response          // page's
 	err    error
 }
 
-func (r *pageRun[T]) loop(yield func(*Page[T], error) bool) {
+func (r *pageRun) loop(yield func(*pageFetch, error) bool) {
 	w := r.w
 	for {
 		if len(r.q) == 0 {
@@ -492,7 +512,7 @@ func (r *pageRun[T]) loop(yield func(*Page[T], error) bool) {
 			yield(nil, err)
 			return
 		}
-		if err := w.guard(page.Response); err != nil {
+		if err := w.guard(page.resp); err != nil {
 			yield(nil, err)
 			return
 		}
@@ -503,7 +523,7 @@ func (r *pageRun[T]) loop(yield func(*Page[T], error) bool) {
 		if r.window > 0 {
 			// Name and start the next page before the caller gets this
 			// one, so that it is fetched while the caller works.
-			over, after = r.next(page.Response)
+			over, after = r.next(page.resp)
 		}
 		if !yield(page, nil) {
 			return
@@ -511,7 +531,7 @@ func (r *pageRun[T]) loop(yield func(*Page[T], error) bool) {
 		r.q[0] = nil
 		r.q = r.q[1:]
 		if r.window == 0 {
-			after = r.protect(func() error { return w.advance(page.Response) })
+			after = r.protect(func() error { return w.advance(page.resp) })
 		}
 		if after != nil {
 			yield(nil, after)
@@ -527,7 +547,7 @@ func (r *pageRun[T]) loop(yield func(*Page[T], error) bool) {
 // and makes sure it is q[1]: confirmed when it was named ahead, started
 // otherwise. Then it tops the queue up. over is true when q[0] is the last
 // page; after is an error that ends the walk once q[0] is yielded.
-func (r *pageRun[T]) next(resp *Response) (over bool, after error) {
+func (r *pageRun) next(resp *Response) (over bool, after error) {
 	w := r.w
 	if err := r.protect(func() error { return w.advance(resp) }); err != nil {
 		r.discard(1)
@@ -549,12 +569,12 @@ func (r *pageRun[T]) next(resp *Response) (over bool, after error) {
 
 // enqueue builds the request of pr at t and starts it at the end of the
 // queue.
-func (r *pageRun[T]) enqueue(pr PageRequest, t pageTarget) error {
+func (r *pageRun) enqueue(pr PageRequest, t pageTarget) error {
 	req, err := r.w.build(t)
 	if err != nil {
 		return err
 	}
-	r.q = append(r.q, r.start(&pageFetch[T]{pr: pr, target: t, req: req}))
+	r.q = append(r.q, r.start(&pageFetch{pr: pr, target: t, req: req}))
 	return nil
 }
 
@@ -563,7 +583,7 @@ func (r *pageRun[T]) enqueue(pr PageRequest, t pageTarget) error {
 // the front have been received and counted by guard (0 or 1). A page that
 // cannot be named ahead ends the topping up, not the walk: NextPage will
 // name it, or end the walk with the error.
-func (r *pageRun[T]) ahead(limit, received int) error {
+func (r *pageRun) ahead(limit, received int) error {
 	la := r.w.pg.ahead
 	if la == nil || r.window == 0 {
 		return nil
@@ -601,14 +621,14 @@ func (r *pageRun[T]) ahead(limit, received int) error {
 		if err != nil {
 			return nil
 		}
-		r.q = append(r.q, r.start(&pageFetch[T]{pr: next, target: t, req: req}))
+		r.q = append(r.q, r.start(&pageFetch{pr: next, target: t, req: req}))
 	}
 	return nil
 }
 
 // start sends f's request on a tracked goroutine of its own (async walks);
 // a sync walk sends it in wait.
-func (r *pageRun[T]) start(f *pageFetch[T]) *pageFetch[T] {
+func (r *pageRun) start(f *pageFetch) *pageFetch {
 	if !r.async {
 		return f
 	}
@@ -638,23 +658,27 @@ func (r *pageRun[T]) start(f *pageFetch[T]) *pageFetch[T] {
 			}
 			f.err = task.wrap(f.err)
 		}()
-		f.page, f.err = getPage[T](task.ctx, r.w.st, r.w.pg.layout, r.w.chain, f.req)
+		f.page, f.resp, f.err = getPage(task.ctx, r.w.st, r.w.pg.layout, r.w.chain, f.req, r.pm)
 		returned = true
 	}()
 	return f
 }
 
 // wait returns f's page, fetching it now in a sync walk.
-func (r *pageRun[T]) wait(f *pageFetch[T]) (*Page[T], error) {
+func (r *pageRun) wait(f *pageFetch) (*pageFetch, error) {
 	if f.done == nil {
-		return getPage[T](r.ctx, r.w.st, r.w.pg.layout, r.w.chain, f.req)
+		f.page, f.resp, f.err = getPage(r.ctx, r.w.st, r.w.pg.layout, r.w.chain, f.req, r.pm)
+	} else {
+		<-f.done
 	}
-	<-f.done
-	return f.page, f.err
+	if f.err != nil {
+		return nil, f.err
+	}
+	return f, nil
 }
 
 // discard cancels the requests from q[i] on.
-func (r *pageRun[T]) discard(i int) {
+func (r *pageRun) discard(i int) {
 	if i >= len(r.q) {
 		return
 	}
@@ -681,9 +705,9 @@ func (r *pageRun[T]) discard(i int) {
 // stop cancels every request of an async walk still in flight and waits
 // until their goroutines are done, so that nothing of the walk outlives
 // the range statement.
-func (r *pageRun[T]) stop() {
+func (r *pageRun) stop() {
 	r.cancel(nil)
-	for _, fs := range [][]*pageFetch[T]{r.q, r.graveyard} {
+	for _, fs := range [][]*pageFetch{r.q, r.graveyard} {
 		for _, f := range fs {
 			if f != nil && f.done != nil {
 				<-f.done
@@ -696,7 +720,7 @@ func (r *pageRun[T]) stop() {
 // panic there ends the walk with an error carrying it and its stack, as it
 // would on one of the walk's goroutines; a sync walk lets it through to
 // the caller.
-func (r *pageRun[T]) protect(fn func() error) (err error) {
+func (r *pageRun) protect(fn func() error) (err error) {
 	if !r.async {
 		return fn()
 	}

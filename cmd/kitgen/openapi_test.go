@@ -146,7 +146,7 @@ func TestOpenAPIRemote(t *testing.T) {
 		t.Errorf("client.go (%v):\n%s", err, client)
 	}
 	gen, _ := os.ReadFile(filepath.Join(mod, "api", "openapi_gen.go"))
-	if !strings.Contains(string(gen), "GetA(ctx context.Context) (GetAResponse, error)") {
+	if !strings.Contains(string(gen), "GetA(ctx context.Context, opts ...kit.CallOption) (GetAResponse, error)") {
 		t.Errorf("openapi_gen.go:\n%s", gen)
 	}
 	if code, out := kitgen(t, mod, "openapi", "-o", "./other", spec); code == 0 || !strings.Contains(out, "read OpenAPI document") {

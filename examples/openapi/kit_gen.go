@@ -6,6 +6,7 @@ package users
 import (
 	"context"
 	"iter"
+	"reflect"
 
 	"github.com/kithttp/kit"
 )
@@ -43,10 +44,16 @@ type _kit_UsersAPI_GetUser_P struct {
 	P_id int64 `kit:"id"`
 }
 
-var _kit_UsersAPI_GetUser = kit.Get[_kit_UsersAPI_GetUser_P, User]("/users/{id}")
+var _kit_UsersAPI_GetUser kit.LazyOperation
 
-func (c _kit_UsersAPI) GetUser(ctx context.Context, id int64) (User, error) {
-	return _kit_UsersAPI_GetUser.Call(ctx, c.b, _kit_UsersAPI_GetUser_P{P_id: id})
+func _kit_UsersAPI_GetUser_decl() (*kit.Operation, error) {
+	return kit.NewOperation("GET", "/users/{id}", reflect.TypeOf((*_kit_UsersAPI_GetUser_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem())
+}
+
+func (c _kit_UsersAPI) GetUser(ctx context.Context, id int64, opts ...kit.CallOption) (User, error) {
+	var out User
+	err := _kit_UsersAPI_GetUser.Get(_kit_UsersAPI_GetUser_decl).CallInto(ctx, c.b, &_kit_UsersAPI_GetUser_P{P_id: id}, &out, opts...)
+	return out, err
 }
 
 // CreateUser: POST /users (openapi_gen.go:48).
@@ -54,10 +61,16 @@ type _kit_UsersAPI_CreateUser_P struct {
 	P_body NewUser `kit:"body"`
 }
 
-var _kit_UsersAPI_CreateUser = kit.Post[_kit_UsersAPI_CreateUser_P, User]("/users")
+var _kit_UsersAPI_CreateUser kit.LazyOperation
 
-func (c _kit_UsersAPI) CreateUser(ctx context.Context, body NewUser) (User, error) {
-	return _kit_UsersAPI_CreateUser.Call(ctx, c.b, _kit_UsersAPI_CreateUser_P{P_body: body})
+func _kit_UsersAPI_CreateUser_decl() (*kit.Operation, error) {
+	return kit.NewOperation("POST", "/users", reflect.TypeOf((*_kit_UsersAPI_CreateUser_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem())
+}
+
+func (c _kit_UsersAPI) CreateUser(ctx context.Context, body NewUser, opts ...kit.CallOption) (User, error) {
+	var out User
+	err := _kit_UsersAPI_CreateUser.Get(_kit_UsersAPI_CreateUser_decl).CallInto(ctx, c.b, &_kit_UsersAPI_CreateUser_P{P_body: body}, &out, opts...)
+	return out, err
 }
 
 // ListUsers: GET /linked/users (openapi_gen.go:56).
@@ -65,70 +78,226 @@ type _kit_UsersAPI_ListUsers_P struct {
 	ListUsersParams // //kit:query {params}: its fields are promoted into the query
 }
 
-var _kit_UsersAPI_ListUsers = kit.Paged[_kit_UsersAPI_ListUsers_P, User]("/linked/users", kit.PagedBy(kit.LinkHeader{}))
+var _kit_UsersAPI_ListUsers kit.LazyOperation
 
-func (c _kit_UsersAPI) ListUsers(ctx context.Context, params *ListUsersParams) iter.Seq2[User, error] {
-	p := _kit_UsersAPI_ListUsers_P{}
+func _kit_UsersAPI_ListUsers_decl() (*kit.Operation, error) {
+	return kit.NewPagedOperation("GET", "/linked/users", reflect.TypeOf((*_kit_UsersAPI_ListUsers_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem(), kit.PagedBy(kit.LinkHeader{}))
+}
+
+func (c _kit_UsersAPI) ListUsers(ctx context.Context, params *ListUsersParams, opts ...kit.CallOption) iter.Seq2[User, error] {
+	p := &_kit_UsersAPI_ListUsers_P{}
 	if params != nil {
 		p.ListUsersParams = *params // a copy: the caller's value is never touched
 	}
-	return _kit_UsersAPI_ListUsers.Iterate(ctx, c.b, p)
+	pages := _kit_UsersAPI_ListUsers.Get(_kit_UsersAPI_ListUsers_decl).Pages(ctx, c.b, p, opts...)
+	return func(yield func(User, error) bool) {
+		for page, err := range pages {
+			if err != nil {
+				var zero User
+				yield(zero, err)
+				return
+			}
+			for _, r := range page.Records.([]User) {
+				if !yield(r, nil) {
+					return
+				}
+			}
+		}
+	}
 }
 
-// ScanUsers: GET /cursor-flat/users (openapi_gen.go:64).
+// ListUsersPages: GET /linked/users (openapi_gen.go:64).
+type _kit_UsersAPI_ListUsersPages_P struct {
+	ListUsersParams // //kit:query {params}: its fields are promoted into the query
+}
+
+var _kit_UsersAPI_ListUsersPages kit.LazyOperation
+
+func _kit_UsersAPI_ListUsersPages_decl() (*kit.Operation, error) {
+	return kit.NewPagedOperation("GET", "/linked/users", reflect.TypeOf((*_kit_UsersAPI_ListUsersPages_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem(), kit.PagedBy(kit.LinkHeader{}))
+}
+
+func (c _kit_UsersAPI) ListUsersPages(ctx context.Context, params *ListUsersParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[User], error] {
+	p := &_kit_UsersAPI_ListUsersPages_P{}
+	if params != nil {
+		p.ListUsersParams = *params // a copy: the caller's value is never touched
+	}
+	pages := _kit_UsersAPI_ListUsersPages.Get(_kit_UsersAPI_ListUsersPages_decl).Pages(ctx, c.b, p, opts...)
+	return func(yield func(*kit.Page[User], error) bool) {
+		for page, err := range pages {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(&kit.Page[User]{Records: page.Records.([]User), Response: page.Response}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// ScanUsers: GET /cursor-flat/users (openapi_gen.go:72).
 type _kit_UsersAPI_ScanUsers_P struct {
 	ScanUsersParams // //kit:query {params}: its fields are promoted into the query
 }
 
-var _kit_UsersAPI_ScanUsers = kit.Paged[_kit_UsersAPI_ScanUsers_P, User]("/cursor-flat/users", kit.PagedBy(kit.Cursor{CursorParam: "cursor", NextKey: "next_cursor", ItemsKey: "results"}))
+var _kit_UsersAPI_ScanUsers kit.LazyOperation
 
-func (c _kit_UsersAPI) ScanUsers(ctx context.Context, params *ScanUsersParams) iter.Seq2[User, error] {
-	p := _kit_UsersAPI_ScanUsers_P{}
+func _kit_UsersAPI_ScanUsers_decl() (*kit.Operation, error) {
+	return kit.NewPagedOperation("GET", "/cursor-flat/users", reflect.TypeOf((*_kit_UsersAPI_ScanUsers_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem(), kit.PagedBy(kit.Cursor{CursorParam: "cursor", NextKey: "next_cursor", ItemsKey: "results"}))
+}
+
+func (c _kit_UsersAPI) ScanUsers(ctx context.Context, params *ScanUsersParams, opts ...kit.CallOption) iter.Seq2[User, error] {
+	p := &_kit_UsersAPI_ScanUsers_P{}
 	if params != nil {
 		p.ScanUsersParams = *params // a copy: the caller's value is never touched
 	}
-	return _kit_UsersAPI_ScanUsers.Iterate(ctx, c.b, p)
+	pages := _kit_UsersAPI_ScanUsers.Get(_kit_UsersAPI_ScanUsers_decl).Pages(ctx, c.b, p, opts...)
+	return func(yield func(User, error) bool) {
+		for page, err := range pages {
+			if err != nil {
+				var zero User
+				yield(zero, err)
+				return
+			}
+			for _, r := range page.Records.([]User) {
+				if !yield(r, nil) {
+					return
+				}
+			}
+		}
+	}
 }
 
-// ListActivity: GET /activity (openapi_gen.go:73).
+// ScanUsersPages: GET /cursor-flat/users (openapi_gen.go:80).
+type _kit_UsersAPI_ScanUsersPages_P struct {
+	ScanUsersParams // //kit:query {params}: its fields are promoted into the query
+}
+
+var _kit_UsersAPI_ScanUsersPages kit.LazyOperation
+
+func _kit_UsersAPI_ScanUsersPages_decl() (*kit.Operation, error) {
+	return kit.NewPagedOperation("GET", "/cursor-flat/users", reflect.TypeOf((*_kit_UsersAPI_ScanUsersPages_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem(), kit.PagedBy(kit.Cursor{CursorParam: "cursor", NextKey: "next_cursor", ItemsKey: "results"}))
+}
+
+func (c _kit_UsersAPI) ScanUsersPages(ctx context.Context, params *ScanUsersParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[User], error] {
+	p := &_kit_UsersAPI_ScanUsersPages_P{}
+	if params != nil {
+		p.ScanUsersParams = *params // a copy: the caller's value is never touched
+	}
+	pages := _kit_UsersAPI_ScanUsersPages.Get(_kit_UsersAPI_ScanUsersPages_decl).Pages(ctx, c.b, p, opts...)
+	return func(yield func(*kit.Page[User], error) bool) {
+		for page, err := range pages {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(&kit.Page[User]{Records: page.Records.([]User), Response: page.Response}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// ListActivity: GET /activity (openapi_gen.go:89).
 type _kit_UsersAPI_ListActivity_P struct {
 	ListActivityParams // //kit:query {params}: its fields are promoted into the query
 }
 
-var _kit_UsersAPI_ListActivity = kit.Paged[_kit_UsersAPI_ListActivity_P, Activity]("/activity", kit.PagedBy(kit.Cursor{CursorParam: "since", NextKey: "paging.after", ItemsKey: "items"}))
+var _kit_UsersAPI_ListActivity kit.LazyOperation
 
-func (c _kit_UsersAPI) ListActivity(ctx context.Context, params *ListActivityParams) iter.Seq2[Activity, error] {
-	p := _kit_UsersAPI_ListActivity_P{}
+func _kit_UsersAPI_ListActivity_decl() (*kit.Operation, error) {
+	return kit.NewPagedOperation("GET", "/activity", reflect.TypeOf((*_kit_UsersAPI_ListActivity_P)(nil)).Elem(), reflect.TypeOf((*Activity)(nil)).Elem(), kit.PagedBy(kit.Cursor{CursorParam: "since", NextKey: "paging.after", ItemsKey: "items"}))
+}
+
+func (c _kit_UsersAPI) ListActivity(ctx context.Context, params *ListActivityParams, opts ...kit.CallOption) iter.Seq2[Activity, error] {
+	p := &_kit_UsersAPI_ListActivity_P{}
 	if params != nil {
 		p.ListActivityParams = *params // a copy: the caller's value is never touched
 	}
-	return _kit_UsersAPI_ListActivity.Iterate(ctx, c.b, p)
+	pages := _kit_UsersAPI_ListActivity.Get(_kit_UsersAPI_ListActivity_decl).Pages(ctx, c.b, p, opts...)
+	return func(yield func(Activity, error) bool) {
+		for page, err := range pages {
+			if err != nil {
+				var zero Activity
+				yield(zero, err)
+				return
+			}
+			for _, r := range page.Records.([]Activity) {
+				if !yield(r, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// ListActivityPages: GET /activity (openapi_gen.go:97).
+type _kit_UsersAPI_ListActivityPages_P struct {
+	ListActivityParams // //kit:query {params}: its fields are promoted into the query
+}
+
+var _kit_UsersAPI_ListActivityPages kit.LazyOperation
+
+func _kit_UsersAPI_ListActivityPages_decl() (*kit.Operation, error) {
+	return kit.NewPagedOperation("GET", "/activity", reflect.TypeOf((*_kit_UsersAPI_ListActivityPages_P)(nil)).Elem(), reflect.TypeOf((*Activity)(nil)).Elem(), kit.PagedBy(kit.Cursor{CursorParam: "since", NextKey: "paging.after", ItemsKey: "items"}))
+}
+
+func (c _kit_UsersAPI) ListActivityPages(ctx context.Context, params *ListActivityParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[Activity], error] {
+	p := &_kit_UsersAPI_ListActivityPages_P{}
+	if params != nil {
+		p.ListActivityParams = *params // a copy: the caller's value is never touched
+	}
+	pages := _kit_UsersAPI_ListActivityPages.Get(_kit_UsersAPI_ListActivityPages_decl).Pages(ctx, c.b, p, opts...)
+	return func(yield func(*kit.Page[Activity], error) bool) {
+		for page, err := range pages {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(&kit.Page[Activity]{Records: page.Records.([]Activity), Response: page.Response}, nil) {
+				return
+			}
+		}
+	}
 }
 
 type _kit_ChatAPI struct{ b kit.Binding }
 
 var _ ChatAPI = _kit_ChatAPI{} // if this stops compiling, the interface changed: run go generate
 
-// Chat: POST /chat (openapi_gen.go:82).
+// Chat: POST /chat (openapi_gen.go:106).
 type _kit_ChatAPI_Chat_P struct {
 	P_body ChatRequest `kit:"body"`
 }
 
-var _kit_ChatAPI_Chat = kit.Post[_kit_ChatAPI_Chat_P, *kit.Stream[ChatChunk]]("/chat")
+var _kit_ChatAPI_Chat kit.LazyOperation
 
-func (c _kit_ChatAPI) Chat(ctx context.Context, body ChatRequest) (*kit.Stream[ChatChunk], error) {
-	return _kit_ChatAPI_Chat.Call(ctx, c.b, _kit_ChatAPI_Chat_P{P_body: body})
+func _kit_ChatAPI_Chat_decl() (*kit.Operation, error) {
+	return kit.NewOperation("POST", "/chat", reflect.TypeOf((*_kit_ChatAPI_Chat_P)(nil)).Elem(), reflect.TypeOf((**kit.Stream[ChatChunk])(nil)).Elem())
+}
+
+func (c _kit_ChatAPI) Chat(ctx context.Context, body ChatRequest, opts ...kit.CallOption) (*kit.Stream[ChatChunk], error) {
+	var out *kit.Stream[ChatChunk]
+	err := _kit_ChatAPI_Chat.Get(_kit_ChatAPI_Chat_decl).CallInto(ctx, c.b, &_kit_ChatAPI_Chat_P{P_body: body}, &out, opts...)
+	return out, err
 }
 
 type _kit_API struct{ b kit.Binding }
 
 var _ API = _kit_API{} // if this stops compiling, the interface changed: run go generate
 
-// Health: GET /health (openapi_gen.go:89).
+// Health: GET /health (openapi_gen.go:113).
 type _kit_API_Health_P = kit.NoParams
 
-var _kit_API_Health = kit.Get[_kit_API_Health_P, HealthResponse]("/health", kit.NoAuth())
+var _kit_API_Health kit.LazyOperation
 
-func (c _kit_API) Health(ctx context.Context) (HealthResponse, error) {
-	return _kit_API_Health.Call(ctx, c.b, _kit_API_Health_P{})
+func _kit_API_Health_decl() (*kit.Operation, error) {
+	return kit.NewOperation("GET", "/health", nil, reflect.TypeOf((*HealthResponse)(nil)).Elem(), kit.NoAuth())
+}
+
+func (c _kit_API) Health(ctx context.Context, opts ...kit.CallOption) (HealthResponse, error) {
+	var out HealthResponse
+	err := _kit_API_Health.Get(_kit_API_Health_decl).CallInto(ctx, c.b, nil, &out, opts...)
+	return out, err
 }

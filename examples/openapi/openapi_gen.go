@@ -39,13 +39,13 @@ type UsersAPI interface {
 	//
 	// openapi: spec.yaml:12
 	//kit:get /users/{id}
-	GetUser(ctx context.Context, id int64) (User, error)
+	GetUser(ctx context.Context, id int64, opts ...kit.CallOption) (User, error)
 
 	// CreateUser: Creates a user.
 	//
 	// openapi: spec.yaml:26
 	//kit:post /users
-	CreateUser(ctx context.Context, body NewUser) (User, error)
+	CreateUser(ctx context.Context, body NewUser, opts ...kit.CallOption) (User, error)
 
 	// ListUsers: Lists users, page by page, following the Link header.
 	//
@@ -53,7 +53,15 @@ type UsersAPI interface {
 	//kit:get /linked/users
 	//kit:query {params}
 	//kit:option kit.PagedBy(kit.LinkHeader{})
-	ListUsers(ctx context.Context, params *ListUsersParams) iter.Seq2[User, error]
+	ListUsers(ctx context.Context, params *ListUsersParams, opts ...kit.CallOption) iter.Seq2[User, error]
+
+	// ListUsersPages is ListUsers page by page: each page with its records and its
+	// response (status and headers, such as totals or rate limits).
+	// openapi: spec.yaml:38
+	//kit:get /linked/users
+	//kit:query {params}
+	//kit:option kit.PagedBy(kit.LinkHeader{})
+	ListUsersPages(ctx context.Context, params *ListUsersParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[User], error]
 
 	// ScanUsers: Lists users with a cursor.
 	//
@@ -61,7 +69,15 @@ type UsersAPI interface {
 	//kit:get /cursor-flat/users
 	//kit:query {params}
 	//kit:option kit.PagedBy(kit.Cursor{CursorParam: "cursor", NextKey: "next_cursor", ItemsKey: "results"})
-	ScanUsers(ctx context.Context, params *ScanUsersParams) iter.Seq2[User, error]
+	ScanUsers(ctx context.Context, params *ScanUsersParams, opts ...kit.CallOption) iter.Seq2[User, error]
+
+	// ScanUsersPages is ScanUsers page by page: each page with its records and its
+	// response (status and headers, such as totals or rate limits).
+	// openapi: spec.yaml:52
+	//kit:get /cursor-flat/users
+	//kit:query {params}
+	//kit:option kit.PagedBy(kit.Cursor{CursorParam: "cursor", NextKey: "next_cursor", ItemsKey: "results"})
+	ScanUsersPages(ctx context.Context, params *ScanUsersParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[User], error]
 
 	// ListActivity: The users' activity, records of several kinds, walked with a
 	// cursor.
@@ -70,7 +86,15 @@ type UsersAPI interface {
 	//kit:get /activity
 	//kit:query {params}
 	//kit:option kit.PagedBy(kit.Cursor{CursorParam: "since", NextKey: "paging.after", ItemsKey: "items"})
-	ListActivity(ctx context.Context, params *ListActivityParams) iter.Seq2[Activity, error]
+	ListActivity(ctx context.Context, params *ListActivityParams, opts ...kit.CallOption) iter.Seq2[Activity, error]
+
+	// ListActivityPages is ListActivity page by page: each page with its records and its
+	// response (status and headers, such as totals or rate limits).
+	// openapi: spec.yaml:89
+	//kit:get /activity
+	//kit:query {params}
+	//kit:option kit.PagedBy(kit.Cursor{CursorParam: "since", NextKey: "paging.after", ItemsKey: "items"})
+	ListActivityPages(ctx context.Context, params *ListActivityParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[Activity], error]
 }
 
 // ChatAPI is the API's operations tagged "chat".
@@ -79,14 +103,14 @@ type ChatAPI interface {
 	//
 	// openapi: spec.yaml:70
 	//kit:post /chat
-	Chat(ctx context.Context, body ChatRequest) (*kit.Stream[ChatChunk], error)
+	Chat(ctx context.Context, body ChatRequest, opts ...kit.CallOption) (*kit.Stream[ChatChunk], error)
 }
 
 // API is the API's operations.
 type API interface {
 	// openapi: spec.yaml:110
 	//kit:get /health noauth
-	Health(ctx context.Context) (HealthResponse, error)
+	Health(ctx context.Context, opts ...kit.CallOption) (HealthResponse, error)
 }
 
 // ListUsersParams holds the optional parameters of ListUsers; a nil field is

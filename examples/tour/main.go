@@ -289,6 +289,9 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := kitgenTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
+	if err := operationTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
 	if err := chainTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}

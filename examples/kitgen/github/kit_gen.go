@@ -6,6 +6,7 @@ package github
 import (
 	"context"
 	"iter"
+	"reflect"
 
 	"github.com/kithttp/kit"
 )
@@ -54,10 +55,16 @@ type _kit_API_GetUser_P struct {
 	P_id int `kit:"id"`
 }
 
-var _kit_API_GetUser = kit.Get[_kit_API_GetUser_P, User]("/users/{id}")
+var _kit_API_GetUser kit.LazyOperation
+
+func _kit_API_GetUser_decl() (*kit.Operation, error) {
+	return kit.NewOperation("GET", "/users/{id}", reflect.TypeOf((*_kit_API_GetUser_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem())
+}
 
 func (c _kit_API) GetUser(ctx context.Context, id int) (User, error) {
-	return _kit_API_GetUser.Call(ctx, c.b, _kit_API_GetUser_P{P_id: id})
+	var out User
+	err := _kit_API_GetUser.Get(_kit_API_GetUser_decl).CallInto(ctx, c.b, &_kit_API_GetUser_P{P_id: id}, &out)
+	return out, err
 }
 
 // SearchUsers: GET /users (github.go:61).
@@ -68,10 +75,16 @@ type _kit_API_SearchUsers_P struct {
 	P_pageSize int    `kit:"page_size"`
 }
 
-var _kit_API_SearchUsers = kit.Get[_kit_API_SearchUsers_P, UserPage]("/users")
+var _kit_API_SearchUsers kit.LazyOperation
+
+func _kit_API_SearchUsers_decl() (*kit.Operation, error) {
+	return kit.NewOperation("GET", "/users", reflect.TypeOf((*_kit_API_SearchUsers_P)(nil)).Elem(), reflect.TypeOf((*UserPage)(nil)).Elem())
+}
 
 func (c _kit_API) SearchUsers(ctx context.Context, q string, teamID int, page int, pageSize int) (UserPage, error) {
-	return _kit_API_SearchUsers.Call(ctx, c.b, _kit_API_SearchUsers_P{P_q: q, P_teamID: teamID, P_page: page, P_pageSize: pageSize})
+	var out UserPage
+	err := _kit_API_SearchUsers.Get(_kit_API_SearchUsers_decl).CallInto(ctx, c.b, &_kit_API_SearchUsers_P{P_q: q, P_teamID: teamID, P_page: page, P_pageSize: pageSize}, &out)
+	return out, err
 }
 
 // GetTeam: GET /teams/{id} (github.go:70).
@@ -80,10 +93,16 @@ type _kit_API_GetTeam_P struct {
 	P_etag string `kit:"If-None-Match,header,omitempty"`
 }
 
-var _kit_API_GetTeam = kit.Get[_kit_API_GetTeam_P, kit.Result[Team]]("/teams/{id}")
+var _kit_API_GetTeam kit.LazyOperation
+
+func _kit_API_GetTeam_decl() (*kit.Operation, error) {
+	return kit.NewOperation("GET", "/teams/{id}", reflect.TypeOf((*_kit_API_GetTeam_P)(nil)).Elem(), reflect.TypeOf((*kit.Result[Team])(nil)).Elem())
+}
 
 func (c _kit_API) GetTeam(ctx context.Context, id int, etag string) (kit.Result[Team], error) {
-	return _kit_API_GetTeam.Call(ctx, c.b, _kit_API_GetTeam_P{P_id: id, P_etag: etag})
+	var out kit.Result[Team]
+	err := _kit_API_GetTeam.Get(_kit_API_GetTeam_decl).CallInto(ctx, c.b, &_kit_API_GetTeam_P{P_id: id, P_etag: etag}, &out)
+	return out, err
 }
 
 // CreateUser: POST /users (github.go:75).
@@ -91,10 +110,16 @@ type _kit_API_CreateUser_P struct {
 	P_user User `kit:"user"`
 }
 
-var _kit_API_CreateUser = kit.Post[_kit_API_CreateUser_P, User]("/users")
+var _kit_API_CreateUser kit.LazyOperation
+
+func _kit_API_CreateUser_decl() (*kit.Operation, error) {
+	return kit.NewOperation("POST", "/users", reflect.TypeOf((*_kit_API_CreateUser_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem())
+}
 
 func (c _kit_API) CreateUser(ctx context.Context, user User) (User, error) {
-	return _kit_API_CreateUser.Call(ctx, c.b, _kit_API_CreateUser_P{P_user: user})
+	var out User
+	err := _kit_API_CreateUser.Get(_kit_API_CreateUser_decl).CallInto(ctx, c.b, &_kit_API_CreateUser_P{P_user: user}, &out)
+	return out, err
 }
 
 // ListMembers: GET /linked/teams/{id}/members (github.go:84).
@@ -103,14 +128,32 @@ type _kit_API_ListMembers_P struct {
 	MemberListOptions     // //kit:query {opts}: its fields are promoted into the query
 }
 
-var _kit_API_ListMembers = kit.Paged[_kit_API_ListMembers_P, User]("/linked/teams/{id}/members", kit.PagedBy(kit.LinkHeader{}))
+var _kit_API_ListMembers kit.LazyOperation
+
+func _kit_API_ListMembers_decl() (*kit.Operation, error) {
+	return kit.NewPagedOperation("GET", "/linked/teams/{id}/members", reflect.TypeOf((*_kit_API_ListMembers_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem(), kit.PagedBy(kit.LinkHeader{}))
+}
 
 func (c _kit_API) ListMembers(ctx context.Context, id int, opts *MemberListOptions) iter.Seq2[User, error] {
-	p := _kit_API_ListMembers_P{P_id: id}
+	p := &_kit_API_ListMembers_P{P_id: id}
 	if opts != nil {
 		p.MemberListOptions = *opts // a copy: the caller's value is never touched
 	}
-	return _kit_API_ListMembers.Iterate(ctx, c.b, p)
+	pages := _kit_API_ListMembers.Get(_kit_API_ListMembers_decl).Pages(ctx, c.b, p)
+	return func(yield func(User, error) bool) {
+		for page, err := range pages {
+			if err != nil {
+				var zero User
+				yield(zero, err)
+				return
+			}
+			for _, r := range page.Records.([]User) {
+				if !yield(r, nil) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // AddMembers: POST /teams/{id}/users (github.go:90).
@@ -120,10 +163,16 @@ type _kit_API_AddMembers_P struct {
 	P_team    *string `kit:"team"`
 }
 
-var _kit_API_AddMembers = kit.Post[_kit_API_AddMembers_P, Team]("/teams/{id}/users")
+var _kit_API_AddMembers kit.LazyOperation
+
+func _kit_API_AddMembers_decl() (*kit.Operation, error) {
+	return kit.NewOperation("POST", "/teams/{id}/users", reflect.TypeOf((*_kit_API_AddMembers_P)(nil)).Elem(), reflect.TypeOf((*Team)(nil)).Elem())
+}
 
 func (c _kit_API) AddMembers(ctx context.Context, id int, payload []User, team *string) (Team, error) {
-	return _kit_API_AddMembers.Call(ctx, c.b, _kit_API_AddMembers_P{P_id: id, P_payload: payload, P_team: team})
+	var out Team
+	err := _kit_API_AddMembers.Get(_kit_API_AddMembers_decl).CallInto(ctx, c.b, &_kit_API_AddMembers_P{P_id: id, P_payload: payload, P_team: team}, &out)
+	return out, err
 }
 
 type _kit_auth struct{ b kit.Binding }
@@ -136,10 +185,16 @@ type _kit_auth_login_P struct {
 	P_h0    string      `kit:"Accept,header"`
 }
 
-var _kit_auth_login = kit.Post[_kit_auth_login_P, Token]("/login", kit.NoAuth())
+var _kit_auth_login kit.LazyOperation
+
+func _kit_auth_login_decl() (*kit.Operation, error) {
+	return kit.NewOperation("POST", "/login", reflect.TypeOf((*_kit_auth_login_P)(nil)).Elem(), reflect.TypeOf((*Token)(nil)).Elem(), kit.NoAuth())
+}
 
 func (c _kit_auth) login(ctx context.Context, creds Credentials) (Token, error) {
-	return _kit_auth_login.Call(ctx, c.b, _kit_auth_login_P{P_creds: creds, P_h0: "application/json"})
+	var out Token
+	err := _kit_auth_login.Get(_kit_auth_login_decl).CallInto(ctx, c.b, &_kit_auth_login_P{P_creds: creds, P_h0: "application/json"}, &out)
+	return out, err
 }
 
 type _kit_UserAPI struct{ b kit.Binding }
@@ -151,10 +206,16 @@ type _kit_UserAPI_Posts_P struct {
 	P_id int `kit:"id"`
 }
 
-var _kit_UserAPI_Posts = kit.Get[_kit_UserAPI_Posts_P, []Post]("/users/{id}/posts")
+var _kit_UserAPI_Posts kit.LazyOperation
+
+func _kit_UserAPI_Posts_decl() (*kit.Operation, error) {
+	return kit.NewOperation("GET", "/users/{id}/posts", reflect.TypeOf((*_kit_UserAPI_Posts_P)(nil)).Elem(), reflect.TypeOf((*[]Post)(nil)).Elem())
+}
 
 func (c _kit_UserAPI) Posts(ctx context.Context, id int) ([]Post, error) {
-	return _kit_UserAPI_Posts.Call(ctx, c.b, _kit_UserAPI_Posts_P{P_id: id})
+	var out []Post
+	err := _kit_UserAPI_Posts.Get(_kit_UserAPI_Posts_decl).CallInto(ctx, c.b, &_kit_UserAPI_Posts_P{P_id: id}, &out)
+	return out, err
 }
 
 // Deactivate: PATCH /users/{id} (github.go:116).
@@ -163,9 +224,12 @@ type _kit_UserAPI_Deactivate_P struct {
 	P_patch Activity `kit:"patch"`
 }
 
-var _kit_UserAPI_Deactivate = kit.Patch[_kit_UserAPI_Deactivate_P, *kit.Response]("/users/{id}")
+var _kit_UserAPI_Deactivate kit.LazyOperation
+
+func _kit_UserAPI_Deactivate_decl() (*kit.Operation, error) {
+	return kit.NewOperation("PATCH", "/users/{id}", reflect.TypeOf((*_kit_UserAPI_Deactivate_P)(nil)).Elem(), nil)
+}
 
 func (c _kit_UserAPI) Deactivate(ctx context.Context, id int, patch Activity) error {
-	_, err := _kit_UserAPI_Deactivate.Call(ctx, c.b, _kit_UserAPI_Deactivate_P{P_id: id, P_patch: patch})
-	return err
+	return _kit_UserAPI_Deactivate.Get(_kit_UserAPI_Deactivate_decl).CallInto(ctx, c.b, &_kit_UserAPI_Deactivate_P{P_id: id, P_patch: patch}, nil)
 }

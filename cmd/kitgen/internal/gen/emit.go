@@ -84,6 +84,7 @@ func (e *emitter) nameAll(reserved map[string]bool) {
 		for _, m := range it.Methods {
 			take(m, "_kit_"+it.Name+"_"+m.Name)
 			take(pKey{m}, "_kit_"+it.Name+"_"+m.Name+"_P")
+			take(declKey{m}, "_kit_"+it.Name+"_"+m.Name+"_decl")
 		}
 	}
 	for _, rs := range e.g.model.Structs {
@@ -93,6 +94,9 @@ func (e *emitter) nameAll(reserved map[string]bool) {
 
 // pKey keys the name of a method's parameter struct.
 type pKey struct{ m *Method }
+
+// declKey keys the name of the function declaring a method's operation.
+type declKey struct{ m *Method }
 
 // comment writes a // comment, wrapped; the text of the declarations it
 // holds (a name, a path) is made comment text.
@@ -273,7 +277,7 @@ func (e *emitter) iface(it *Iface) {
 // the method calling it.
 func (e *emitter) method(impl string, m *Method) {
 	kit := e.im.kit()
-	ep, pType := e.names[m], e.names[pKey{m}]
+	pType := e.names[pKey{m}]
 	src := fmt.Sprintf("%s:%d", filepath.Base(m.Src.Filename), m.Src.Line)
 
 	e.printf("// %s\n", safetext.Comment(fmt.Sprintf("%s: %s %s (%s).", m.Name, m.Verb, m.Path, src)))
@@ -308,26 +312,7 @@ func (e *emitter) method(impl string, m *Method) {
 		e.printf("}\n\n")
 	}
 
-	r := "*" + kit + ".Response"
-	if m.Result != resultError {
-		r = e.im.typeString(m.R)
-	}
-	var decl string
-	switch m.Result {
-	case resultIter, resultPages:
-		paged := "Paged"
-		if m.Verb == "POST" {
-			paged = "PagedPost"
-		}
-		decl = fmt.Sprintf("%s.%s[%s, %s](%s", kit, paged, pType, r, strconv.Quote(m.Path))
-	default:
-		decl = fmt.Sprintf("%s.%s[%s, %s](%s", kit, verbFunc(m.Verb), pType, r, strconv.Quote(m.Path))
-	}
-	var first []string
-	if m.NoAuth {
-		first = append(first, kit+".NoAuth()")
-	}
-	e.printf("var %s = %s%s)\n\n", ep, decl, e.options(first, m.Options))
+	e.operation(m)
 
 	// The method: the receiver and locals are named unlike the parameters.
 	taken := map[string]bool{m.Ctx: true, m.Opts: m.Opts != ""}
@@ -348,7 +333,10 @@ func (e *emitter) method(impl string, m *Method) {
 
 	var fields []string
 	var copies []string
-	pv := pType + "{}"
+	pv := "&" + pType + "{}"
+	if len(m.Params) == 0 && len(m.Headers) == 0 {
+		pv = "nil" // kit.NoParams
+	}
 	for _, p := range m.Params {
 		switch {
 		case p.Route != routing.QueryStruct:
@@ -363,7 +351,7 @@ func (e *emitter) method(impl string, m *Method) {
 		fields = append(fields, fmt.Sprintf("%s: %s", h.Field, strconv.Quote(h.Value)))
 	}
 	if len(fields) > 0 {
-		pv = pType + "{" + strings.Join(fields, ", ") + "}"
+		pv = "&" + pType + "{" + strings.Join(fields, ", ") + "}"
 	}
 	if len(copies) > 0 {
 		v := free("p", taken)
@@ -380,23 +368,84 @@ func (e *emitter) method(impl string, m *Method) {
 		}
 		pv = v
 	}
-	call := map[resultKind]string{resultCall: "Call", resultError: "Call", resultFuture: "Go", resultIter: "Iterate", resultPages: "Pages"}[m.Result]
-	if m.Iface.Async && m.Result == resultIter {
-		call = "GoIterate"
-	}
-	if m.Iface.Async && m.Result == resultPages {
-		call = "GoPages"
-	}
-	args := fmt.Sprintf("%s(%s, %s.b, %s)", call, m.Ctx, recv, pv)
+	op := fmt.Sprintf("%s.Get(%s)", e.names[m], e.names[declKey{m}])
+	opts := ""
 	if m.Opts != "" {
-		args = fmt.Sprintf("%s(%s, %s.b, %s, %s...)", call, m.Ctx, recv, pv, m.Opts)
+		opts = ", " + m.Opts + "..."
 	}
-	if m.Result == resultError {
-		errName := free("err", taken)
-		e.printf("\t_, %s := %s.%s\n\treturn %s\n}\n\n", errName, ep, args, errName)
-		return
+	r := ""
+	if m.Result != resultError {
+		r = e.im.typeString(m.R)
 	}
-	e.printf("\treturn %s.%s\n}\n\n", ep, args)
+	switch m.Result {
+	case resultError:
+		e.printf("\treturn %s.CallInto(%s, %s.b, %s, nil%s)\n}\n\n", op, m.Ctx, recv, pv, opts)
+	case resultCall:
+		out, err := free("out", taken), free("err", taken)
+		e.printf("\tvar %s %s\n", out, r)
+		e.printf("\t%s := %s.CallInto(%s, %s.b, %s, &%s%s)\n", err, op, m.Ctx, recv, pv, out, opts)
+		e.printf("\treturn %s, %s\n}\n\n", out, err)
+	case resultFuture:
+		e.printf("\treturn %s.GoOperation[%s](%s, %s, %s.b, %s%s)\n}\n\n", kit, r, m.Ctx, op, recv, pv, opts)
+	case resultIter, resultPages:
+		walk := "Pages"
+		if m.Iface.Async {
+			walk = "GoPages"
+		}
+		pages := free("pages", taken)
+		taken[pages] = true
+		e.printf("\t%s := %s.%s(%s, %s.b, %s%s)\n", pages, op, walk, m.Ctx, recv, pv, opts)
+		yield := free("yield", taken)
+		taken[yield] = true
+		page, err := free("page", taken), free("err", taken)
+		taken[page], taken[err] = true, true
+		if m.Result == resultPages {
+			pt := "*" + kit + ".Page[" + r + "]"
+			e.printf("\treturn func(%s func(%s, error) bool) {\n", yield, pt)
+			e.printf("\t\tfor %s, %s := range %s {\n", page, err, pages)
+			e.printf("\t\t\tif %s != nil {\n\t\t\t\t%s(nil, %s)\n\t\t\t\treturn\n\t\t\t}\n", err, yield, err)
+			e.printf("\t\t\tif !%s(&%s.Page[%s]{Records: %s.Records.([]%s), Response: %s.Response}, nil) {\n\t\t\t\treturn\n\t\t\t}\n", yield, kit, r, page, r, page)
+			e.printf("\t\t}\n\t}\n}\n\n")
+			return
+		}
+		zero, rec := free("zero", taken), free("r", taken)
+		e.printf("\treturn func(%s func(%s, error) bool) {\n", yield, r)
+		e.printf("\t\tfor %s, %s := range %s {\n", page, err, pages)
+		e.printf("\t\t\tif %s != nil {\n\t\t\t\tvar %s %s\n\t\t\t\t%s(%s, %s)\n\t\t\t\treturn\n\t\t\t}\n", err, zero, r, yield, zero, err)
+		e.printf("\t\t\tfor _, %s := range %s.Records.([]%s) {\n", rec, page, r)
+		e.printf("\t\t\t\tif !%s(%s, nil) {\n\t\t\t\t\treturn\n\t\t\t\t}\n\t\t\t}\n", yield, rec)
+		e.printf("\t\t}\n\t}\n}\n\n")
+	}
+}
+
+// operation writes the lazily declared kit.Operation of m: a zero
+// kit.LazyOperation (no code at program start, so that the linker drops
+// what a program never calls) and the function declaring it.
+func (e *emitter) operation(m *Method) {
+	kit := e.im.kit()
+	typeOf := func(t string) string {
+		reflect := e.im.name(types.NewPackage("reflect", "reflect")) // imported only when used
+		return fmt.Sprintf("%s.TypeOf((*%s)(nil)).Elem()", reflect, t)
+	}
+	pt := "nil" // kit.NoParams
+	if len(m.Params) > 0 || len(m.Headers) > 0 {
+		pt = typeOf(e.names[pKey{m}])
+	}
+	rt := "nil" // *kit.Response
+	if m.Result != resultError {
+		rt = typeOf(e.im.typeString(m.R))
+	}
+	ctor := "NewOperation"
+	if m.Result == resultIter || m.Result == resultPages {
+		ctor = "NewPagedOperation"
+	}
+	var first []string
+	if m.NoAuth {
+		first = append(first, kit+".NoAuth()")
+	}
+	e.printf("var %s %s.LazyOperation\n\n", e.names[m], kit)
+	e.printf("func %s() (*%s.Operation, error) {\n", e.names[declKey{m}], kit)
+	e.printf("\treturn %s.%s(%s, %s, %s, %s%s)\n}\n\n", kit, ctor, strconv.Quote(m.Verb), strconv.Quote(m.Path), pt, rt, e.options(first, m.Options))
 }
 
 // derefNamed returns the struct type a spread parameter embeds.

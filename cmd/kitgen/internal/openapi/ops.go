@@ -17,6 +17,8 @@ type method struct {
 	params     []string // "name type", after ctx
 	result     string
 	paginator  string // the paginator's kind, "" when not paginated
+	opts       string // the name of the last parameter, ...kit.CallOption
+	pages      string // the name of the page walk of a paginated method; "" for others
 	decls      []string
 }
 

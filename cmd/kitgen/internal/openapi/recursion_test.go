@@ -124,7 +124,7 @@ func TestSelfContainingSchemas(t *testing.T) {
 		want                 []string
 	}{
 		{"array of itself", "D", `    D: {type: array, items: {$ref: "#/components/schemas/D"}}
-`, []string{"type D []D", "GetX(ctx context.Context) (D, error)"}},
+`, []string{"type D []D", "GetX(ctx context.Context, opts ...kit.CallOption) (D, error)"}},
 		{"map of itself", "G", `    G: {type: object, additionalProperties: {$ref: "#/components/schemas/G"}}
 `, []string{"type G map[string]G", "(G, error)"}},
 		{"map of arrays of itself", "M", `    M: {type: object, additionalProperties: {type: array, items: {$ref: "#/components/schemas/M"}}}
@@ -183,7 +183,7 @@ func TestAliasCycles(t *testing.T) {
 	out = generateWithin(t, docWith("A", `    A: {allOf: [{$ref: "#/components/schemas/B"}]}
     B: {allOf: [{$ref: "#/components/schemas/A"}]}
 `))
-	if !strings.Contains(string(out.src), "GetX(ctx context.Context) (any, error)") {
+	if !strings.Contains(string(out.src), "GetX(ctx context.Context, opts ...kit.CallOption) (any, error)") {
 		t.Errorf("allOf cycle:\n%s", out.src)
 	}
 	checkDecls(t, out.g)
