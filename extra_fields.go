@@ -242,7 +242,7 @@ func writeWithMember(enc *jsontext.Encoder, obj []byte, path jsonpath.Path, valu
 			if raw.Kind() == 'n' {
 				raw = nil
 			} else {
-				return fmt.Errorf("the body's %q is %s, not an object", path[0], jsonKindName(raw.Kind()))
+				return fmt.Errorf("the body's %q is %s, not an object", path[0], kindName(raw.Kind()))
 			}
 		}
 		return writeWithMember(enc, raw, path[1:], value)
@@ -254,7 +254,7 @@ func writeWithMember(enc *jsontext.Encoder, obj []byte, path jsonpath.Path, valu
 			return err
 		}
 		if tok.Kind() != '{' {
-			return fmt.Errorf("the body is %s, not an object", jsonKindName(tok.Kind()))
+			return fmt.Errorf("the body is %s, not an object", kindName(tok.Kind()))
 		}
 		for dec.PeekKind() == '"' {
 			tok, err := dec.ReadToken()
@@ -314,28 +314,9 @@ func setFormField(body []byte, f *extraField) ([]byte, error) {
 	case '0', 't', 'f':
 		q[key] = []string{string(f.json)}
 	default:
-		return nil, fmt.Errorf("a form field is a string, a number or a boolean, not %s", jsonKindName(f.json.Kind()))
+		return nil, fmt.Errorf("a form field is a string, a number or a boolean, not %s", kindName(f.json.Kind()))
 	}
 	var b strings.Builder
 	encodeQuery(&b, q)
 	return []byte(b.String()), nil
-}
-
-// jsonKindName names a JSON value's kind in messages.
-func jsonKindName(k jsontext.Kind) string {
-	switch k {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case '0':
-		return "a number"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "not JSON"
 }

@@ -374,6 +374,8 @@ func (l *pageLayout) readHasMore(dec *jsontext.Decoder, info *pageInfo) error {
 	return nil
 }
 
+// kindName names a JSON value's kind in messages (the page scanner's and
+// WithJSONField's).
 func kindName(k jsontext.Kind) string {
 	switch k {
 	case '{':
