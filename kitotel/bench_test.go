@@ -2,6 +2,7 @@ package kitotel_test
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -136,11 +137,16 @@ func TestNoopAllocations(t *testing.T) {
 		defer c.Close()
 		ctx := context.Background()
 		getUser.Call(ctx, c, struct{ ID int }{7}) // a connection, and the caches, made
-		allocs[s.name] = testing.AllocsPerRun(200, func() {
-			if _, err := getUser.Call(ctx, c, struct{ ID int }{7}); err != nil {
-				t.Fatal(err)
-			}
-		})
+		// The fewest of three counts: net/http's connection goroutines
+		// allocate now and then on a loaded machine, which only adds.
+		allocs[s.name] = math.Inf(1)
+		for range 3 {
+			allocs[s.name] = min(allocs[s.name], testing.AllocsPerRun(200, func() {
+				if _, err := getUser.Call(ctx, c, struct{ ID int }{7}); err != nil {
+					t.Fatal(err)
+				}
+			}))
+		}
 	}
 	if extra := allocs["noop"] - allocs["plain"]; extra > 2 {
 		t.Errorf("kitotel with no-op providers: %v allocations per call, %v without: %v more, want at most 2", allocs["noop"], allocs["plain"], extra)
