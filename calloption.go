@@ -89,7 +89,7 @@ func (d *endpointDecl) settingsOf(st *clientState, opts []CallOption) (*callSett
 	if cs == nil {
 		return nil, nil
 	}
-	if set := cs.callPolicy; set.timeout > 0 || cs.setRetry || set.maxBody > 0 || set.errorModel != nil || set.bodyCheck != nil || set.longCallSet() || set.compress != "" || set.hedge.set() {
+	if set := cs.callPolicy; set.timeout > 0 || cs.setRetry || set.maxBody > 0 || set.errorModel != nil || set.bodyCheck != nil || set.longCallSet() || set.compress.enc != "" || set.hedge.set() {
 		cs.policy, cs.ownPolicy = d.callPolicy, true
 		cs.policy.setLongCall(&set)
 		if set.timeout > 0 {
@@ -107,7 +107,7 @@ func (d *endpointDecl) settingsOf(st *clientState, opts []CallOption) (*callSett
 		if set.bodyCheck != nil {
 			cs.policy.bodyCheck = set.bodyCheck
 		}
-		if set.compress != "" {
+		if set.compress.enc != "" {
 			cs.policy.compress = set.compress
 		}
 		if set.hedge.set() {

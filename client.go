@@ -97,13 +97,13 @@ type clientConfig struct {
 	auth       Auth
 	validator  Validator
 	maxFlight  int
-	limiter    Limiter       // WithLimits, WithLimiter, WithRateLimit; nil: no limit
-	serverRate time.Duration // WithLimits, WithServerRateLimit's maxWait; 0: off
-	cache      CacheStore    // WithCache; nil: no cache
-	logger     *slog.Logger  // WithLogger; nil: no logging
-	observer   *Observer     // WithObserver; nil: none
-	decode     bool          // WithResponseCompression
-	breaker    *breakerSet   // WithCircuitBreaker; nil: none
+	limiter    Limiter                    // WithLimits, WithLimiter, WithRateLimit; nil: no limit
+	serverRate time.Duration              // WithLimits, WithServerRateLimit's maxWait; 0: off
+	cache      CacheStore                 // WithCache; nil: no cache
+	logger     *slog.Logger               // WithLogger; nil: no logging
+	observer   *Observer                  // WithObserver; nil: none
+	decode     func(*http.Response) error // WithResponseCompression: decodeResponse; nil: Go's transport decodes gzip
+	breaker    *breakerSet                // WithCircuitBreaker; nil: none
 
 	callInterceptors    []Interceptor // WithInterceptors
 	attemptInterceptors []Interceptor // WithAttemptInterceptors
@@ -145,11 +145,11 @@ type clientState struct {
 	syncChain  Sender // the send chain through syncEng; nil without it
 	asyncChain Sender // the send chain through asyncEng; nil without it
 
-	apiKeyHeader string        // the header of an APIKey auth: a credential on redirects
-	decode       bool          // WithResponseCompression: the transport decodes zstd, br and gzip
-	breaker      *breakerLayer // WithCircuitBreaker's layer, for tests' fake clock; nil: none
-	secrets      secrets       // query parameter names this client redacts
-	work         tracker       // async work in flight, for AsyncClient.Close (see async.go)
+	apiKeyHeader string                     // the header of an APIKey auth: a credential on redirects
+	decode       func(*http.Response) error // WithResponseCompression: decodes zstd, br and gzip; nil: off
+	breaker      *breakerLayer              // WithCircuitBreaker's layer, for tests' fake clock; nil: none
+	secrets      secrets                    // query parameter names this client redacts
+	work         tracker                    // async work in flight, for AsyncClient.Close (see async.go)
 
 	idem    idempotency  // the client's WithIdempotencyHeader
 	limits  *limitLayers // the chains' limits, for a walk's window and its tokens

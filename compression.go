@@ -76,7 +76,7 @@ const zstdMaxWindow = 8 << 20
 type responseCompressionOption struct{}
 
 func (responseCompressionOption) applyClient(c *clientConfig) error {
-	c.decode = true
+	c.decode = decodeResponse // reached only from here: a program without the option links no decoder
 	return nil
 }
 
@@ -87,12 +87,22 @@ type requestCompressionOption struct{ encoding string }
 
 func (o requestCompressionOption) applyRequest(c *requestConfig, _ level) error {
 	switch o.encoding {
-	case "gzip", "zstd":
+	case "gzip":
+		c.compress = compressor{"gzip", newGzipReader}
+	case "zstd":
+		c.compress = compressor{"zstd", newZstdReader}
 	default:
 		return fmt.Errorf("WithRequestCompression(%q): the encoding is not gzip or zstd", o.encoding)
 	}
-	c.compress = o.encoding
 	return nil
+}
+
+// compressor is a request body encoding: its name and the function that
+// compresses a body with it as it is read. The function is set only by
+// WithRequestCompression, so a program without the option links no encoder.
+type compressor struct {
+	enc  string
+	wrap func(io.ReadCloser) (io.ReadCloser, error)
 }
 
 func (o requestCompressionOption) String() string {
@@ -102,7 +112,7 @@ func (o requestCompressionOption) String() string {
 // setAcceptEncoding adds kit's Accept-Encoding to the client's headers when
 // it decodes responses, unless the caller set one for the client.
 func (st *clientState) setAcceptEncoding() {
-	if st.decode && len(st.header["Accept-Encoding"]) == 0 {
+	if st.decode != nil && len(st.header["Accept-Encoding"]) == 0 {
 		st.header["Accept-Encoding"] = []string{acceptEncoding}
 	}
 }
@@ -110,7 +120,7 @@ func (st *clientState) setAcceptEncoding() {
 // decodes reports whether kit decodes the response to hreq: the client
 // decodes, and hreq asked with kit's own Accept-Encoding.
 func (st *clientState) decodes(hreq *http.Request) bool {
-	if !st.decode {
+	if st.decode == nil {
 		return false
 	}
 	vs := hreq.Header["Accept-Encoding"]
@@ -249,17 +259,17 @@ func putZstd(d *zstd.Decoder) {
 func (st *clientState) requestCompressLayer(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		enc := req.policy.compress
-		if enc == "" {
+		if enc.enc == "" {
 			enc = st.compress
 		}
-		if enc == "" || req.GetBody == nil || req.ContentLength >= 0 && req.ContentLength < MinCompressSize ||
+		if enc.enc == "" || req.GetBody == nil || req.ContentLength >= 0 && req.ContentLength < MinCompressSize ||
 			len(req.Header["Content-Encoding"]) > 0 {
 			return next(ctx, req)
 		}
 		c := *req
 		c.own = nil // the auth layer copies c's header before changing it
 		c.Header = req.Header.Clone()
-		c.Header["Content-Encoding"] = []string{enc}
+		c.Header["Content-Encoding"] = []string{enc.enc}
 		c.Header.Del("Content-Length")
 		c.ContentLength = -1
 		open := req.GetBody
@@ -268,7 +278,7 @@ func (st *clientState) requestCompressLayer(next Sender) Sender {
 			if err != nil {
 				return nil, err
 			}
-			return newCompressReader(enc, src)
+			return enc.wrap(src)
 		}
 		return next(ctx, &c)
 	}
@@ -285,19 +295,22 @@ type compressReader struct {
 	err  error
 }
 
-func newCompressReader(enc string, src io.ReadCloser) (io.ReadCloser, error) {
+// newGzipReader returns a reader of src compressed with gzip.
+func newGzipReader(src io.ReadCloser) (io.ReadCloser, error) {
 	r := &compressReader{src: src, buf: make([]byte, 32<<10)}
-	switch enc {
-	case "gzip":
-		r.enc = gzip.NewWriter(&r.out)
-	default:
-		w, err := zstd.NewWriter(&r.out, zstd.WithEncoderConcurrency(1))
-		if err != nil {
-			src.Close()
-			return nil, fmt.Errorf("starting the zstd encoder: %w", err)
-		}
-		r.enc = w
+	r.enc = gzip.NewWriter(&r.out)
+	return r, nil
+}
+
+// newZstdReader returns a reader of src compressed with zstd.
+func newZstdReader(src io.ReadCloser) (io.ReadCloser, error) {
+	r := &compressReader{src: src, buf: make([]byte, 32<<10)}
+	w, err := zstd.NewWriter(&r.out, zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		src.Close()
+		return nil, fmt.Errorf("starting the zstd encoder: %w", err)
 	}
+	r.enc = w
 	return r, nil
 }
 

@@ -31,7 +31,7 @@ type callPolicy struct {
 	idleTimeout    time.Duration // WithIdleTimeout; 0: the client's
 	dump           *dumper       // WithDump, WithDumpLogger; nil: the client's
 
-	compress string       // WithRequestCompression; "": the client's
+	compress compressor   // WithRequestCompression; zero: the client's
 	hedge    hedgeSetting // WithHedging; zero: the client's
 }
 

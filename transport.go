@@ -102,7 +102,7 @@ func (st *clientState) receive(ctx context.Context, req *Request, hreq *http.Req
 		return nil, errorf(st.opOf(req), "the engine returned neither a response nor an error")
 	}
 	if st.decodes(hreq) {
-		if err := decodeResponse(hresp); err != nil {
+		if err := st.decode(hresp); err != nil {
 			if is2xx(hresp.StatusCode) {
 				return nil, errorf(st.opOf(req), "reading the %d response body: %w", hresp.StatusCode, err)
 			}

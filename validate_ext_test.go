@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"reflect"
 	"slices"
 	"strings"
@@ -519,4 +520,29 @@ func TestSelfContainingResultTypes(t *testing.T) {
 		}
 		return check(m, l)
 	})
+}
+
+// TestNoValidatorBuildLeavesValidatorOut checks what the kit_novalidator
+// build tag promises: go-playground/validator (and the packages it brings)
+// are not linked. The build's behaviour is tested by
+// validate_notags_ext_test.go, under the tag.
+func TestNoValidatorBuildLeavesValidatorOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	list := func(tags ...string) []string {
+		args := append([]string{"list", "-deps"}, tags...)
+		out, err := exec.Command("go", append(args, ".")...).Output()
+		if err != nil {
+			t.Fatalf("go %v: %v", args, err)
+		}
+		return strings.Fields(string(out))
+	}
+	const pkg = "github.com/go-playground/validator/v10"
+	if !slices.Contains(list(), pkg) {
+		t.Fatalf("the default build does not link %s: the contract says it backs the default validator", pkg)
+	}
+	if deps := list("-tags", "kit_novalidator"); slices.Contains(deps, pkg) {
+		t.Fatalf("the kit_novalidator build links %s", pkg)
+	}
 }
