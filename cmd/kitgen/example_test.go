@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/kithttp/kit/cmd/kitgen/internal/testmod"
@@ -19,10 +22,20 @@ func TestExampleUpToDate(t *testing.T) {
 }
 
 // TestOpenAPIExampleUpToDate: examples/openapi's generated files are what
-// kitgen openapi writes from its spec.yaml today.
+// kitgen openapi writes from its spec.yaml today, with the flags of
+// client.go's go:generate line (-overlay, -env).
 func TestOpenAPIExampleUpToDate(t *testing.T) {
 	dir := filepath.Join(testmod.Root(t), "examples", "openapi")
-	if code, msg := kitgen(t, dir, "openapi", "-check", "-package", "users", "spec.yaml"); code != 0 {
-		t.Fatalf("kitgen openapi -check in %s: exit %d\n%s(run go generate in examples/openapi)", dir, code, msg)
+	src, err := os.ReadFile(filepath.Join(dir, "client.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`(?m)^//go:generate go tool kitgen openapi (.+)$`).FindSubmatch(src)
+	if line == nil {
+		t.Fatal("examples/openapi/client.go has no //go:generate go tool kitgen openapi line")
+	}
+	args := append([]string{"openapi", "-check"}, strings.Fields(string(line[1]))...)
+	if code, msg := kitgen(t, dir, args...); code != 0 {
+		t.Fatalf("kitgen %s in %s: exit %d\n%s(run go generate in examples/openapi)", strings.Join(args, " "), dir, code, msg)
 	}
 }
