@@ -1,19 +1,20 @@
 // Package kit declares typed HTTP API clients: declare an endpoint once,
-// call it with typed arguments, get a validated typed result. This is a
-// short tour, from a first call to testing; each step names the Examples
-// that show it running (their output is checked by go test). The guides
-// in the repository's docs folder cover each topic in full, and
-// go run ./examples/tour walks through every feature against a demo API.
+// call it with typed arguments, get a validated typed result.
 //
-// # Declare an endpoint
+// This is a graded tour, from a first call to testing. Each step names the
+// Examples that run it (go test checks their output); the guides in the
+// repository's docs folder have each topic in full, and
+// go run ./examples/tour runs every feature against a demo API.
+//
+// # 1. Declare an endpoint
 //
 // An endpoint is a package-level value: a method, a path template, a
 // parameter struct P and a result type R. Fields of P are routed by name
-// and type: a field named like a {placeholder} fills the path, a data model
-// (a struct or a slice of them) is the JSON body, and anything else that is
-// not nil is a query parameter named in snake_case. A `kit:"..."` tag
-// renames a field or sends it elsewhere (",header", ",query", ",body",
-// ",url"). Data models are validated with go-playground/validator tags.
+// and type: a field named like a {placeholder} fills the path, a data
+// model (a struct or a slice of them) is the JSON body, and anything else
+// that is not nil is a query parameter named in snake_case. A `kit:"..."`
+// tag renames a field or sends it elsewhere (",header", ",query", ",body").
+// Data models are validated with go-playground/validator tags.
 //
 //	type User struct {
 //		ID    int    `json:"id,omitempty"`
@@ -28,13 +29,13 @@
 //		Team    *string // ?team=..., left out when nil
 //	}, Team]("/teams/{id}/users")
 //
-// [Get], [Post], [Put], [Patch] and [Delete] check the declaration when it
-// is made, at program start, and panic with a [*DeclarationError] on a
-// mistake; [NewEndpoint] returns it instead. See ExampleGet, ExamplePost.
+// [Get], [Post], [Put], [Patch] and [Delete] check the declaration at
+// program start and panic with a [*DeclarationError] on a mistake;
+// [NewEndpoint] returns the error instead. See ExampleGet, ExamplePost.
 //
-// # Call it
+// # 2. Call it
 //
-// A [Client] owns a base URL, an engine (a tuned *http.Client), auth and
+// A [Client] holds a base URL, an engine (a tuned *http.Client), auth and
 // options. It is safe for concurrent use: make one and share it.
 //
 //	c, err := kit.NewClient("https://api.example.com", kit.WithAuth(kit.Bearer(token)))
@@ -42,43 +43,38 @@
 //	defer c.Close()
 //	u, err := getUser.Call(ctx, c, struct{ ID int }{42}) // GET /users/42
 //
-// R = [Result][T] adds the response's status and headers to the value;
-// R = io.ReadCloser streams a download; [FormBody] and [Multipart] send
-// forms and uploads; call options ([CallOption]) such as [WithHeader] and
-// [WithTimeout] apply to one call. See ExampleResult, ExampleMultipart,
-// Example_download, ExampleCallOption.
+// The result type chooses what comes back: R = [Result][T] adds the
+// response's status and headers, R = io.ReadCloser streams a download.
+// See ExampleResult, Example_download, ExampleMultipart.
 //
-// # Options
-//
-// One rule: a [RequestOption] ([WithHeader], [WithTimeout], [WithRetry],
-// [WithErrorModel], [WithIdempotencyHeader], ...) works on a client, on a
-// declaration and on a call, and the nearest wins. Options that build the
-// client ([WithAuth], [WithCache], [WithLimits], [WithSyncEngine], ...) are
-// of type [Option], for [NewClient] and [NewAsyncClient] only; what a
-// declaration is ([FormBody], [NoAuth], [PagedBy], ...) is a trait given
-// once. See ExampleRequestOption.
-//
-// # Handle errors
+// # 3. Handle errors
 //
 // A non-2xx status is an [*HTTPError], a body that does not decode a
 // [*DecodeError], a value that fails validation a [*ValidationError]
-// (nothing is sent); match them with errors.As, and sentinels such as
-// [ErrNotModified] and [ErrPageLoop] with errors.Is. [WithErrorModel]
-// decodes error bodies into your own type. Error text says what was
-// attempted and never holds a credential. See ExampleHTTPError,
-// ExampleValidationError, ExampleWithErrorModel.
+// (nothing is sent); sentinels such as [ErrNotModified] match with
+// errors.Is. An error model decodes error bodies into your own type, for
+// every status ([WithErrorModel]) or some ([WithErrorModelFor]), and
+// errors.As finds it. See ExampleHTTPError, ExampleWithErrorModelFor.
 //
 //	var he *kit.HTTPError
 //	if errors.As(err, &he) && he.StatusCode == http.StatusNotFound { ... }
 //
-// # Walk every page
+// # 4. Options
 //
-// A [Resource] is a collection at a path: CRUD, and All, Iterate and Pages
-// walking every page lazily as an iter.Seq2, with [PageNumber] (the
-// default), [Offset], [Cursor], [LinkHeader], [NextLink] or any
-// [Paginator]. [Paged] declares a collection whose path has placeholders.
-// Walks are guarded against loops ([ErrPageLoop]) and other origins
-// ([ErrCrossOrigin]).
+// One rule: a [RequestOption] ([WithHeader], [WithTimeout], [WithRetry],
+// [WithQuery], ...) works on a client, a declaration and a call, and the
+// nearest wins. An [Option] such as [WithAuth] or [WithCache] builds the
+// client and goes to [NewClient] only; a trait such as [FormBody] or
+// [NoAuth] says what a declaration is. See ExampleRequestOption.
+//
+//	u, err := getUser.Call(ctx, c, id, kit.WithTimeout(2*time.Second))
+//
+// # 5. Walk every page
+//
+// A [Resource] is a collection at a path: CRUD, and walks over every page
+// as an iter.Seq2, fetched lazily. The paginator ([PageNumber] by
+// default, [Cursor], [LinkHeader], ... or your own [Paginator]) finds the
+// next page; [Paged] declares a collection whose path has placeholders.
 //
 //	users := kit.NewResource[User](c, "/users")
 //	for u, err := range users.All(ctx) {
@@ -86,36 +82,32 @@
 //		fmt.Println(u.Name)
 //	}
 //
-// See ExampleResource_All, ExamplePaged, ExampleCursor_stripe,
-// ExamplePagedPost.
+// Pages gives each [Page] with its response. Walks end with [ErrPageLoop]
+// rather than loop, and stay on their origin. See ExampleResource_All,
+// ExamplePaged, ExampleCursor_stripe.
 //
-// # Authenticate
+// # 6. Authenticate
 //
-// [WithAuth] takes [Bearer], [Basic], [APIKey], [APIKeyQuery] or
-// [TokenAuth], which fetches a token on first use, renews it before it
-// expires and after a 401 (once, for every concurrent caller).
-// [RenewingTokenAuth] rotates refresh tokens; [WithTokenStore] shares a
-// token among clients. Credentials never leave the base URL's origin. See
-// ExampleBearer, ExampleTokenAuth, ExampleRenewingTokenAuth.
+// [WithAuth] takes a static credential ([Bearer], [Basic], [APIKey]) or
+// [TokenAuth], which fetches a token on first use and renews it before it
+// expires and after a 401, once for all concurrent callers. Credentials
+// never leave the base URL's origin. See ExampleTokenAuth,
+// ExampleRenewingTokenAuth.
 //
-// # Retries, limits and the send chain
+// # 7. The send chain
 //
-// Every request goes through one chain of layers built with the client:
-// call interceptors, the timeout, the cache, retries, rate limits, auth,
-// logging, attempt interceptors and the transport. [WithRetry] (off by
-// default) retries idempotent calls, and writes with a key from
-// [WithIdempotencyHeader]; [WithLimits] paces requests ([Limits]);
-// [WithInterceptors] and [WithAttemptInterceptors] add layers of your own
-// ([Interceptor]); [WithObserver] reports calls, retries, renewals and
-// pages for metrics and tracing. See ExampleWithRetry,
-// ExampleRetryPolicy_retryIf, ExampleWithAttemptInterceptors,
-// ExampleWithObserver.
+// Every request goes through layers built once with the client: your
+// [Interceptor] values, the timeout, the cache, retries, rate limits, auth
+// and logging, then the engine. Each is off until an option turns it on:
+// [WithRetry] retries idempotent calls (and writes with an idempotency
+// key), [WithLimits] paces requests, [WithCache] keeps a private HTTP
+// cache, [WithObserver] reports calls for metrics and tracing. See
+// ExampleWithRetry, ExampleWithCache, ExampleWithObserver.
 //
-// # Streams
+// # 8. Streams and async calls
 //
-// R = *[Stream][T] decodes server-sent events, NDJSON, JSON Lines,
-// json-seq or one JSON array of any size one record at a time, as you
-// range over it; an event stream resumes with Last-Event-ID.
+// R = *[Stream][T] decodes server-sent events, NDJSON or a JSON array of
+// any size one record at a time, as you range over it:
 //
 //	var chat = kit.Post[struct{ Body ChatRequest }, *kit.Stream[Chunk]]("/chat")
 //
@@ -124,43 +116,27 @@
 //	defer s.Close()
 //	for chunk, err := range s.All() { ... }
 //
-// See ExampleStream_All, ExampleStream_resume, ExampleStream_ndjson.
-//
-// # Caching and server limits
-//
-// [WithCache] makes a client a private HTTP cache (RFC 9111) of its GETs,
-// in memory with [NewMemoryCache]; [Limits].ServerMaxWait waits for the
-// reset a server announces instead of sending into a certain refusal, or
-// fails with a [*RateLimitError]. Module kitredis shares the cache, the
-// limiter and the token among the processes of a fleet. See
-// ExampleWithCache, ExampleWithLimits.
-//
-// # Async clients
-//
 // An [AsyncClient] starts calls at once: [Endpoint.Go] returns a [Future],
-// and [AsyncResource] walks keep up to n pages in flight with
-// [WithPrefetch]. See ExampleEndpoint_Go, ExamplePagedEndpoint_GoIterate,
-// Example_parallelCalls.
+// and async walks fetch pages ahead ([WithPrefetch]). See
+// ExampleStream_All, ExampleEndpoint_Go, ExamplePagedEndpoint_GoIterate.
 //
-// # Generated clients
+// # 9. Generated clients
 //
 // The kitgen command (github.com/kithttp/kit/cmd/kitgen) implements
-// interfaces whose methods carry //kit: directives, such as
-// GetUser(ctx context.Context, id int) (User, error) under
-// //kit:get /users/{id}, and kitgen openapi writes those interfaces from an
-// OpenAPI document. See Example_kitgen, Example_openapi.
+// interfaces whose methods carry //kit: directives, and kitgen openapi
+// writes those interfaces from an OpenAPI document. The methods it writes
+// call an [Operation], the non-generic form of an endpoint, declared on
+// first use through a [LazyOperation]. See ExampleOperation.
 //
-// # Test with kittest
+// # 10. Test with kittest
 //
-// Package kittest serves an in-memory REST API on loopback, in every
-// pagination style and the shapes of real APIs, and wires a client to it;
-// it also records requests without a network, scripts faults and logs an
-// observer's events:
+// Package kittest serves an in-memory API on loopback, in every
+// pagination style, and wires a client to it:
 //
 //	func TestGetUser(t *testing.T) {
 //		_, c := kittest.NewServer(t, nil) // kittest.NewAPI(), closed when the test ends
 //		u, err := getUser.Call(t.Context(), c, struct{ ID int }{1})
-//		...
+//		// ...
 //	}
 //
 // # Concurrency
@@ -169,5 +145,5 @@
 // [Engine], [Paginator] and [Validator] implementations must be too. An
 // iterator is ranged over by one goroutine at a time, and a [Stream] once.
 // A panic in your code on one of kit's goroutines is returned as a
-// [*PanicError] (see ExamplePanicError).
+// [*PanicError].
 package kit

@@ -53,7 +53,20 @@
 // x-speakeasy-pagination, x-fern-pagination and x-ms-pageable are read
 // too). -overlay applies an OpenAPI Overlay 1.0 file to the document
 // first (repeatable, in order). $refs to URLs are followed only with
-// -remote (which also takes a URL as the spec). The
+// -remote (which also takes a URL as the spec). -env PREFIX makes New read
+// the base URL and each security scheme's secret from PREFIX_...
+// environment variables when the caller gives none (the caller's option
+// wins, then the environment, then the document); -docs writes api.md.
+//
+// Every generated method ends with opts ...kit.CallOption, options for that
+// call (kit.WithQuery for a parameter the document does not name,
+// kit.WithHeader, kit.WithTimeout...). A paginated operation has two
+// methods: Op, an iter.Seq2 of its records, and OpPages, of its pages,
+// each with its records and response. An operation whose error responses
+// have another schema than the client's decodes them into its own model
+// (kit.WithErrorModelFor for a status), which errors.As finds.
+// examples/openapi is a generated client (with an overlay and -env), and
+// examples/openapi/swagger2 one generated from a Swagger 2.0 document. The
 // directives and routing rules are described in the kitgen guide of
 // github.com/kithttp/kit (docs/kitgen.md; docs/openapi.md for kitgen openapi).
 package main

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"log"
 	"net/http/httptest"
+	"os"
+	"strings"
+	"time"
 
 	"github.com/kithttp/kit"
 	users "github.com/kithttp/kit/examples/openapi"
@@ -61,7 +64,7 @@ func Example_openapi() {
 	// Activity is a oneOf with a discriminator: Value is a sealed
 	// interface; a kind the document does not name keeps its JSON in Raw.
 	kinds := map[string]int{}
-	for a, err := range c.ListActivity(ctx, nil) { // ?since=<paging.after>, from x-kit-pagination
+	for a, err := range c.ListActivity(ctx, nil) { // ?since=<paging.after>: overlay.yaml adds the x-kit-pagination
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -97,7 +100,8 @@ func Example_openapi() {
 	}
 
 	// New (in client.go, written once by kitgen openapi) is the client of
-	// the document's first server.
+	// the document's first server, unless $USERS_BASE_URL says otherwise
+	// (see Example_env).
 	prod, err := users.New(kit.WithAuth(kit.Bearer("a token")))
 	if err != nil {
 		log.Fatal(err)
@@ -113,4 +117,139 @@ func Example_openapi() {
 	// chat: You said: hello there. Here is my answer, streamed one token at a time.
 	// error model: not_found
 	// users.New: https://api.example.com
+}
+
+// Example_pages walks a generated client's pages rather than its records:
+// every paginated operation has a <Method>Pages twin whose pages carry
+// their records and their response (status and headers), here the Link
+// headers of each page of ListUsers.
+func Example_pages() {
+	srv := httptest.NewServer(kittest.NewAPI())
+	defer srv.Close()
+	c, err := users.NewClient(srv.URL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	perPage := int64(100)
+	for page, err := range c.ListUsersPages(context.Background(), &users.ListUsersParams{PerPage: &perPage}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%d users from id %d; Link: %s\n", len(page.Records), page.Records[0].ID, strings.Join(page.Response.Header.Values("Link"), ", "))
+	}
+	// Output:
+	// 100 users from id 1; Link: <users?page=1&per_page=100>; rel="first", <users?page=2&per_page=100>; rel="next", <users?page=3&per_page=100>; rel="last"
+	// 100 users from id 101; Link: <users?page=1&per_page=100>; rel="first", <users?page=1&per_page=100>; rel="prev", <users?page=3&per_page=100>; rel="next last"
+	// 50 users from id 201; Link: <users?page=1&per_page=100>; rel="first", <users?page=2&per_page=100>; rel="prev", <users?page=3&per_page=100>; rel="last"
+}
+
+// Example_callOptions gives options to one call of a generated method:
+// every method ends with opts ...kit.CallOption. kit.WithQuery sends a
+// query parameter the document does not name (the demo API's q filter)
+// on every page of the walk, and kit.WithTimeout bounds the call.
+func Example_callOptions() {
+	srv := httptest.NewServer(kittest.NewAPI())
+	defer srv.Close()
+	c, err := users.NewClient(srv.URL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+
+	n := 0
+	for u, err := range c.ListUsers(ctx, nil, kit.WithQuery("q", "lovelace"), kit.WithTimeout(10*time.Second)) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if n++; n == 1 {
+			fmt.Println("first:", u.Name)
+		}
+	}
+	fmt.Println(n, "users named like lovelace")
+	// Output:
+	// first: Ada Lovelace
+	// 10 users named like lovelace
+}
+
+// Example_errorPerOperation reaches an operation's own error model: the
+// document says a failed login answers 400 with a LoginFlow, whose
+// messages a login form shows, so Login decodes that 400 into a
+// *users.LoginFlow (kit.WithErrorModelFor[LoginFlow](400) in kit_gen.go)
+// and its other errors into the document's *users.Error.
+func Example_errorPerOperation() {
+	srv := httptest.NewServer(kittest.NewAPI())
+	defer srv.Close()
+	c, err := users.NewClient(srv.URL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+
+	_, err = c.Login(ctx, users.LoginRequest{Username: "demo", Password: "wrong"})
+	var flow *users.LoginFlow
+	if errors.As(err, &flow) {
+		fmt.Println("login flow:", *flow.UI.Messages[0].Text)
+	}
+	var apiErr *users.Error
+	fmt.Println("the document's error model too:", errors.As(err, &apiErr))
+
+	tok, err := c.Login(ctx, users.LoginRequest{Username: "demo", Password: "s3cret"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("logged in:", tok.TokenType, "token")
+	// Output:
+	// login flow: The provided credentials are invalid, check for spelling mistakes in your password or username.
+	// the document's error model too: false
+	// logged in: Bearer token
+}
+
+// Example_env shows what kitgen openapi -env USERS wrote (see client.go's
+// go:generate line): New takes the base URL from $USERS_BASE_URL and the
+// token of the document's bearer scheme from $USERS_BEARER when the
+// caller gives neither. An option given to New wins over the environment,
+// and the environment over the document.
+func Example_env() {
+	srv := httptest.NewServer(kittest.NewAPI(kittest.WithRequireAuth(true)))
+	defer srv.Close()
+	ctx := context.Background()
+	os.Setenv("USERS_BASE_URL", srv.URL)
+	defer os.Unsetenv("USERS_BASE_URL")
+
+	anon, err := users.New() // no USERS_BEARER yet: no credentials
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer anon.Close()
+	fmt.Println("base URL from USERS_BASE_URL:", anon.BaseURL().String() == srv.URL)
+	_, err = anon.GetUser(ctx, 1)
+	var he *kit.HTTPError
+	if errors.As(err, &he) {
+		fmt.Println("without a token:", he.StatusCode)
+	}
+
+	tok, err := anon.Login(ctx, users.LoginRequest{Username: "demo", Password: "s3cret"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	os.Setenv("USERS_BEARER", tok.AccessToken)
+	defer os.Unsetenv("USERS_BEARER")
+	c, err := users.New() // the token from USERS_BEARER
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	u, err := c.GetUser(ctx, 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("with USERS_BEARER:", u.Name)
+	// Output:
+	// base URL from USERS_BASE_URL: true
+	// without a token: 401
+	// with USERS_BEARER: Ada Lovelace
 }

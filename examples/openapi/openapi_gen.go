@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"os"
 	"strings"
 	"time"
 
@@ -21,6 +22,7 @@ type Client struct {
 	*kit.Client
 	UsersAPI
 	ChatAPI
+	AuthAPI
 	API
 }
 
@@ -31,6 +33,28 @@ const Server1 = "https://api.example.com"
 // bearer), as the security scheme "bearer" says.
 func WithBearer(token string) kit.Option {
 	return kit.WithAuth(kit.Bearer(token))
+}
+
+// BaseURLFromEnv returns the environment variable USERS_BASE_URL, or def when
+// it is unset or empty.
+func BaseURLFromEnv(def string) string {
+	if u := os.Getenv("USERS_BASE_URL"); u != "" {
+		return u
+	}
+	return def
+}
+
+// OptionsFromEnv returns the options the environment gives: the option of the
+// first security scheme whose variables are set, in this order: USERS_BEARER;
+// none when none is.
+//
+// New passes them before its own options, so that an option the caller gives
+// wins over the environment.
+func OptionsFromEnv() []kit.Option {
+	if v := os.Getenv("USERS_BEARER"); v != "" {
+		return []kit.Option{WithBearer(v)}
+	}
+	return nil
 }
 
 // UsersAPI is the API's operations tagged "users".
@@ -106,9 +130,22 @@ type ChatAPI interface {
 	Chat(ctx context.Context, body ChatRequest, opts ...kit.CallOption) (*kit.Stream[ChatChunk], error)
 }
 
+// AuthAPI is the API's operations tagged "auth".
+type AuthAPI interface {
+	// Login: Logs in as a login form does.
+	//
+	// Wrong credentials answer 400 with the login flow, whose messages the form
+	// shows; any other error has the API's usual body.
+	//
+	// openapi: spec.yaml:110
+	//kit:post /flows/login noauth
+	//kit:option kit.WithErrorModelFor[LoginFlow](400)
+	Login(ctx context.Context, body LoginRequest, opts ...kit.CallOption) (Token, error)
+}
+
 // API is the API's operations.
 type API interface {
-	// openapi: spec.yaml:110
+	// openapi: spec.yaml:137
 	//kit:get /health noauth
 	Health(ctx context.Context, opts ...kit.CallOption) (HealthResponse, error)
 }
@@ -315,6 +352,44 @@ type ListActivityResponsePaging struct {
 type ListActivityResponse struct {
 	Items  []Activity                  `json:"items,omitempty"`
 	Paging *ListActivityResponsePaging `json:"paging,omitempty"`
+}
+
+// LoginRequest is a model of the API.
+type LoginRequest struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+}
+
+// LoginFlowUIMessagesItem is a model of the API.
+type LoginFlowUIMessagesItem struct {
+	ID   *int64  `json:"id,omitempty"`
+	Type *string `json:"type,omitempty"`
+	Text *string `json:"text,omitempty"`
+}
+
+// LoginFlowUI is a model of the API.
+type LoginFlowUI struct {
+	Messages []LoginFlowUIMessagesItem `json:"messages,omitempty"`
+}
+
+// LoginFlow is a model of the API.
+type LoginFlow struct {
+	ID string       `json:"id"`
+	UI *LoginFlowUI `json:"ui,omitempty"`
+}
+
+// Error returns the type's name, the document naming no status, code or
+// message member. A *LoginFlow is an error errors.As finds in what a call
+// returns.
+func (e *LoginFlow) Error() string {
+	return "LoginFlow"
+}
+
+// Token is a model of the API.
+type Token struct {
+	AccessToken string `json:"access_token"`
+	TokenType   string `json:"token_type"`
+	ExpiresIn   *int64 `json:"expires_in,omitempty"`
 }
 
 // HealthResponse is a model of the API.

@@ -112,6 +112,13 @@ func TestTour(t *testing.T) {
 		". Generated from an OpenAPI document: kitgen openapi",
 		"c.ScanUsers(ctx, nil): 251 users, a cursor walk kitgen openapi detected from the document",
 		"an unknown user: errors.As finds the document's error model: true",
+		"c.ListUsersPages(ctx, &{PerPage: 100}): pages of [100 100 51] users, each with its response",
+		`kit.WithQuery("q", "lovelace"), kit.WithHeader(...)): 10 users`,
+		"walked by the cursor that overlay.yaml names",
+		`*users.LoginFlow (its 400 in the document): "The provided credentials are invalid`,
+		"the root model too: false",
+		"instead of the document's https://api.example.com: user 1 is Ada Lovelace",
+		"from a Swagger 2.0 document: Login's formData parameters are a form body (a Bearer token), ListUsers walks 251 users by Link header",
 		"{path...} keeps its slashes, {repo} does not: /echo/kit%2Fmain/contents/docs/read%20me.md",
 		". Done",
 	} {

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 )
 
 // docFiles are the Markdown files whose go blocks are checked, as globs
@@ -210,6 +211,101 @@ func TestDocsLinks(t *testing.T) {
 				t.Errorf("%s: link to %s: no such file in the repository", name, m[1])
 			}
 		}
+	}
+}
+
+// TestDocsAnchors checks that every link to a section of a Markdown file
+// of the repository (guide.md#section) names one of its headings, as
+// GitHub makes their anchors.
+func TestDocsAnchors(t *testing.T) {
+	root := repoRoot(t)
+	link := regexp.MustCompile(`\]\(([^)\s]*#[^)\s]+)\)`)
+	anchors := map[string]map[string]bool{} // by file, relative to the root
+	for _, name := range docNames(t) {
+		for _, m := range link.FindAllStringSubmatch(prose(readFile(t, filepath.Join(root, name))), -1) {
+			target, anchor, _ := strings.Cut(m[1], "#")
+			if strings.Contains(target, "://") || (target != "" && !strings.HasSuffix(target, ".md")) {
+				continue
+			}
+			file := name
+			if target != "" {
+				file = filepath.Join(filepath.Dir(name), filepath.FromSlash(target))
+			}
+			if anchors[file] == nil {
+				text, err := os.ReadFile(filepath.Join(root, file))
+				if err != nil {
+					continue // TestDocsLinks reports it
+				}
+				anchors[file] = headingAnchors(text)
+			}
+			if !anchors[file][anchor] {
+				t.Errorf("%s: link to %s: %s has no heading whose anchor is #%s", name, m[1], filepath.ToSlash(file), anchor)
+			}
+		}
+	}
+}
+
+// headingAnchors returns the anchors GitHub gives the headings of a
+// Markdown text: lower case, spaces as hyphens, other punctuation
+// dropped, and -1, -2... after a repeated one.
+func headingAnchors(text []byte) map[string]bool {
+	out := map[string]bool{}
+	seen := map[string]int{}
+	fenced := false
+	for _, line := range strings.Split(string(text), "\n") {
+		if strings.HasPrefix(strings.TrimLeft(line, " \t"), "```") {
+			fenced = !fenced
+			continue
+		}
+		title, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " ")
+		if fenced || !strings.HasPrefix(line, "#") || !ok {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(title)) {
+			switch {
+			case r == ' ':
+				b.WriteByte('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		a := b.String()
+		if n := seen[a]; n > 0 {
+			seen[a]++
+			a = fmt.Sprintf("%s-%d", a, n)
+		} else {
+			seen[a] = 1
+		}
+		out[a] = true
+	}
+	return out
+}
+
+// TestEveryGuideLinked checks that the README and the guides' index
+// (docs/README.md) each link every guide of docs/.
+func TestEveryGuideLinked(t *testing.T) {
+	root := repoRoot(t)
+	guides, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := prose(readFile(t, filepath.Join(root, "README.md")))
+	index := prose(readFile(t, filepath.Join(root, "docs", "README.md")))
+	for _, g := range guides {
+		base := filepath.Base(g)
+		if base == "README.md" {
+			continue
+		}
+		if !regexp.MustCompile(`\]\(docs/` + regexp.QuoteMeta(base) + `[#)]`).MatchString(readme) {
+			t.Errorf("README.md does not link docs/%s: give it its paragraph and link", base)
+		}
+		if !regexp.MustCompile(`\]\(` + regexp.QuoteMeta(base) + `[#)]`).MatchString(index) {
+			t.Errorf("docs/README.md does not list %s", base)
+		}
+	}
+	if len(guides) < 2 {
+		t.Fatalf("found %d guides in docs/: is the glob wrong?", len(guides))
 	}
 }
 
