@@ -61,16 +61,18 @@ var errAttemptCause = errors.New("attempt timeout")
 // the request's WithAttemptTimeout, the client's when the request's
 // settings have none. A request without one passes through untouched.
 type attemptTimeouts struct {
-	st   *clientState
-	next Sender
+	d       time.Duration // the client's WithAttemptTimeout; 0: none
+	secrets *secrets
+	next    Sender
 }
 
-func (st *clientState) attemptTimeoutLayer(next Sender) Sender {
-	return (&attemptTimeouts{st: st, next: next}).send
+func (l attemptTimeouts) wrap(next Sender) Sender {
+	l.next = next
+	return l.send
 }
 
 func (l *attemptTimeouts) send(ctx context.Context, req *Request) (*Response, error) {
-	d := cmp.Or(req.policy.attemptTimeout, l.st.attemptTimeout)
+	d := cmp.Or(req.policy.attemptTimeout, l.d)
 	if d <= 0 {
 		return l.next(ctx, req)
 	}
@@ -83,7 +85,7 @@ func (l *attemptTimeouts) send(ctx context.Context, req *Request) (*Response, er
 	if err != nil {
 		cancel(nil)
 		if ctx.Err() == nil && errors.Is(context.Cause(actx), errAttemptCause) {
-			return nil, errorf(l.st.opOf(req), "%w after %v (%v)", ErrAttemptTimeout, d, err)
+			return nil, errorf(l.secrets.opOf(req), "%w after %v (%v)", ErrAttemptTimeout, d, err)
 		}
 		return nil, err
 	}

@@ -14,6 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kithttp/kit/internal/cacheentry"
+	"github.com/kithttp/kit/internal/httpcache"
 )
 
 // CacheStore holds the responses of a client made WithCache: encoded
@@ -179,12 +182,12 @@ func (l *cacheLayer) cachedGet(ctx context.Context, next Sender, req *Request, j
 		}
 		credentials = credentials || isCredentialName(k)
 	}
-	reqCC := parseCacheControl(req.Header)
-	if reqCC.noStore {
+	reqCC := httpcache.Parse(req.Header)
+	if reqCC.NoStore {
 		return next(ctx, req)
 	}
 	if len(req.Header["Cache-Control"]) == 0 && slices.Contains(req.Header["Pragma"], "no-cache") {
-		reqCC.noCache = true // RFC 9111 §5.4
+		reqCC.NoCache = true // RFC 9111 §5.4
 	}
 	id, err := l.cacheIdentityOf(ctx, req, credentials, jar)
 	if err != nil {
@@ -195,7 +198,7 @@ func (l *cacheLayer) cachedGet(ctx context.Context, next Sender, req *Request, j
 	var keyBuf [256]byte
 	keyBytes := l.appendCacheKey(keyBuf[:0], http.MethodGet, req.URL, id)
 	var key string
-	var stored *cacheEntry
+	var stored *cacheentry.Entry
 	var now time.Time
 	shared := false // stored is NewMemoryCache's, shared by every hit: copy before changing it
 	if mc, ok := l.cache.(*memoryCache); ok {
@@ -206,11 +209,11 @@ func (l *cacheLayer) cachedGet(ctx context.Context, next Sender, req *Request, j
 		stored = l.lookup(ctx, req, key)
 		now = time.Now() // after a store's round trip
 	}
-	if stored != nil && !stored.noCache && !reqCC.noCache {
-		age := stored.age(now)
-		usable := stored.lifetime - reqCC.minFresh
-		if reqCC.hasMaxAge {
-			usable = min(usable, reqCC.maxAge+1) // age ≤ max-age
+	if stored != nil && !stored.NoCache && !reqCC.NoCache {
+		age := stored.Age(now)
+		usable := stored.Lifetime - reqCC.MinFresh
+		if reqCC.HasMaxAge {
+			usable = min(usable, reqCC.MaxAge+1) // age ≤ max-age
 		}
 		if age < usable {
 			l.observeHit(ctx, req, false)
@@ -221,11 +224,11 @@ func (l *cacheLayer) cachedGet(ctx context.Context, next Sender, req *Request, j
 		key = string(keyBytes)
 	}
 	if stored != nil && shared {
-		stored = stored.private()
+		stored = privateEntry(stored)
 	}
 	send := req
 	if stored != nil {
-		etag, lm := stored.header.Get("Etag"), stored.header.Get("Last-Modified")
+		etag, lm := stored.Header.Get("Etag"), stored.Header.Get("Last-Modified")
 		if etag != "" || lm != "" {
 			send = req.clone()
 			if etag != "" {
@@ -243,7 +246,7 @@ func (l *cacheLayer) cachedGet(ctx context.Context, next Sender, req *Request, j
 	respTime := time.Now()
 	var he *HTTPError
 	if stored != nil && errors.As(err, &he) && he.StatusCode == http.StatusNotModified {
-		if !selects(he.Header, stored.header) {
+		if !httpcache.Selects(he.Header, stored.Header) {
 			// RFC 9111 §4.3.4: a 304 for another representation updates
 			// nothing; what is stored is not it. Ask again for the whole
 			// response.
@@ -261,19 +264,19 @@ func (l *cacheLayer) cachedGet(ctx context.Context, next Sender, req *Request, j
 			case "Content-Length", "Content-Encoding", "Transfer-Encoding", "Content-Range", "Connection", "Set-Cookie":
 				continue
 			}
-			stored.header[k] = vs
+			stored.Header[k] = vs
 		}
-		stored.header.Del("Age")
-		cc := parseCacheControl(stored.header)
-		stored.lifetime, stored.initialAge = freshness(stored.status, stored.header, cc, reqTime, respTime)
-		stored.respTime, stored.noCache = respTime, cc.noCache
-		if cc.noStore {
+		stored.Header.Del("Age")
+		cc := httpcache.Parse(stored.Header)
+		stored.Lifetime, stored.InitialAge = httpcache.Freshness(stored.Status, stored.Header, cc, reqTime, respTime)
+		stored.RespTime, stored.NoCache = respTime, cc.NoCache
+		if cc.NoStore {
 			l.deleteEntry(ctx, req, key)
 		} else {
 			l.store(ctx, req, key, stored, cc)
 		}
 		l.observeHit(ctx, req, true)
-		return l.cachedResponse(req, stored, true, stored.age(time.Now())), nil
+		return l.cachedResponse(req, stored, true, stored.Age(time.Now())), nil
 	}
 	if err != nil {
 		return resp, err
@@ -289,13 +292,13 @@ func (l *cacheLayer) cachedGet(ctx context.Context, next Sender, req *Request, j
 // lookupMemory returns the entry mc holds under key for req at now, nil
 // when there is none (or it does not decode, or was chosen by other Vary values). The
 // entry is shared by every hit: the caller must not change it (see
-// cacheEntry.private).
-func (l *cacheLayer) lookupMemory(ctx context.Context, req *Request, mc *memoryCache, key []byte, now time.Time) *cacheEntry {
+// privateEntry).
+func (l *cacheLayer) lookupMemory(ctx context.Context, req *Request, mc *memoryCache, key []byte, now time.Time) *cacheentry.Entry {
 	e, ok, err := mc.decodedEntry(key, now)
 	if err != nil {
 		l.logCache(ctx, req, "decoding", err)
 	}
-	if !ok || !e.varyMatches(req.Header) {
+	if !ok || !varyMatches(e, req.Header) {
 		return nil
 	}
 	return e
@@ -304,7 +307,7 @@ func (l *cacheLayer) lookupMemory(ctx context.Context, req *Request, mc *memoryC
 // lookup returns the entry a store other than NewMemoryCache holds under
 // key for req, nil when there is none (or it does not decode, or was chosen
 // by other Vary values). The entry is the caller's to change.
-func (l *cacheLayer) lookup(ctx context.Context, req *Request, key string) *cacheEntry {
+func (l *cacheLayer) lookup(ctx context.Context, req *Request, key string) *cacheentry.Entry {
 	data, ok, err := l.cache.Get(ctx, key)
 	switch {
 	case err != nil:
@@ -313,27 +316,27 @@ func (l *cacheLayer) lookup(ctx context.Context, req *Request, key string) *cach
 	case !ok:
 		return nil
 	}
-	e, err := decodeEntry(data)
+	e, err := cacheentry.Decode(data)
 	if err != nil {
 		l.logCache(ctx, req, "decoding", err)
 		l.deleteEntry(ctx, req, key)
 		return nil
 	}
-	if !e.varyMatches(req.Header) {
+	if !varyMatches(e, req.Header) {
 		return nil
 	}
 	return e
 }
 
 // storable returns the entry of a response to req that may be stored.
-func storable(req *Request, reqCC cacheControl, resp *Response, reqTime, respTime time.Time) (*cacheEntry, cacheControl, bool) {
-	cc := parseCacheControl(resp.Header)
-	if cc.noStore || reqCC.noStore || resp.stream != nil || resp.unforeseen {
+func storable(req *Request, reqCC httpcache.CacheControl, resp *Response, reqTime, respTime time.Time) (*cacheentry.Entry, httpcache.CacheControl, bool) {
+	cc := httpcache.Parse(resp.Header)
+	if cc.NoStore || reqCC.NoStore || resp.stream != nil || resp.unforeseen {
 		return nil, cc, false
 	}
-	explicit := hasExplicitFreshness(resp.Header, cc)
+	explicit := httpcache.HasExplicitFreshness(resp.Header, cc)
 	switch {
-	case heuristicStatus(resp.StatusCode):
+	case httpcache.HeuristicStatus(resp.StatusCode):
 	case is2xx(resp.StatusCode) && resp.StatusCode != http.StatusPartialContent && explicit:
 	default:
 		return nil, cc, false
@@ -351,9 +354,9 @@ func storable(req *Request, reqCC cacheControl, resp *Response, reqTime, respTim
 			}
 		}
 	}
-	lifetime, initialAge := freshness(resp.StatusCode, resp.Header, cc, reqTime, respTime)
+	lifetime, initialAge := httpcache.Freshness(resp.StatusCode, resp.Header, cc, reqTime, respTime)
 	hasValidator := resp.Header.Get("Etag") != "" || resp.Header.Get("Last-Modified") != ""
-	if !hasValidator && (cc.noCache || lifetime <= initialAge) {
+	if !hasValidator && (cc.NoCache || lifetime <= initialAge) {
 		return nil, cc, false // it could never be used
 	}
 	header := resp.Header
@@ -363,26 +366,26 @@ func storable(req *Request, reqCC cacheControl, resp *Response, reqTime, respTim
 		header = maps.Clone(header)
 		delete(header, "Set-Cookie")
 	}
-	return &cacheEntry{
-		status:     resp.StatusCode,
-		respTime:   respTime,
-		initialAge: initialAge,
-		lifetime:   lifetime,
-		noCache:    cc.noCache,
-		vary:       vary,
-		header:     header,
-		body:       resp.body,
+	return &cacheentry.Entry{
+		Status:     resp.StatusCode,
+		RespTime:   respTime,
+		InitialAge: initialAge,
+		Lifetime:   lifetime,
+		NoCache:    cc.NoCache,
+		Vary:       vary,
+		Header:     header,
+		Body:       resp.body,
 	}, cc, true
 }
 
 // store writes e under key, for as long as it can be of use.
-func (l *cacheLayer) store(ctx context.Context, req *Request, key string, e *cacheEntry, cc cacheControl) {
-	ttl := max(e.lifetime-e.initialAge, 0)
-	if e.header.Get("Etag") != "" || e.header.Get("Last-Modified") != "" {
+func (l *cacheLayer) store(ctx context.Context, req *Request, key string, e *cacheentry.Entry, cc httpcache.CacheControl) {
+	ttl := max(e.Lifetime-e.InitialAge, 0)
+	if e.Header.Get("Etag") != "" || e.Header.Get("Last-Modified") != "" {
 		ttl += staleKeep
 	}
 	ttl = min(ttl, maxStoreTTL)
-	if err := l.cache.Set(ctx, key, e.encode(), ttl); err != nil {
+	if err := l.cache.Set(ctx, key, e.Encode(), ttl); err != nil {
 		l.logCache(ctx, req, "writing", err)
 	}
 }
@@ -397,25 +400,45 @@ func (l *cacheLayer) deleteEntry(ctx context.Context, req *Request, key string) 
 // owned (it is shared by other hits), the response gets a copy of its
 // header, values included, so that the caller may change it as it likes;
 // the body is shared either way (Response.Bytes says not to modify it).
-func (l *cacheLayer) cachedResponse(req *Request, e *cacheEntry, owned bool, age time.Duration) *Response {
+func (l *cacheLayer) cachedResponse(req *Request, e *cacheentry.Entry, owned bool, age time.Duration) *Response {
 	// One allocation for the response, its request, its Age value and
 	// (when they are few) its header values.
 	s := &servedResponse{age: [1]string{strconv.FormatInt(int64(age/time.Second), 10)}}
-	h := e.header
+	h := e.Header
 	if !owned {
-		h = cloneHeader(e.header, 1, s.vals[:0])
+		h = cloneHeader(e.Header, 1, s.vals[:0])
 	}
 	h["Age"] = s.age[:]
 	s.req = http.Request{Method: req.Method, URL: req.URL, Header: req.Header, Host: req.URL.Host}
 	s.resp = Response{
-		StatusCode: e.status,
+		StatusCode: e.Status,
 		Header:     h,
 		Request:    &s.req,
-		body:       e.body,
+		body:       e.Body,
 		redact:     l.secrets.redactorOf(req),
 		cached:     true,
 	}
 	return &s.resp
+}
+
+// varyMatches reports whether a request with header h carries the values
+// the stored response e was chosen by (RFC 9111 §4.1).
+func varyMatches(e *cacheentry.Entry, h http.Header) bool {
+	for i := 0; i+1 < len(e.Vary); i += 2 {
+		if varyValue(h, e.Vary[i]) != e.Vary[i+1] {
+			return false
+		}
+	}
+	return true
+}
+
+// privateEntry returns a copy of a shared entry (NewMemoryCache's) that the
+// caller may change: its own header, values included (it may end up in a
+// caller's response).
+func privateEntry(e *cacheentry.Entry) *cacheentry.Entry {
+	c := *e
+	c.Header = cloneHeader(e.Header, 1, nil)
+	return &c
 }
 
 // observeHit reports a call answered from the cache.

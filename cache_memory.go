@@ -5,6 +5,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/kithttp/kit/internal/cacheentry"
 )
 
 // DefaultMemoryCacheBytes is the size of a NewMemoryCache given a maxBytes
@@ -43,8 +45,8 @@ type memoryCache struct {
 type memoryItem struct {
 	key     string
 	entry   []byte
-	expires time.Time   // zero: never
-	decoded *cacheEntry // entry decoded, once; shared, never modified
+	expires time.Time         // zero: never
+	decoded *cacheentry.Entry // entry decoded, once; shared, never modified
 }
 
 func (m *memoryCache) Get(ctx context.Context, key string) ([]byte, bool, error) {
@@ -65,10 +67,10 @@ func (m *memoryCache) Get(ctx context.Context, key string) ([]byte, bool, error)
 
 // decodedEntry is Get for kit's own cache layer: the entry decoded, once
 // per stored entry, shared by every hit (which must copy what it changes).
-// An entry that does not decode is removed and reported as errBadEntry.
+// An entry that does not decode is removed and reported as cacheentry.ErrBad.
 // The key is bytes, looked up without a copy; now is the caller's reading
 // of the clock.
-func (m *memoryCache) decodedEntry(key []byte, now time.Time) (*cacheEntry, bool, error) {
+func (m *memoryCache) decodedEntry(key []byte, now time.Time) (*cacheentry.Entry, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	el, ok := m.items[string(key)]
@@ -81,7 +83,7 @@ func (m *memoryCache) decodedEntry(key []byte, now time.Time) (*cacheEntry, bool
 		return nil, false, nil
 	}
 	if it.decoded == nil {
-		e, err := decodeEntry(it.entry)
+		e, err := cacheentry.Decode(it.entry)
 		if err != nil {
 			m.removeLocked(el)
 			return nil, false, err

@@ -145,11 +145,10 @@ type clientState struct {
 	syncChain  Sender // the send chain through syncEng; nil without it
 	asyncChain Sender // the send chain through asyncEng; nil without it
 
-	apiKeyHeader string                     // the header of an APIKey auth: a credential on redirects
-	decode       func(*http.Response) error // WithResponseCompression: decodes zstd, br and gzip; nil: off
-	breaker      *breakerLayer              // WithCircuitBreaker's layer, for tests' fake clock; nil: none
-	secrets      secrets                    // query parameter names this client redacts
-	work         tracker                    // async work in flight, for AsyncClient.Close (see async.go)
+	decode  func(*http.Response) error // WithResponseCompression: decodes zstd, br and gzip; nil: off
+	breaker *breakerLayer              // WithCircuitBreaker's layer, for tests' fake clock; nil: none
+	secrets secrets                    // query parameter names this client redacts
+	work    tracker                    // async work in flight, for AsyncClient.Close (see async.go)
 
 	idem    idempotency  // the client's WithIdempotencyHeader
 	limits  *limitLayers // the chains' limits, for a walk's window and its tokens
@@ -190,7 +189,7 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 	}
 	switch a := cfg.auth.(type) {
 	case *apiKeyAuth:
-		st.apiKeyHeader = a.header
+		st.secrets.apiKeyHeader = a.header
 	case *apiKeyQueryAuth:
 		st.secrets.add(a.param)
 	}
@@ -218,7 +217,7 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 		st.engineName = "NewAsyncClient's default engine"
 	}
 	st.decode = cfg.decode
-	st.setAcceptEncoding()
+	setAcceptEncoding(st.header, st.decode != nil)
 	if err := st.buildChains(cfg); err != nil {
 		return nil, err
 	}

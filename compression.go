@@ -109,18 +109,19 @@ func (o requestCompressionOption) String() string {
 	return fmt.Sprintf("kit.WithRequestCompression(%q)", o.encoding)
 }
 
-// setAcceptEncoding adds kit's Accept-Encoding to the client's headers when
-// it decodes responses, unless the caller set one for the client.
-func (st *clientState) setAcceptEncoding() {
-	if st.decode != nil && len(st.header["Accept-Encoding"]) == 0 {
-		st.header["Accept-Encoding"] = []string{acceptEncoding}
+// setAcceptEncoding adds kit's Accept-Encoding to a client's headers h
+// when it decodes responses (decode), unless the caller set one for the
+// client.
+func setAcceptEncoding(h http.Header, decode bool) {
+	if decode && len(h["Accept-Encoding"]) == 0 {
+		h["Accept-Encoding"] = []string{acceptEncoding}
 	}
 }
 
 // decodes reports whether kit decodes the response to hreq: the client
-// decodes, and hreq asked with kit's own Accept-Encoding.
-func (st *clientState) decodes(hreq *http.Request) bool {
-	if st.decode == nil {
+// decodes (decode), and hreq asked with kit's own Accept-Encoding.
+func decodes(decode func(*http.Response) error, hreq *http.Request) bool {
+	if decode == nil {
 		return false
 	}
 	vs := hreq.Header["Accept-Encoding"]
@@ -253,14 +254,18 @@ func putZstd(d *zstd.Decoder) {
 	}
 }
 
-// requestCompressLayer compresses the request body of a request whose
-// policy (else the client) asks for it: the attempt gets a copy whose
-// GetBody compresses a fresh reader of the body as it is read.
-func (st *clientState) requestCompressLayer(next Sender) Sender {
+// compressLayer compresses the request body of a request whose policy
+// (else the client) asks for it: the attempt gets a copy whose GetBody
+// compresses a fresh reader of the body as it is read.
+type compressLayer struct {
+	enc compressor // the client's WithRequestCompression; zero: none
+}
+
+func (l *compressLayer) wrap(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		enc := req.policy.compress
 		if enc.enc == "" {
-			enc = st.compress
+			enc = l.enc
 		}
 		if enc.enc == "" || req.GetBody == nil || req.ContentLength >= 0 && req.ContentLength < MinCompressSize ||
 			len(req.Header["Content-Encoding"]) > 0 {

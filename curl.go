@@ -42,8 +42,10 @@ func Curl(req *Request, o CurlOptions) (string, error) {
 	}
 	st := req.client // nil for a Request kit did not build: names only
 	rd := redactor{path: req.secretPath}
+	var sec *secrets
 	if st != nil {
-		rd = st.redactorOf(req)
+		sec = &st.secrets
+		rd = sec.redactorOf(req)
 	}
 	var b strings.Builder
 	b.WriteString("curl")
@@ -65,7 +67,7 @@ func Curl(req *Request, o CurlOptions) (string, error) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		secret := !o.ShowSecrets && st.secretHeader(http.CanonicalHeaderKey(k))
+		secret := !o.ShowSecrets && sec.secretHeader(http.CanonicalHeaderKey(k))
 		for _, v := range req.Header[k] {
 			if secret {
 				v = "REDACTED"
@@ -97,7 +99,7 @@ func Curl(req *Request, o CurlOptions) (string, error) {
 		b.WriteString(" # the body is left out: binary")
 	default:
 		if !o.ShowSecrets {
-			body = redactForm(req.Header.Get("Content-Type"), body, st)
+			body = redactForm(req.Header.Get("Content-Type"), body, sec)
 		}
 		b.WriteString(" --data-binary ")
 		b.WriteString(shellQuote(string(body)))

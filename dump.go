@@ -85,13 +85,13 @@ type dumper struct {
 }
 
 // dump writes the dump of one attempt of req, which got resp or err.
-func (d *dumper) dump(ctx context.Context, st *clientState, req *Request, resp *Response, err error, took time.Duration) {
+func (d *dumper) dump(ctx context.Context, sec *secrets, req *Request, resp *Response, err error, took time.Duration) {
 	if d.l != nil && !d.l.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
-	rd := st.redactorOf(req)
+	rd := sec.redactorOf(req)
 	var reqText, respText strings.Builder
-	d.request(&reqText, st, rd, req)
+	d.request(&reqText, sec, rd, req)
 	status := 0
 	var he *HTTPError
 	switch {
@@ -101,10 +101,10 @@ func (d *dumper) dump(ctx context.Context, st *clientState, req *Request, resp *
 		if resp.stream != nil {
 			body = nil
 		}
-		d.response(&respText, st, status, resp.Header, body, resp.stream != nil)
+		d.response(&respText, sec, status, resp.Header, body, resp.stream != nil)
 	case errors.As(err, &he):
 		status = he.StatusCode
-		d.response(&respText, st, status, he.Header, he.Body, false)
+		d.response(&respText, sec, status, he.Header, he.Body, false)
 	default:
 		fmt.Fprintf(&respText, "< error: %v\n", err)
 	}
@@ -127,23 +127,23 @@ func (d *dumper) dump(ctx context.Context, st *clientState, req *Request, resp *
 }
 
 // request writes the request's lines.
-func (d *dumper) request(b *strings.Builder, st *clientState, rd redactor, req *Request) {
+func (d *dumper) request(b *strings.Builder, sec *secrets, rd redactor, req *Request) {
 	fmt.Fprintf(b, "> %s %s\n", req.Method, rd.url(req.URL))
-	writeHeader(b, "> ", req.Header, st.secretHeader)
+	writeHeader(b, "> ", req.Header, sec.secretHeader)
 	b.WriteString(">\n")
 	if d.max > 0 && req.GetBody != nil {
 		if body, err := peekBody(req, d.max); err != nil {
 			fmt.Fprintf(b, "> (the body cannot be read: %v)\n", err)
 		} else {
-			writeBody(b, "> ", redactForm(req.Header.Get("Content-Type"), body, st), d.max, req.ContentLength)
+			writeBody(b, "> ", redactForm(req.Header.Get("Content-Type"), body, sec), d.max, req.ContentLength)
 		}
 	}
 }
 
 // response writes a response's lines.
-func (d *dumper) response(b *strings.Builder, st *clientState, status int, h http.Header, body []byte, streamed bool) {
+func (d *dumper) response(b *strings.Builder, sec *secrets, status int, h http.Header, body []byte, streamed bool) {
 	fmt.Fprintf(b, "< %d %s\n", status, http.StatusText(status))
-	writeHeader(b, "< ", h, st.secretHeader)
+	writeHeader(b, "< ", h, sec.secretHeader)
 	b.WriteString("<\n")
 	switch {
 	case streamed:
@@ -151,15 +151,6 @@ func (d *dumper) response(b *strings.Builder, st *clientState, status int, h htt
 	case d.max > 0 && len(body) > 0:
 		writeBody(b, "< ", body, d.max, int64(len(body)))
 	}
-}
-
-// secretHeader reports whether the values of the header k (canonical) are
-// redacted in dumps and curl commands.
-func (st *clientState) secretHeader(k string) bool {
-	if k == "Set-Cookie" || isCredentialName(k) {
-		return true
-	}
-	return st != nil && st.apiKeyHeader != "" && k == http.CanonicalHeaderKey(st.apiKeyHeader)
 }
 
 // writeHeader writes h, sorted by key, secret values as REDACTED.
@@ -222,13 +213,9 @@ func cmpSize(size int64, n int) int64 {
 
 // redactForm returns a form body with its secret-looking fields' values
 // replaced by REDACTED; any other body as it is.
-func redactForm(contentType string, body []byte, st *clientState) []byte {
+func redactForm(contentType string, body []byte, sec *secrets) []byte {
 	if !strings.HasPrefix(contentType, "application/x-www-form-urlencoded") {
 		return body
-	}
-	var sec *secrets
-	if st != nil {
-		sec = &st.secrets
 	}
 	parts := strings.Split(string(body), "&")
 	changed := false

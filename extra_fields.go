@@ -11,6 +11,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/kithttp/kit/internal/jsonpath"
+	"github.com/kithttp/kit/internal/pagescan"
 )
 
 // WithQuery sets the query parameter key to value on a request, replacing
@@ -242,7 +243,7 @@ func writeWithMember(enc *jsontext.Encoder, obj []byte, path jsonpath.Path, valu
 			if raw.Kind() == 'n' {
 				raw = nil
 			} else {
-				return fmt.Errorf("the body's %q is %s, not an object", path[0], kindName(raw.Kind()))
+				return fmt.Errorf("the body's %q is %s, not an object", path[0], pagescan.KindName(raw.Kind()))
 			}
 		}
 		return writeWithMember(enc, raw, path[1:], value)
@@ -254,7 +255,7 @@ func writeWithMember(enc *jsontext.Encoder, obj []byte, path jsonpath.Path, valu
 			return err
 		}
 		if tok.Kind() != '{' {
-			return fmt.Errorf("the body is %s, not an object", kindName(tok.Kind()))
+			return fmt.Errorf("the body is %s, not an object", pagescan.KindName(tok.Kind()))
 		}
 		for dec.PeekKind() == '"' {
 			tok, err := dec.ReadToken()
@@ -314,7 +315,7 @@ func setFormField(body []byte, f *extraField) ([]byte, error) {
 	case '0', 't', 'f':
 		q[key] = []string{string(f.json)}
 	default:
-		return nil, fmt.Errorf("a form field is a string, a number or a boolean, not %s", kindName(f.json.Kind()))
+		return nil, fmt.Errorf("a form field is a string, a number or a boolean, not %s", pagescan.KindName(f.json.Kind()))
 	}
 	var b strings.Builder
 	encodeQuery(&b, q)

@@ -79,16 +79,21 @@ func hedgeable(req *Request) bool {
 
 // hedgeLayer is the chain's hedging layer, under the retry layer: one
 // retry attempt is one hedged exchange.
-func (st *clientState) hedgeLayer(next Sender) Sender {
+type hedgeLayer struct {
+	set     hedgeSetting                     // the client's WithHedging; zero: none
+	onHedge func(context.Context, HedgeInfo) // Observer.Hedge; nil: none
+}
+
+func (l *hedgeLayer) wrap(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		h := req.policy.hedge
 		if !h.given {
-			h = st.hedge
+			h = l.set
 		}
 		if h.hedges <= 0 || !hedgeable(req) {
 			return next(ctx, req)
 		}
-		return st.hedged(ctx, req, h, next)
+		return l.hedged(ctx, req, h, next)
 	}
 }
 
@@ -111,7 +116,7 @@ func (r hedgeResult) decisive() bool {
 // hedged sends req, and a hedge after each delay without an answer, and
 // returns the first decisive answer, once the other attempts have ended
 // and their bodies are closed.
-func (st *clientState) hedged(ctx context.Context, req *Request, h hedgeSetting, next Sender) (*Response, error) {
+func (l *hedgeLayer) hedged(ctx context.Context, req *Request, h hedgeSetting, next Sender) (*Response, error) {
 	results := make(chan hedgeResult, h.hedges+1)
 	cancels := make([]context.CancelFunc, 0, h.hedges+1)
 	start := time.Now()
@@ -125,8 +130,8 @@ func (st *clientState) hedged(ctx context.Context, req *Request, h hedgeSetting,
 			// in place (the auth layer's header, its refresh state).
 			a = req.attemptCopy(nil)
 			a.attempt = req.attempt
-			if ob := st.observe; ob != nil && ob.o.Hedge != nil {
-				ob.o.Hedge(ctx, HedgeInfo{Request: req, Hedge: i, After: time.Since(start)})
+			if l.onHedge != nil {
+				l.onHedge(ctx, HedgeInfo{Request: req, Hedge: i, After: time.Since(start)})
 			}
 		}
 		go func() {

@@ -246,8 +246,8 @@ func (st *clientState) stripCredentialHeaders(h http.Header) {
 	for _, k := range credentialHeaders {
 		delete(h, k)
 	}
-	if st.apiKeyHeader != "" {
-		delete(h, st.apiKeyHeader)
+	if k := st.secrets.apiKeyHeader; k != "" {
+		delete(h, k)
 	}
 }
 

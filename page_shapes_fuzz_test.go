@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/kithttp/kit/internal/pagescan"
 )
 
 // FuzzPageShapes scans any page body for Stripe's shape: the records at
@@ -28,7 +30,7 @@ func FuzzPageShapes(f *testing.F) {
 			return // not a valid dotted key
 		}
 		var recs []jsontext.Value
-		info, err := l.scan(body, &recs)
+		info, err := l.Scan(body, &recs)
 		if err != nil {
 			return
 		}
@@ -39,21 +41,21 @@ func FuzzPageShapes(f *testing.F) {
 			return
 		}
 		arr, _ := top["data"].([]any)
-		if info.records != len(recs) || len(recs) != len(arr) {
-			t.Fatalf("records %d, decoded %d, encoding/json %d", info.records, len(recs), len(arr))
+		if info.Records != len(recs) || len(recs) != len(arr) {
+			t.Fatalf("records %d, decoded %d, encoding/json %d", info.Records, len(recs), len(arr))
 		}
 		want, found := lookupDotted(top, hasMoreKey)
 		switch b, isBool := want.(bool); {
 		case !found || want == nil:
-			if info.hasMore != hasMoreAbsent || info.hasMoreErr != nil {
-				t.Fatalf("has-more %d, %v; want absent", info.hasMore, info.hasMoreErr)
+			if info.HasMore != pagescan.HasMoreAbsent || info.HasMoreErr != nil {
+				t.Fatalf("has-more %d, %v; want absent", info.HasMore, info.HasMoreErr)
 			}
 		case isBool:
-			if (info.hasMore == hasMoreTrue) != b || info.hasMore == hasMoreAbsent {
-				t.Fatalf("has-more %d, want %v", info.hasMore, b)
+			if (info.HasMore == pagescan.HasMoreTrue) != b || info.HasMore == pagescan.HasMoreAbsent {
+				t.Fatalf("has-more %d, want %v", info.HasMore, b)
 			}
 		default:
-			if info.hasMoreErr == nil {
+			if info.HasMoreErr == nil {
 				t.Fatalf("has-more %v (%T) read without an error", want, want)
 			}
 		}
@@ -64,18 +66,18 @@ func FuzzPageShapes(f *testing.F) {
 		v, found := lookupDotted(last, recordKey)
 		switch v := v.(type) {
 		case string:
-			if v != "" && (info.cursor != v || info.cursorErr != nil) {
-				t.Fatalf("cursor %q (%v), want %q", info.cursor, info.cursorErr, v)
+			if v != "" && (info.Cursor != v || info.CursorErr != nil) {
+				t.Fatalf("cursor %q (%v), want %q", info.Cursor, info.CursorErr, v)
 			}
 		case json.Number:
-			if info.cursor != v.String() || !info.cursorNum {
-				if f1, err := strconv.ParseFloat(info.cursor, 64); err != nil || f1 != mustFloat(v) {
-					t.Fatalf("cursor %q, want the number %s", info.cursor, v)
+			if info.Cursor != v.String() || !info.CursorNum {
+				if f1, err := strconv.ParseFloat(info.Cursor, 64); err != nil || f1 != mustFloat(v) {
+					t.Fatalf("cursor %q, want the number %s", info.Cursor, v)
 				}
 			}
 		default:
-			if info.cursorErr == nil {
-				t.Fatalf("cursor %q from a last record whose key is %v (found %v): want an error", info.cursor, v, found)
+			if info.CursorErr == nil {
+				t.Fatalf("cursor %q from a last record whose key is %v (found %v): want an error", info.Cursor, v, found)
 			}
 		}
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/kithttp/kit/internal/pagescan"
 	"github.com/kithttp/kit/internal/routing"
 )
 
@@ -220,7 +221,7 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool, opts []CallOpt
 			return nil, errorf(d.name, "encoding the request body: %w", err)
 		}
 		if jsontext.Value(body).Kind() != '{' {
-			return nil, errorf(d.name, "the body of a paged POST is a JSON object, and this one is %s", kindName(jsontext.Value(body).Kind()))
+			return nil, errorf(d.name, "the body of a paged POST is a JSON object, and this one is %s", pagescan.KindName(jsontext.Value(body).Kind()))
 		}
 	}
 	var base strings.Builder

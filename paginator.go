@@ -10,6 +10,7 @@ import (
 
 	"github.com/kithttp/kit/internal/jsonpath"
 	"github.com/kithttp/kit/internal/linkheader"
+	"github.com/kithttp/kit/internal/pagescan"
 )
 
 // Paginator decides which pages a resource walk requests. FirstPage gets a
@@ -318,19 +319,19 @@ func (p Cursor) NextPage(resp *Response, prev PageRequest) (*PageRequest, error)
 	if err != nil {
 		return nil, err
 	}
-	if info.hasMoreErr != nil {
-		return nil, info.hasMoreErr
+	if info.HasMoreErr != nil {
+		return nil, info.HasMoreErr
 	}
-	if info.hasMore == hasMoreFalse {
+	if info.HasMore == pagescan.HasMoreFalse {
 		return nil, nil
 	}
-	if p.RecordKey != "" && info.records == 0 {
+	if p.RecordKey != "" && info.Records == 0 {
 		return nil, nil
 	}
-	if info.cursorErr != nil {
-		return nil, info.cursorErr
+	if info.CursorErr != nil {
+		return nil, info.CursorErr
 	}
-	if info.cursor == "" {
+	if info.Cursor == "" {
 		return nil, nil
 	}
 	next := prev.Clone()
@@ -338,14 +339,14 @@ func (p Cursor) NextPage(resp *Response, prev PageRequest) (*PageRequest, error)
 		if next.Body == nil {
 			next.Body = make(map[string]any, 1)
 		}
-		var v any = info.cursor
-		if info.cursorNum {
-			v = jsontext.Value(info.cursor)
+		var v any = info.Cursor
+		if info.CursorNum {
+			v = jsontext.Value(info.Cursor)
 		}
 		next.Body[p.cursorParam()] = v
 		return &next, nil
 	}
-	next.Params.Set(p.cursorParam(), info.cursor)
+	next.Params.Set(p.cursorParam(), info.Cursor)
 	return &next, nil
 }
 
@@ -405,16 +406,16 @@ func (p NextLink) NextPage(resp *Response, prev PageRequest) (*PageRequest, erro
 	if err != nil {
 		return nil, err
 	}
-	if info.cursorErr != nil {
-		return nil, info.cursorErr
+	if info.CursorErr != nil {
+		return nil, info.CursorErr
 	}
-	if info.cursor == "" {
+	if info.Cursor == "" {
 		return nil, nil
 	}
-	if info.cursorNum {
+	if info.CursorNum {
 		return nil, pageFactError(resp, info, "next-page URL at %q is a number, not a URL", p.key())
 	}
-	if _, err := url.Parse(info.cursor); err != nil {
+	if _, err := url.Parse(info.Cursor); err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err // its text repeats the URL, which may hold a secret
@@ -422,7 +423,7 @@ func (p NextLink) NextPage(resp *Response, prev PageRequest) (*PageRequest, erro
 		return nil, pageFactError(resp, info, "next-page URL at %q is not a URL: %v", p.key(), err)
 	}
 	next := prev.Clone()
-	next.URL = info.cursor
+	next.URL = info.Cursor
 	return &next, nil
 }
 
@@ -655,7 +656,7 @@ func reportedPage(resp *Response, param string) (page int, found bool, err error
 		}
 	case '0':
 	default:
-		return 0, false, fmt.Errorf("the page's %q member is %s, want its page number", param, kindName(jsontext.Value(raw).Kind()))
+		return 0, false, fmt.Errorf("the page's %q member is %s, want its page number", param, pagescan.KindName(jsontext.Value(raw).Kind()))
 	}
 	n, err := strconv.Atoi(text)
 	if err != nil || n < 0 {

@@ -362,7 +362,7 @@ func (p *Poller[R]) pollOnce(ctx context.Context, async bool) (time.Duration, er
 		wait = p.pollWait(resp.Header)
 	}
 	if st, serr := p.final.d.state(p.b); serr == nil {
-		st.observePoll(ctx, PollInfo{URL: redactor{secrets: &st.secrets}.text(p.token), Poll: p.polls, Response: resp, Err: err, Done: done, Wait: wait})
+		st.observe.poll(ctx, PollInfo{URL: redactor{secrets: &st.secrets}.text(p.token), Poll: p.polls, Response: resp, Err: err, Done: done, Wait: wait})
 	}
 	if err != nil {
 		return 0, err
@@ -422,9 +422,9 @@ type PollInfo struct {
 	Wait time.Duration
 }
 
-// observePoll reports a poll.
-func (st *clientState) observePoll(ctx context.Context, info PollInfo) {
-	if ob := st.observe; ob != nil && ob.o.Poll != nil {
+// poll reports a poll to the observer's Poll hook, if any.
+func (ob *observation) poll(ctx context.Context, info PollInfo) {
+	if ob != nil && ob.o.Poll != nil {
 		ob.o.Poll(ctx, info)
 	}
 }

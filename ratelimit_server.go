@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kithttp/kit/internal/httpcache"
 )
 
 // WithServerRateLimit makes the client heed the rate limits its servers
@@ -292,7 +294,7 @@ func sfItems(lines []string) []sfItem {
 	for _, line := range lines {
 		for line != "" {
 			var member string
-			member, line = nextDirective(line)
+			member, line = httpcache.NextDirective(line)
 			parts := strings.Split(member, ";")
 			name := strings.TrimSpace(parts[0])
 			if unq, err := strconv.Unquote(name); err == nil {

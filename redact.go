@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -32,12 +33,14 @@ const maxSecretNames = 1024
 // Auth is seen adding), beside the secret-looking names every client
 // redacts. A client that has seen more than maxSecretNames such names
 // redacts every query value from then on, so the bound never lets a secret
-// through. The zero value and a nil *secrets redact by name only. Safe for
-// concurrent use.
+// through. It also knows the header of the client's APIKey auth, whose
+// values dumps and curl commands hide. The zero value and a nil *secrets
+// redact by name only. Safe for concurrent use.
 type secrets struct {
-	names sync.Map // lower-case name → struct{}
-	count atomic.Int32
-	all   atomic.Bool
+	names        sync.Map // lower-case name → struct{}
+	count        atomic.Int32
+	all          atomic.Bool
+	apiKeyHeader string // the header of an APIKey auth (set when the client is made): a credential
 }
 
 // add records name as secret.
@@ -143,6 +146,15 @@ func (st *clientState) redactorOf(req *Request) redactor { return st.secrets.red
 
 // opOf is what req attempts, for error text: its method and redacted URL.
 func (st *clientState) opOf(req *Request) string { return st.secrets.opOf(req) }
+
+// secretHeader reports whether the values of the header k (canonical) are
+// redacted in dumps and curl commands. A nil s knows no APIKey header.
+func (s *secrets) secretHeader(k string) bool {
+	if k == "Set-Cookie" || isCredentialName(k) {
+		return true
+	}
+	return s != nil && s.apiKeyHeader != "" && k == http.CanonicalHeaderKey(s.apiKeyHeader)
+}
 
 // redactorOf is the redactor of the URLs of req, a request of the client
 // whose secrets s are (nil req: of a URL that no request of it built). The

@@ -156,5 +156,5 @@ var (
 // isCredentialHeader reports whether the header k (canonical) carries
 // credentials: it does not leave the base URL's origin.
 func (st *clientState) isCredentialHeader(k string) bool {
-	return slices.Contains(credentialHeaders, k) || k == st.apiKeyHeader
+	return slices.Contains(credentialHeaders, k) || k == st.secrets.apiKeyHeader
 }

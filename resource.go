@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/kithttp/kit/internal/pagescan"
 	"github.com/kithttp/kit/internal/pathtmpl"
 	"github.com/kithttp/kit/internal/routing"
 )
@@ -146,9 +147,9 @@ type resourceConfig struct {
 // paged endpoint, and what is derived from them once, at construction.
 type pagingConfig struct {
 	paginator Paginator
-	layout    *pageLayout // where a page's records are: from the paginator
-	ahead     Lookahead   // the paginator, when it can name pages ahead
-	option    string      // the first pagination option given, for a declaration error
+	layout    *pagescan.Layout // where a page's records are: from the paginator
+	ahead     Lookahead        // the paginator, when it can name pages ahead
+	option    string           // the first pagination option given, for a declaration error
 }
 
 // complete fills the defaults in and checks the options; the error says
@@ -426,7 +427,7 @@ func (rc *resourceCore) listRequest(query any, chain Sender, opts []CallOption) 
 
 // getPage sends the request of a page and decodes its records into a
 // page that pm makes.
-func getPage(ctx context.Context, st *clientState, layout *pageLayout, chain Sender, req *Request, pm pageMaker) (any, *Response, error) {
+func getPage(ctx context.Context, st *clientState, layout *pagescan.Layout, chain Sender, req *Request, pm pageMaker) (any, *Response, error) {
 	req.decodes = true
 	resp, err := st.send(ctx, chain, req)
 	if err != nil {

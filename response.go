@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+
+	"github.com/kithttp/kit/internal/pagescan"
 )
 
 // Response is a response whose body has been read: its status, headers, the
@@ -21,7 +23,7 @@ type Response struct {
 	Request     *http.Request
 	body        []byte
 	stream      *streamBody     // the unread body of a streamed response; nil otherwise
-	page        *pageInfo       // what the single pass over a page found
+	page        *pagescan.Info  // what the single pass over a page found
 	redact      redactor        // the client's and request's, for redacting URLs in errors
 	cached      bool            // served from the client's cache (WithCache)
 	unforeseen  bool            // sent with credentials or a URL the cache's key does not cover (see cache_sent.go)

@@ -17,17 +17,17 @@ import (
 //	timeout               WithTimeout                      timeout.go           (stateless)
 //	cache                 WithCache                        cache.go             cacheLayer
 //	retry                 WithRetry                        retry.go             retryLayer
-//	hedging               WithHedging                      hedge.go             (the request's)
+//	hedging               WithHedging                      hedge.go             hedgeLayer
 //	rate limit            WithLimits, WithLimiter          ratelimit.go         limitLayers
 //	server rate limit     WithLimits, WithServerRateLimit  ratelimit_server.go  limitLayers
 //	auth                  WithAuth, refresh on a 401       auth.go              authLayer
 //	circuit breaker       WithCircuitBreaker               circuit_breaker.go   breakerLayer
 //	logging               WithLogger                       logging.go           logLayer
-//	request compression   WithRequestCompression           compression.go       (the request's)
+//	request compression   WithRequestCompression           compression.go       compressLayer
 //	attempt timeout       WithAttemptTimeout               attempt_timeout.go   attemptTimeouts
 //	sent check            WithCache                        cache_sent.go        (stateless)
 //	attempt interceptors  WithAttemptInterceptors          interceptor.go       (the client's)
-//	wire                  WithDump, Observer.MeasureTimings wire.go             (the request's)
+//	wire                  WithDump, Observer.MeasureTimings wire.go             wireLayer
 //	in-flight limit       WithLimits (async only)          inflight.go          limitLayers
 //	transport             the engine, body, *HTTPError     transport.go         (the client's)
 //
@@ -37,7 +37,10 @@ import (
 // whose credentials key its entries, and the logger), and what they all
 // share is the client's secrets, for the URLs in their error text. The
 // observer's hooks go to the layers that fire them (Retry to retry,
-// TokenRenewal to auth, CacheHit to cache, LogAttrs to logging). A layer
+// TokenRenewal to auth, CacheHit to cache, LogAttrs to logging, Hedge to
+// hedging, Circuit to the breaker). Each layer holds the client's default
+// of its setting (WithHedging, WithAttemptTimeout, WithDump, ...); a
+// request's own, from its policy, wins. A layer
 // is immutable once built except for what its fields synchronise
 // themselves (the server limits' mutex, the in-flight semaphore, the auth
 // layer's last token identity), so a chain is safe for concurrent use.
@@ -62,6 +65,11 @@ type layers struct {
 	auth          *authLayer
 	log           *logLayer
 	breaker       *breakerLayer
+	hedge         *hedgeLayer
+	compress      *compressLayer
+	attemptLimit  attemptTimeouts
+	wire          *wireLayer
+	secrets       *secrets // for the URL guard's errors
 }
 
 // newLayers builds the layers of c for st, the client being made.
@@ -77,6 +85,12 @@ func newLayers(c *clientConfig, st *clientState) *layers {
 		retry:   &retryLayer{plan: c.retry, secrets: sec, onRetry: o.Retry},
 		limits:  newLimitLayers(c, sec, st.asyncEng != nil),
 		auth:    newAuthLayer(c.auth, st.home, sec, o.TokenRenewal),
+
+		hedge:        &hedgeLayer{set: c.hedge, onHedge: o.Hedge},
+		compress:     &compressLayer{enc: c.compress},
+		attemptLimit: attemptTimeouts{d: c.attemptTimeout, secrets: sec},
+		wire:         &wireLayer{dump: c.dump, secrets: sec},
+		secrets:      sec,
 	}
 	if c.breaker != nil {
 		ly.breaker = &breakerLayer{set: c.breaker, onCircuit: o.Circuit, secrets: sec}
@@ -122,15 +136,15 @@ func (st *clientState) buildChains(c *clientConfig) error {
 // of the engine transport sends through (nil when it has none, or kit
 // cannot tell), for the cache.
 func (st *clientState) chain(ly *layers, transport Sender, jar http.CookieJar) (Sender, error) {
-	s, err := st.wrapChecked(st.wireLayer(transport), ly.attempt, "WithAttemptInterceptors")
+	s, err := st.wrapChecked(ly.wire.wrap(transport), ly.attempt, "WithAttemptInterceptors")
 	if err != nil {
 		return nil, err
 	}
 	if ly.cache != nil {
 		s = sentCheckLayer(s, jar)
 	}
-	s = st.attemptTimeoutLayer(s)
-	s = st.requestCompressLayer(s)
+	s = ly.attemptLimit.wrap(s)
+	s = ly.compress.wrap(s)
 	if ly.log != nil {
 		s = ly.log.wrap(s)
 	}
@@ -146,13 +160,13 @@ func (st *clientState) chain(ly *layers, transport Sender, jar http.CookieJar) (
 	if ly.limits.limiter != nil {
 		s = ly.limits.rateLayer(s)
 	}
-	s = st.hedgeLayer(s)
+	s = ly.hedge.wrap(s)
 	s = ly.retry.wrap(s)
 	if ly.cache != nil {
 		s = ly.cache.wrap(s, jar)
 	}
 	s = timeoutLayer(s)
-	s = st.urlGuardLayer(s)
+	s = urlGuardLayer(s, ly.secrets)
 	return st.wrapChecked(s, ly.call, "WithInterceptors")
 }
 
@@ -161,10 +175,10 @@ func (st *clientState) chain(ly *layers, transport Sender, jar http.CookieJar) (
 // looks at the URL (the cache's key, the server's rate limit, the auth's
 // origin check). The transport checks again, after the attempt
 // interceptors.
-func (st *clientState) urlGuardLayer(next Sender) Sender {
+func urlGuardLayer(next Sender, sec *secrets) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		if req.URL == nil {
-			return nil, errorf(st.opOf(req), "%w", errNilURL)
+			return nil, errorf(sec.opOf(req), "%w", errNilURL)
 		}
 		return next(ctx, req)
 	}

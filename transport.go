@@ -101,7 +101,7 @@ func (st *clientState) receive(ctx context.Context, req *Request, hreq *http.Req
 	if hresp == nil {
 		return nil, errorf(st.opOf(req), "the engine returned neither a response nor an error")
 	}
-	if st.decodes(hreq) {
+	if decodes(st.decode, hreq) {
 		if err := st.decode(hresp); err != nil {
 			if is2xx(hresp.StatusCode) {
 				return nil, errorf(st.opOf(req), "reading the %d response body: %w", hresp.StatusCode, err)

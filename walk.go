@@ -279,10 +279,10 @@ func (w *walk) build(t pageTarget) (*Request, error) {
 func (w *walk) guard(resp *Response) error {
 	w.pages++
 	if resp.page != nil {
-		resp.page.index = w.pages
+		resp.page.Index = w.pages
 	}
-	if resp.page != nil && len(bytes.TrimSpace(resp.page.span)) > 2 {
-		if first, seen := w.records.add(string(resp.page.span), w.pages); seen {
+	if resp.page != nil && len(bytes.TrimSpace(resp.page.Span)) > 2 {
+		if first, seen := w.records.add(string(resp.page.Span), w.pages); seen {
 			return errorf(w.op(), "%w: page %d has exactly the records of page %d", ErrPageLoop, w.pages, first)
 		}
 	}
@@ -432,7 +432,7 @@ func walkAny(ctx context.Context, async bool, pm pageMaker, start func() (*walk,
 			}
 			n := 0
 			if f.resp.page != nil {
-				n = f.resp.page.records
+				n = f.resp.page.Records
 			}
 			wo.page(w.pages, n, f.resp)
 			return yield(f.page, nil)

@@ -63,11 +63,16 @@ func (b *timingsBox) get() Timings {
 // sees is what is sent. It measures the attempt's phases when the call's
 // observer asks (req.timings), and dumps the attempt when WithDump or
 // WithDumpLogger is in force. A request with neither passes through.
-func (st *clientState) wireLayer(next Sender) Sender {
+type wireLayer struct {
+	dump    *dumper // the client's WithDump or WithDumpLogger; nil: none
+	secrets *secrets
+}
+
+func (l *wireLayer) wrap(next Sender) Sender {
 	return func(ctx context.Context, req *Request) (*Response, error) {
 		d := req.policy.dump
 		if d == nil {
-			d = st.dump
+			d = l.dump
 		}
 		if req.timings == nil && d == nil {
 			return next(ctx, req)
@@ -85,7 +90,7 @@ func (st *clientState) wireLayer(next Sender) Sender {
 			req.timings.last.Store(&t)
 		}
 		if d != nil {
-			d.dump(ctx, st, req, resp, err, end.Sub(start))
+			d.dump(ctx, l.secrets, req, resp, err, end.Sub(start))
 		}
 		return resp, err
 	}

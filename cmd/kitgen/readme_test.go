@@ -12,8 +12,8 @@ import (
 
 // TestReadmeInstall keeps the documented install story and what CI proves
 // the same: the kitgen example of the kitgen guide (docs/kitgen.md) is
-// .ci/userclient/api/api.go, the package .ci/release generates, builds and
-// runs from a published kit; the README shows the install commands; and
+// .ci/userclient/api/api.go, the package .ci/release/install generates,
+// builds and runs from a published kit; the README shows the install commands; and
 // every install command of the README, the guides and kitgen's README
 // names kit.Version.
 func TestReadmeInstall(t *testing.T) {

@@ -7,11 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kithttp/kit"
 	"github.com/kithttp/kit/cmd/kitgen/internal/testmod"
-	"github.com/kithttp/kit/internal/modproxy"
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/zip"
 	"golang.org/x/tools/go/packages"
@@ -85,8 +83,13 @@ func TestVersionSkewModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := modproxy.Add(proxy, m, gomod, z.Bytes(), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
-		t.Fatal(err)
+	// The proxy's layout (see go help goproxy): one version of one module.
+	vdir := filepath.Join(proxy, "github.com", "kithttp", "kit", "@v")
+	info := `{"Version":"` + other + `","Time":"2026-01-01T00:00:00Z"}`
+	for name, data := range map[string][]byte{
+		"list": []byte(other + "\n"), other + ".info": []byte(info), other + ".mod": gomod, other + ".zip": z.Bytes(),
+	} {
+		testmod.WriteFile(t, filepath.Join(vdir, name), data)
 	}
 	// kit's dependencies come from the module cache; nothing is fetched.
 	t.Setenv("GOPROXY", "file://"+filepath.ToSlash(proxy))

@@ -6,10 +6,13 @@
 // a user would, from a module outside the checkout, to prove that every
 // install command of the README works from a published version:
 //
-//	go run ./internal/cmd/modpublish -o DIR [-rev HEAD]
+//	go run ./.ci/release/modpublish -o DIR [-rev HEAD]
 //
-// It publishes the root module and every nested module users import (all
-// but those under bench/, examples/ and testdata/), and refuses to publish
+// It lives beside the CI scripts, in a directory the go command leaves out
+// of ./... (and which no import path can name), as the release tooling is
+// no package of kit's. It publishes the root module and every nested
+// module users import (all but those under bench/, examples/, testdata/
+// and the directories the go command ignores, such as .ci/), and refuses to publish
 // when a nested module requires kit at any version but kit.Version: a
 // published go.mod that requires kit v0.0.0 or a pseudo-version cannot be
 // installed, since a user's go command ignores its replace directives.
@@ -29,7 +32,6 @@ import (
 	"time"
 
 	"github.com/kithttp/kit"
-	"github.com/kithttp/kit/internal/modproxy"
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/zip"
@@ -103,7 +105,7 @@ func publish(out, rev, version string) ([]module.Version, error) {
 // skipped reports whether the module in dir is one users never import.
 func skipped(dir string) bool {
 	for _, elem := range strings.Split(dir, "/") {
-		if elem == "testdata" {
+		if elem == "testdata" || strings.HasPrefix(elem, ".") || strings.HasPrefix(elem, "_") {
 			return true
 		}
 	}
@@ -136,7 +138,7 @@ func publishModule(out, tree, dir, version string) (module.Version, error) {
 	if err := zip.CreateFromDir(&z, m, modDir); err != nil {
 		return module.Version{}, err
 	}
-	if err := modproxy.Add(out, m, []byte(gomod), z.Bytes(), time.Now()); err != nil {
+	if err := addVersion(out, m, []byte(gomod), z.Bytes(), time.Now()); err != nil {
 		return module.Version{}, err
 	}
 	return m, nil

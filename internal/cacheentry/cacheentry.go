@@ -1,4 +1,8 @@
-package kit
+// Package cacheentry is the format of what a private HTTP cache stores: a
+// versioned binary record with a checksum, so that an entry another
+// version wrote, or a store corrupted, is told from a good one and treated
+// as a miss. It knows nothing of kit's types.
+package cacheentry
 
 import (
 	"encoding/binary"
@@ -6,38 +10,35 @@ import (
 	"hash/crc32"
 	"net/http"
 	"time"
+
+	"github.com/kithttp/kit/internal/httpcache"
 )
 
-// Private implementation past this point.
-//
-// cache_entry.go is the format of what WithCache stores: a versioned binary
-// record with a checksum, so that an entry another version of kit wrote, or
-// a store corrupted, is told from a good one and treated as a miss.
-
-// cacheEntry is one stored response.
-type cacheEntry struct {
-	status     int
-	respTime   time.Time     // when the response arrived
-	initialAge time.Duration // its corrected initial age (RFC 9111 §4.2.3)
-	lifetime   time.Duration // its freshness lifetime (§4.2.1)
-	noCache    bool          // it must be revalidated before each use
-	vary       []string      // pairs: a header the response varies on, the request's value of it
-	header     http.Header
-	body       []byte // shares the encoded entry's bytes
+// Entry is one stored response.
+type Entry struct {
+	Status     int
+	RespTime   time.Time     // when the response arrived
+	InitialAge time.Duration // its corrected initial age (RFC 9111 §4.2.3)
+	Lifetime   time.Duration // its freshness lifetime (§4.2.1)
+	NoCache    bool          // it must be revalidated before each use
+	Vary       []string      // pairs: a header the response varies on, the request's value of it
+	Header     http.Header
+	Body       []byte // shares the encoded entry's bytes
 }
 
 // entryMagic starts every entry: the format and its version.
 const entryMagic = "kitc\x01"
 
-var errBadEntry = errors.New("the stored entry does not decode")
+// ErrBad is what Decode returns for bytes that are not an entry.
+var ErrBad = errors.New("the stored entry does not decode")
 
-// encode returns the entry's bytes.
-func (e *cacheEntry) encode() []byte {
-	n := len(entryMagic) + 5*binary.MaxVarintLen64 + len(e.body) + 4
-	for _, s := range e.vary {
+// Encode returns the entry's bytes.
+func (e *Entry) Encode() []byte {
+	n := len(entryMagic) + 5*binary.MaxVarintLen64 + len(e.Body) + 4
+	for _, s := range e.Vary {
 		n += len(s) + binary.MaxVarintLen64
 	}
-	for k, vs := range e.header {
+	for k, vs := range e.Header {
 		n += len(k) + 2*binary.MaxVarintLen64
 		for _, v := range vs {
 			n += len(v) + binary.MaxVarintLen64
@@ -45,31 +46,31 @@ func (e *cacheEntry) encode() []byte {
 	}
 	b := make([]byte, 0, n)
 	b = append(b, entryMagic...)
-	b = binary.AppendUvarint(b, uint64(e.status))
-	b = binary.AppendVarint(b, e.respTime.UnixNano())
-	b = binary.AppendVarint(b, int64(e.initialAge))
-	b = binary.AppendVarint(b, int64(e.lifetime))
+	b = binary.AppendUvarint(b, uint64(e.Status))
+	b = binary.AppendVarint(b, e.RespTime.UnixNano())
+	b = binary.AppendVarint(b, int64(e.InitialAge))
+	b = binary.AppendVarint(b, int64(e.Lifetime))
 	flags := byte(0)
-	if e.noCache {
+	if e.NoCache {
 		flags |= 1
 	}
 	b = append(b, flags)
 	// The strings of vary and header are in one run, so that decoding
 	// makes one string of them all.
-	b = binary.AppendUvarint(b, uint64(len(e.vary)))
-	b = binary.AppendUvarint(b, uint64(len(e.header)))
-	for _, s := range e.vary {
+	b = binary.AppendUvarint(b, uint64(len(e.Vary)))
+	b = binary.AppendUvarint(b, uint64(len(e.Header)))
+	for _, s := range e.Vary {
 		b = appendString(b, s)
 	}
-	for k, vs := range e.header {
+	for k, vs := range e.Header {
 		b = appendString(b, k)
 		b = binary.AppendUvarint(b, uint64(len(vs)))
 		for _, v := range vs {
 			b = appendString(b, v)
 		}
 	}
-	b = binary.AppendUvarint(b, uint64(len(e.body)))
-	b = append(b, e.body...)
+	b = binary.AppendUvarint(b, uint64(len(e.Body)))
+	b = append(b, e.Body...)
 	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
 
@@ -78,31 +79,32 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// decodeEntry reads what encode wrote. The body shares data's bytes. Any
+// Decode reads what Encode wrote. The body shares data's bytes. Any
 // inconsistency (another format, a bad checksum, a length past the end)
-// is errBadEntry.
-func decodeEntry(data []byte) (*cacheEntry, error) {
+// is ErrBad.
+func Decode(data []byte) (*Entry, error) {
 	if len(data) < len(entryMagic)+4 || string(data[:len(entryMagic)]) != entryMagic {
-		return nil, errBadEntry
+		return nil, ErrBad
 	}
 	end := len(data) - 4
 	if crc32.ChecksumIEEE(data[:end]) != binary.BigEndian.Uint32(data[end:]) {
-		return nil, errBadEntry
+		return nil, ErrBad
 	}
 	r := entryReader{b: data[len(entryMagic):end]}
-	e := &cacheEntry{}
+	e := &Entry{}
 	status := r.uvarint()
 	resp := r.varint()
-	// Kept to [0, maxAge] like every age and lifetime kit works out: the
-	// store is not kit's, and what it holds is added to and subtracted from.
-	e.initialAge = clampAge(time.Duration(r.varint()))
-	e.lifetime = clampAge(time.Duration(r.varint()))
+	// Kept to [0, httpcache.MaxAge] like every age and lifetime worked out:
+	// the store is not the cache's, and what it holds is added to and
+	// subtracted from.
+	e.InitialAge = httpcache.ClampAge(time.Duration(r.varint()))
+	e.Lifetime = httpcache.ClampAge(time.Duration(r.varint()))
 	flags := r.byte()
 	nVary, nHeader := r.uvarint(), r.uvarint()
 	if r.bad || status < 100 || status > 999 || nVary > uint64(len(r.b)) || nHeader > uint64(len(r.b)) {
-		return nil, errBadEntry
+		return nil, ErrBad
 	}
-	e.status, e.respTime, e.noCache = int(status), time.Unix(0, resp), flags&1 != 0
+	e.Status, e.RespTime, e.NoCache = int(status), time.Unix(0, resp), flags&1 != 0
 	// One string holds every name and value; the entries are slices of it.
 	start := len(data) - 4 - len(r.b)
 	strs := r
@@ -114,7 +116,7 @@ func decodeEntry(data []byte) (*cacheEntry, error) {
 		strs.bytes()
 		nv := strs.uvarint()
 		if strs.bad || nv > uint64(len(strs.b)) {
-			return nil, errBadEntry
+			return nil, ErrBad
 		}
 		for range nv {
 			strs.bytes()
@@ -122,18 +124,18 @@ func decodeEntry(data []byte) (*cacheEntry, error) {
 		values += int(nv)
 	}
 	if strs.bad {
-		return nil, errBadEntry
+		return nil, ErrBad
 	}
 	stop := len(data) - 4 - len(strs.b)
 	all := string(data[start:stop]) // one allocation for every string
 	s := stringReader{s: all}
 	if nVary > 0 {
-		e.vary = make([]string, nVary)
-		for i := range e.vary {
-			e.vary[i] = s.str()
+		e.Vary = make([]string, nVary)
+		for i := range e.Vary {
+			e.Vary[i] = s.str()
 		}
 	}
-	e.header = make(http.Header, nHeader)
+	e.Header = make(http.Header, nHeader)
 	vals := make([]string, values)
 	for range nHeader {
 		k := s.str()
@@ -143,14 +145,14 @@ func decodeEntry(data []byte) (*cacheEntry, error) {
 		for i := range vs {
 			vs[i] = s.str()
 		}
-		e.header[k] = vs
+		e.Header[k] = vs
 	}
 	body := strs.bytes()
 	if strs.bad || len(strs.b) != 0 || s.bad {
-		return nil, errBadEntry
+		return nil, ErrBad
 	}
 	if len(body) > 0 {
-		e.body = body[:len(body):len(body)]
+		e.Body = body[:len(body):len(body)]
 	}
 	return e, nil
 }
@@ -234,30 +236,10 @@ func (r *stringReader) str() string {
 	return s
 }
 
-// varyMatches reports whether req carries the values the stored response
-// was chosen by (RFC 9111 §4.1).
-func (e *cacheEntry) varyMatches(h http.Header) bool {
-	for i := 0; i+1 < len(e.vary); i += 2 {
-		if varyValue(h, e.vary[i]) != e.vary[i+1] {
-			return false
-		}
-	}
-	return true
-}
-
-// private returns a copy of a shared entry (NewMemoryCache's) that the
-// caller may change: its own header, values included (it may end up in a
-// caller's response).
-func (e *cacheEntry) private() *cacheEntry {
-	c := *e
-	c.header = cloneHeader(e.header, 1, nil)
-	return &c
-}
-
-// age is the entry's current age at now (RFC 9111 §4.2.3): never
-// negative, and at most maxDelta seconds whatever the entry says (it may
-// come from a store kit does not control) and however far the clock is
+// Age is the entry's current age at now (RFC 9111 §4.2.3): never
+// negative, and at most httpcache.MaxAge whatever the entry says (it may
+// come from a store the cache does not control) and however far the clock is
 // from its time of arrival, so that no sum overflows.
-func (e *cacheEntry) age(now time.Time) time.Duration {
-	return min(clampAge(e.initialAge)+clampAge(now.Sub(e.respTime)), maxAge)
+func (e *Entry) Age(now time.Time) time.Duration {
+	return min(httpcache.ClampAge(e.InitialAge)+httpcache.ClampAge(now.Sub(e.RespTime)), httpcache.MaxAge)
 }

@@ -1,8 +1,8 @@
-// Package modproxy writes module versions into a directory laid out as a
-// Go module proxy (<module>/@v/list, .info, .mod, .zip), for use as
-// GOPROXY=file://dir: CI's release check publishes kit's modules this way,
-// and kitgen's version-skew test publishes another kit version.
-package modproxy
+package main
+
+// modproxy.go writes module versions into a directory laid out as a Go
+// module proxy (<module>/@v/list, .info, .mod, .zip), for use as
+// GOPROXY=file://dir.
 
 import (
 	"encoding/json"
@@ -15,10 +15,10 @@ import (
 	"golang.org/x/mod/module"
 )
 
-// Add writes version m of a module, with its go.mod and its zip (as
+// addVersion writes version m of a module, with its go.mod and its zip (as
 // golang.org/x/mod/zip makes it), into the proxy directory dir, and lists
 // the version beside those already there.
-func Add(dir string, m module.Version, gomod, zip []byte, at time.Time) error {
+func addVersion(dir string, m module.Version, gomod, zip []byte, at time.Time) error {
 	escaped, err := module.EscapePath(m.Path)
 	if err != nil {
 		return err

@@ -1,4 +1,8 @@
-package kit
+// Package httpcache reads what RFC 9111 asks a private cache to read: the
+// Cache-Control directives of requests and responses, the Freshness of a
+// stored response (§4.2) and which stored response a 304 selects (§4.3.4).
+// It is standard-library only and knows nothing of kit's types.
+package httpcache
 
 import (
 	"net/http"
@@ -7,70 +11,64 @@ import (
 	"time"
 )
 
-// Private implementation past this point.
-//
-// cache_control.go reads what RFC 9111 asks a private cache to read: the
-// Cache-Control directives of requests and responses, and the freshness of
-// a stored response (§4.2).
-
-// cacheControl is the parsed Cache-Control of a request or a response.
-// Directives kit does not act on are skipped.
-type cacheControl struct {
-	noStore        bool
-	noCache        bool // unqualified or qualified: always revalidate
-	mustRevalidate bool
-	public         bool
-	maxAge         time.Duration
-	hasMaxAge      bool
-	minFresh       time.Duration
+// CacheControl is the parsed Cache-Control of a request or a response.
+// Directives a private cache does not act on are skipped.
+type CacheControl struct {
+	NoStore        bool
+	NoCache        bool // unqualified or qualified: always revalidate
+	MustRevalidate bool
+	Public         bool
+	MaxAge         time.Duration
+	HasMaxAge      bool
+	MinFresh       time.Duration
 }
 
 // maxDelta bounds delta-seconds: RFC 9111 §1.2.2 says a larger value is
 // taken as 2^31 seconds.
 const maxDelta = int64(1 << 31)
 
-// maxAge is maxDelta seconds: the bound of every age and lifetime kit
+// MaxAge is maxDelta seconds: the bound of every age and lifetime a cache
 // works out, far enough from time.Duration's limit (about 292 years) that
 // the sum of two never overflows.
-const maxAge = time.Duration(maxDelta) * time.Second
+const MaxAge = time.Duration(maxDelta) * time.Second
 
-// clampAge bounds d, an age or a lifetime, to [0, maxAge].
-func clampAge(d time.Duration) time.Duration { return min(max(d, 0), maxAge) }
+// ClampAge bounds d, an age or a lifetime, to [0, MaxAge].
+func ClampAge(d time.Duration) time.Duration { return min(max(d, 0), MaxAge) }
 
-// parseCacheControl reads the directives of every Cache-Control line of h.
+// Parse reads the directives of every Cache-Control line of h.
 // A malformed directive is skipped; a malformed max-age is taken as 0 (stale,
 // as RFC 9111 §4.2.1 asks of an invalid freshness value).
-func parseCacheControl(h http.Header) cacheControl {
-	var cc cacheControl
+func Parse(h http.Header) CacheControl {
+	var cc CacheControl
 	for _, line := range h["Cache-Control"] {
 		for line != "" {
 			var d string
-			d, line = nextDirective(line)
+			d, line = NextDirective(line)
 			name, val, _ := strings.Cut(d, "=")
 			name = strings.TrimSpace(name)
 			val = strings.Trim(strings.TrimSpace(val), `"`)
 			switch strings.ToLower(name) {
 			case "no-store":
-				cc.noStore = true
+				cc.NoStore = true
 			case "no-cache":
-				cc.noCache = true
+				cc.NoCache = true
 			case "must-revalidate", "proxy-revalidate":
-				cc.mustRevalidate = true
+				cc.MustRevalidate = true
 			case "public":
-				cc.public = true
+				cc.Public = true
 			case "max-age":
-				cc.maxAge, cc.hasMaxAge = deltaSeconds(val), true
+				cc.MaxAge, cc.HasMaxAge = DeltaSeconds(val), true
 			case "min-fresh":
-				cc.minFresh = deltaSeconds(val)
+				cc.MinFresh = DeltaSeconds(val)
 			}
 		}
 	}
 	return cc
 }
 
-// nextDirective splits off the first comma-separated directive of s,
+// NextDirective splits off the first comma-separated directive of s,
 // leaving commas inside a quoted string alone.
-func nextDirective(s string) (string, string) {
+func NextDirective(s string) (string, string) {
 	quoted := false
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
@@ -89,48 +87,48 @@ func nextDirective(s string) (string, string) {
 	return s, ""
 }
 
-// deltaSeconds reads delta-seconds: 0 for anything that is not a
+// DeltaSeconds reads delta-seconds: 0 for anything that is not a
 // non-negative integer, and at most 2^31 seconds.
-func deltaSeconds(s string) time.Duration {
+func DeltaSeconds(s string) time.Duration {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
 		// All digits but too large: the largest value.
 		if s != "" && strings.Trim(s, "0123456789") == "" {
-			return maxAge
+			return MaxAge
 		}
 		return 0
 	}
 	if n < 0 {
 		return 0
 	}
-	return time.Duration(min(n, maxDelta)) * time.Second // at most maxAge
+	return time.Duration(min(n, maxDelta)) * time.Second // at most MaxAge
 }
 
-// heuristicStatus are the statuses RFC 9110 §15.1 defines as heuristically
-// cacheable, among those kit stores (2xx).
-func heuristicStatus(code int) bool {
+// HeuristicStatus are the statuses RFC 9110 §15.1 defines as heuristically
+// cacheable, among those a cache of 2xx responses stores.
+func HeuristicStatus(code int) bool {
 	return code == http.StatusOK || code == http.StatusNonAuthoritativeInfo || code == http.StatusNoContent
 }
 
 // maxHeuristic caps a freshness lifetime worked out from Last-Modified.
 const maxHeuristic = 24 * time.Hour
 
-// freshness is what RFC 9111 §4.2 works out for a response received at
+// Freshness is what RFC 9111 §4.2 works out for a response received at
 // respTime to a request sent at reqTime: its freshness lifetime and its
 // corrected initial age.
-func freshness(status int, h http.Header, cc cacheControl, reqTime, respTime time.Time) (lifetime, initialAge time.Duration) {
+func Freshness(status int, h http.Header, cc CacheControl, reqTime, respTime time.Time) (lifetime, initialAge time.Duration) {
 	date, dateErr := http.ParseTime(h.Get("Date"))
 	if dateErr != nil {
 		date = respTime
 	}
 	switch {
-	case cc.hasMaxAge:
-		lifetime = cc.maxAge
+	case cc.HasMaxAge:
+		lifetime = cc.MaxAge
 	case h.Get("Expires") != "":
 		if exp, err := http.ParseTime(h.Get("Expires")); err == nil {
 			lifetime = max(exp.Sub(date), 0)
 		} // an invalid Expires is in the past: stale
-	case heuristicStatus(status) || cc.public:
+	case HeuristicStatus(status) || cc.Public:
 		// §4.2.2: no explicit expiration, so a heuristic is allowed: a
 		// tenth of the time since the last modification.
 		if lm, err := http.ParseTime(h.Get("Last-Modified")); err == nil && lm.Before(date) {
@@ -138,30 +136,30 @@ func freshness(status int, h http.Header, cc cacheControl, reqTime, respTime tim
 		}
 	}
 	// An Expires centuries away, a Date centuries ago: time.Time.Sub
-	// saturates at about 292 years; every value here is kept to maxAge
+	// saturates at about 292 years; every value here is kept to MaxAge
 	// before it is added to another.
-	lifetime = clampAge(lifetime)
+	lifetime = ClampAge(lifetime)
 	// §4.2.3: the corrected initial age.
-	apparent := clampAge(respTime.Sub(date))
-	ageValue := deltaSeconds(strings.TrimSpace(h.Get("Age")))
-	corrected := min(ageValue+clampAge(respTime.Sub(reqTime)), maxAge)
+	apparent := ClampAge(respTime.Sub(date))
+	ageValue := DeltaSeconds(strings.TrimSpace(h.Get("Age")))
+	corrected := min(ageValue+ClampAge(respTime.Sub(reqTime)), MaxAge)
 	return lifetime, max(apparent, corrected)
 }
 
-// hasExplicitFreshness reports whether a response says how long it is
+// HasExplicitFreshness reports whether a response says how long it is
 // fresh (max-age or Expires).
-func hasExplicitFreshness(h http.Header, cc cacheControl) bool {
-	return cc.hasMaxAge || h.Get("Expires") != ""
+func HasExplicitFreshness(h http.Header, cc CacheControl) bool {
+	return cc.HasMaxAge || h.Get("Expires") != ""
 }
 
-// selects reports whether a 304 with header notMod is for the stored
+// Selects reports whether a 304 with header notMod is for the stored
 // response with header stored, the selection of RFC 9111 §4.3.4: a strong
 // ETag selects the stored response with the same strong ETag; a weak one,
 // the stored response whose ETag it matches weakly; with no ETag, a
 // Last-Modified selects the stored response modified at that time; a 304
 // without any validator selects the stored response (kit keeps one per
 // key).
-func selects(notMod, stored http.Header) bool {
+func Selects(notMod, stored http.Header) bool {
 	if tag := notMod.Get("Etag"); tag != "" {
 		have := stored.Get("Etag")
 		if !strings.HasPrefix(tag, "W/") {

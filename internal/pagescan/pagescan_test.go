@@ -1,11 +1,21 @@
-package kit
+package pagescan
 
 import (
 	"encoding/json"
 	"testing"
 
+	json2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
+
+// layoutFor is the layout of a page-number paginator (no cursor) or a
+// cursor paginator, with kit's decoding options (encoding/json's
+// semantics on the v2 engine).
+func layoutFor(itemsKey, cursorKey string) (*Layout, error) {
+	opts := json2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false))
+	return New(Keys{Items: itemsKey, Cursor: cursorKey}, opts)
+}
 
 func TestPageScanCursor(t *testing.T) {
 	t.Parallel()
@@ -28,9 +38,9 @@ func TestPageScanCursor(t *testing.T) {
 			t.Fatal(err)
 		}
 		var recs []jsontext.Value
-		info, err := l.scan([]byte(tt.body), &recs)
-		if (err != nil) != tt.wantErr || info.cursor != tt.want {
-			t.Errorf("scan(%s) cursor = %q, %v; want %q, error %v", tt.body, info.cursor, err, tt.want, tt.wantErr)
+		info, err := l.Scan([]byte(tt.body), &recs)
+		if (err != nil) != tt.wantErr || info.Cursor != tt.want {
+			t.Errorf("scan(%s) cursor = %q, %v; want %q, error %v", tt.body, info.Cursor, err, tt.want, tt.wantErr)
 		}
 	}
 }
@@ -58,12 +68,12 @@ func FuzzPageScan(f *testing.F) {
 			return // not a valid dotted key
 		}
 		var recs []jsontext.Value
-		info, err := l.scan(body, &recs)
+		info, err := l.Scan(body, &recs)
 		if err != nil {
 			return
 		}
-		if info.records != len(recs) {
-			t.Fatalf("records %d, decoded %d", info.records, len(recs))
+		if info.Records != len(recs) {
+			t.Fatalf("records %d, decoded %d", info.Records, len(recs))
 		}
 		if itemsKey != "" || cursorKey != "next_cursor" {
 			return
@@ -78,7 +88,7 @@ func FuzzPageScan(f *testing.F) {
 		case []any:
 			want = len(v)
 		case map[string]any:
-			for _, k := range defaultItemKeys {
+			for _, k := range DefaultItemKeys {
 				if arr, ok := v[k].([]any); ok {
 					want = len(arr)
 					break
@@ -105,8 +115,8 @@ func TestPageLayoutOverlap(t *testing.T) {
 		t.Fatal(err)
 	}
 	var recs []jsontext.Value
-	info, err := l.scan([]byte(`{"data":{"next":"c"},"items":[1,2]}`), &recs)
-	if err != nil || info.records != 2 || info.cursor != "c" {
+	info, err := l.Scan([]byte(`{"data":{"next":"c"},"items":[1,2]}`), &recs)
+	if err != nil || info.Records != 2 || info.Cursor != "c" {
 		t.Fatalf("scan = %+v, %v; want 2 records and cursor c", info, err)
 	}
 }
