@@ -93,8 +93,8 @@ type Method struct {
 	NoAuth  bool
 	Options []*Option
 	Poll    *Option // the //kit:poll kit.PollOptions of a poller method; nil: the zero value
-	Ctx     string // the name of the context parameter in the generated method
-	Opts    string // the name of a last `...kit.CallOption` parameter; "": none
+	Ctx     string  // the name of the context parameter in the generated method
+	Opts    string  // the name of a last `...kit.CallOption` parameter; "": none
 	Params  []*Param
 	Headers []constHeader
 	Result  resultKind
