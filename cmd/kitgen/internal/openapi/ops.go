@@ -19,6 +19,7 @@ type method struct {
 	paginator  string // the paginator's kind, "" when not paginated
 	opts       string // the name of the last parameter, ...kit.CallOption
 	pages      string // the name of the page walk of a paginated method; "" for others
+	poller     *lro   // how the poller of a long-running operation follows it; nil for others
 	decls      []string
 }
 
@@ -248,6 +249,10 @@ func (g *generator) result(m *method, op *Operation, name string, stream bool) e
 			ok = r
 			break
 		}
+	}
+	if l := g.lros[op]; l != nil && !stream {
+		g.pollerResult(m, l, name)
+		return nil
 	}
 	paging, err := g.configured(op)
 	if err != nil {
