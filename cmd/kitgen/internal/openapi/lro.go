@@ -130,7 +130,7 @@ func (g *generator) longRunning(op *Operation) *lro {
 		if why != "" {
 			l.evidence = append(l.evidence, why)
 		}
-		l.evidence = append(l.evidence, "done when a poll answers other than 202")
+		l.evidence = append(l.evidence, "done when a poll answers other than 202 (or by an Azure operation status)")
 	}
 	return l
 }
@@ -245,8 +245,10 @@ func (g *generator) pollerResult(m *method, l *lro, name string) {
 // pollers whose operation shows no state, declaring it on first use.
 func (g *generator) doneByStatus() string {
 	if g.doneFunc == "" {
-		g.doneFunc = g.names.name("doneByStatus")
-		g.types.imports["net/http"] = true
+		g.doneFunc = g.names.name("operationDone")
+		for _, im := range []string{"encoding/json", "fmt", "net/http", "strings"} {
+			g.types.imports[im] = true
+		}
 	}
 	return g.doneFunc
 }
@@ -256,17 +258,33 @@ func (g *generator) doneByStatusDecl() string {
 	if g.doneFunc == "" {
 		return ""
 	}
-	return strings.ReplaceAll(`// NAME is the terminal-state rule of the operations that show no state:
-// the first answer (to a request other than a GET) ends the operation
-// unless it names where to poll it (an Operation-Location,
-// Azure-AsyncOperation or Location header); a poll answered 202 Accepted is
-// running, any other 2xx ends it.
+	return strings.ReplaceAll(`// NAME is the terminal-state rule of the operations whose document
+// shows no state. The first answer (to a request other than a GET) ends
+// the operation unless it names where to poll it (an Operation-Location,
+// Azure-AsyncOperation or Location header). A poll answered 202 Accepted
+// is running; another 2xx ends it, unless it is an operation's status as
+// Azure's guidelines write it ({"status": "Running"}, also NotStarted and
+// InProgress, running; Failed, Canceled, failed).
 func NAME(resp *kit.Response) (bool, error) {
 	if resp.Request != nil && resp.Request.Method != http.MethodGet {
 		h := resp.Header
 		return h.Get("Operation-Location") == "" && h.Get("Azure-AsyncOperation") == "" && h.Get("Location") == "", nil
 	}
-	return resp.StatusCode != http.StatusAccepted, nil
+	if resp.StatusCode == http.StatusAccepted {
+		return false, nil
+	}
+	var op struct {
+		Status string ` + "`json:\"status\"`" + `
+	}
+	if json.Unmarshal(resp.Bytes(), &op) == nil {
+		switch strings.ToLower(op.Status) {
+		case "notstarted", "running", "inprogress":
+			return false, nil
+		case "failed", "canceled", "cancelled":
+			return true, fmt.Errorf("its state is %q", op.Status)
+		}
+	}
+	return true, nil
 }
 `, "NAME", g.doneFunc)
 }
