@@ -274,7 +274,7 @@ func NAME(resp *kit.Response) (bool, error) {
 		return false, nil
 	}
 	var op struct {
-		Status string ` + "`json:\"status\"`" + `
+		Status string `+"`json:\"status\"`"+`
 	}
 	if json.Unmarshal(resp.Bytes(), &op) == nil {
 		switch strings.ToLower(op.Status) {
