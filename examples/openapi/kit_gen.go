@@ -30,6 +30,7 @@ func BindClient(c *kit.Client) *Client {
 		Client:   c,
 		UsersAPI: _kit_UsersAPI{b: c},
 		ChatAPI:  _kit_ChatAPI{b: c},
+		JobsAPI:  _kit_JobsAPI{b: c},
 		API:      _kit_API{b: c},
 	}
 	return x
@@ -39,7 +40,7 @@ type _kit_UsersAPI struct{ b kit.Binding }
 
 var _ UsersAPI = _kit_UsersAPI{} // if this stops compiling, the interface changed: run go generate
 
-// GetUser: GET /users/{id} (openapi_gen.go:42).
+// GetUser: GET /users/{id} (openapi_gen.go:43).
 type _kit_UsersAPI_GetUser_P struct {
 	P_id int64 `kit:"id"`
 }
@@ -56,7 +57,7 @@ func (c _kit_UsersAPI) GetUser(ctx context.Context, id int64, opts ...kit.CallOp
 	return out, err
 }
 
-// CreateUser: POST /users (openapi_gen.go:48).
+// CreateUser: POST /users (openapi_gen.go:49).
 type _kit_UsersAPI_CreateUser_P struct {
 	P_body NewUser `kit:"body"`
 }
@@ -73,7 +74,7 @@ func (c _kit_UsersAPI) CreateUser(ctx context.Context, body NewUser, opts ...kit
 	return out, err
 }
 
-// ListUsers: GET /linked/users (openapi_gen.go:56).
+// ListUsers: GET /linked/users (openapi_gen.go:57).
 type _kit_UsersAPI_ListUsers_P struct {
 	ListUsersParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -106,7 +107,7 @@ func (c _kit_UsersAPI) ListUsers(ctx context.Context, params *ListUsersParams, o
 	}
 }
 
-// ListUsersPages: GET /linked/users (openapi_gen.go:64).
+// ListUsersPages: GET /linked/users (openapi_gen.go:65).
 type _kit_UsersAPI_ListUsersPages_P struct {
 	ListUsersParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -136,7 +137,7 @@ func (c _kit_UsersAPI) ListUsersPages(ctx context.Context, params *ListUsersPara
 	}
 }
 
-// ScanUsers: GET /cursor-flat/users (openapi_gen.go:72).
+// ScanUsers: GET /cursor-flat/users (openapi_gen.go:73).
 type _kit_UsersAPI_ScanUsers_P struct {
 	ScanUsersParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -169,7 +170,7 @@ func (c _kit_UsersAPI) ScanUsers(ctx context.Context, params *ScanUsersParams, o
 	}
 }
 
-// ScanUsersPages: GET /cursor-flat/users (openapi_gen.go:80).
+// ScanUsersPages: GET /cursor-flat/users (openapi_gen.go:81).
 type _kit_UsersAPI_ScanUsersPages_P struct {
 	ScanUsersParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -199,7 +200,7 @@ func (c _kit_UsersAPI) ScanUsersPages(ctx context.Context, params *ScanUsersPara
 	}
 }
 
-// ListActivity: GET /activity (openapi_gen.go:89).
+// ListActivity: GET /activity (openapi_gen.go:90).
 type _kit_UsersAPI_ListActivity_P struct {
 	ListActivityParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -232,7 +233,7 @@ func (c _kit_UsersAPI) ListActivity(ctx context.Context, params *ListActivityPar
 	}
 }
 
-// ListActivityPages: GET /activity (openapi_gen.go:97).
+// ListActivityPages: GET /activity (openapi_gen.go:98).
 type _kit_UsersAPI_ListActivityPages_P struct {
 	ListActivityParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -266,7 +267,7 @@ type _kit_ChatAPI struct{ b kit.Binding }
 
 var _ ChatAPI = _kit_ChatAPI{} // if this stops compiling, the interface changed: run go generate
 
-// Chat: POST /chat (openapi_gen.go:106).
+// Chat: POST /chat (openapi_gen.go:107).
 type _kit_ChatAPI_Chat_P struct {
 	P_body ChatRequest `kit:"body"`
 }
@@ -283,11 +284,34 @@ func (c _kit_ChatAPI) Chat(ctx context.Context, body ChatRequest, opts ...kit.Ca
 	return out, err
 }
 
+type _kit_JobsAPI struct{ b kit.Binding }
+
+var _ JobsAPI = _kit_JobsAPI{} // if this stops compiling, the interface changed: run go generate
+
+// BeginStartJob: POST /lro/jobs (openapi_gen.go:121).
+type _kit_JobsAPI_BeginStartJob_P struct {
+	P_body *StartJobRequest `kit:"body"`
+}
+
+var _kit_JobsAPI_BeginStartJob kit.LazyOperation
+
+func _kit_JobsAPI_BeginStartJob_decl() (*kit.Operation, error) {
+	return kit.NewOperation("POST", "/lro/jobs", reflect.TypeOf((*_kit_JobsAPI_BeginStartJob_P)(nil)).Elem(), nil)
+}
+
+func (c _kit_JobsAPI) BeginStartJob(ctx context.Context, body *StartJobRequest, opts ...kit.CallOption) (*kit.Poller[Job], error) {
+	var resp *kit.Response
+	if err := _kit_JobsAPI_BeginStartJob.Get(_kit_JobsAPI_BeginStartJob_decl).CallInto(ctx, c.b, &_kit_JobsAPI_BeginStartJob_P{P_body: body}, &resp, opts...); err != nil {
+		return nil, err
+	}
+	return kit.NewPoller[Job](c.b, resp, kit.PollOptions{})
+}
+
 type _kit_API struct{ b kit.Binding }
 
 var _ API = _kit_API{} // if this stops compiling, the interface changed: run go generate
 
-// Health: GET /health (openapi_gen.go:113).
+// Health: GET /health (openapi_gen.go:128).
 type _kit_API_Health_P = kit.NoParams
 
 var _kit_API_Health kit.LazyOperation

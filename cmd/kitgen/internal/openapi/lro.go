@@ -73,7 +73,7 @@ func (g *generator) longRunning(op *Operation) *lro {
 			return nil // the headers are another answer's: a 202 that names no operation
 		}
 		slices.Sort(hs)
-		l.evidence = append(l.evidence, "a 202 answer with a "+strings.Join(hs, " and ")+" header")
+		l.evidence = append(l.evidence, "a 202 answer declaring "+strings.Join(hs, " and "))
 	default:
 		return nil
 	}
@@ -217,8 +217,7 @@ func (l *lro) pollOptions(doneFunc string) string {
 
 // pollerResult makes m the method that starts op and returns its poller,
 // and declares the function that resumes it from a token.
-func (g *generator) pollerResult(m *method, l *lro, name string) {
-	base := strings.TrimPrefix(name, "Begin")
+func (g *generator) pollerResult(m *method, l *lro, base string) {
 	typ := "*kit.Response"
 	if l.result != nil {
 		typ = g.types.goType(l.result.schema, base+"Result")
@@ -235,7 +234,7 @@ func (g *generator) pollerResult(m *method, l *lro, name string) {
 	}
 	resume := g.names.name("Resume" + base)
 	var doc strings.Builder
-	for _, line := range wrap76(fmt.Sprintf("%s returns the poller of the operation that %s started, from its Token (kept in this process or another), through c (a *Client).", resume, name)) {
+	for _, line := range wrap76(fmt.Sprintf("%s returns the poller of the operation that %s started, from its Token (kept in this process or another), through c (a *Client).", resume, m.name)) {
 		doc.WriteString("// " + line + "\n")
 	}
 	m.decls = append(m.decls, fmt.Sprintf("%sfunc %s(c kit.Binding, token string) (*kit.Poller[%s], error) {\n\treturn kit.ResumePoller[%s](c, token, %s)\n}\n", doc.String(), resume, typ, typ, opts))

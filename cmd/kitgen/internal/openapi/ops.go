@@ -65,6 +65,10 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 		return nil, err
 	}
 	m := &method{op: op, name: name, iface: g.ifaceOf(op)}
+	if g.lros[op] != nil {
+		// Its types are named after the operation, not after Begin<Op>.
+		name = strings.TrimPrefix(name, "Begin")
+	}
 	locals := newNamer("ctx", "opts", "params", "body")
 	for _, p := range op.Params {
 		if p.In == "cookie" {
@@ -177,7 +181,7 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 	if len(fields) > 0 {
 		pname := g.names.name(name + "Params")
 		var doc strings.Builder
-		for _, l := range wrap76(pname + " holds the optional parameters of " + name + "; a nil field is not sent.") {
+		for _, l := range wrap76(pname + " holds the optional parameters of " + m.name + "; a nil field is not sent.") {
 			doc.WriteString("// " + l + "\n")
 		}
 		m.decls = append(m.decls, fmt.Sprintf("%stype %s struct {\n%s}\n", doc.String(), pname, strings.Join(fields, "")))
