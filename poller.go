@@ -117,8 +117,10 @@ type Poller[R any] struct {
 // NewPoller returns the poller of the operation that resp (the first
 // response, typically a 202 Accepted, from an endpoint whose R is
 // *Response or a [Result]) started, through the client b. Relative URLs
-// are resolved against resp's request URL. The error matches
-// [ErrNoOperationURL] when resp names none, and is a [*DeclarationError]
+// are resolved against resp's request URL. A response other than a 202
+// that is done already by the terminal-state rule (the operation ended at
+// once) needs no URL: the poller is done, its Token "". The error matches
+// [ErrNoOperationURL] when resp names none otherwise, and is a [*DeclarationError]
 // for an R that is not a result type or bad PollOptions paths.
 func NewPoller[R any](b Binding, resp *Response, o PollOptions) (*Poller[R], error) {
 	p, err := newPoller[R](b, o)
@@ -137,6 +139,15 @@ func NewPoller[R any](b Binding, resp *Response, o PollOptions) (*Poller[R], err
 	}
 	u, err := operationURL(base, resp.Header, resp.body, o.URLAt)
 	if err != nil {
+		// An operation that ended in its first response (a 200 or 201
+		// with the result, as a document that declares them besides the
+		// 202 allows) needs no URL: the poller is done, with no Token.
+		if errors.Is(err, ErrNoOperationURL) && resp.StatusCode != http.StatusAccepted && resp.StatusCode != 0 {
+			if done, derr := p.isDone(resp); done {
+				p.finish(resp, derr)
+				return p, nil
+			}
+		}
 		return nil, err
 	}
 	p.token = u
@@ -167,8 +178,9 @@ func ResumePoller[R any](b Binding, token string, o PollOptions) (*Poller[R], er
 }
 
 // Token returns the operation's URL, which [ResumePoller] takes to go on
-// polling it elsewhere or later. It may hold a secret the server put in
-// it: store it as such.
+// polling it elsewhere or later; "" for an operation that ended in its
+// first response without naming one. It may hold a secret the server put
+// in it: store it as such.
 func (p *Poller[R]) Token() string { return p.token }
 
 // Done reports whether the operation has reached a terminal state.

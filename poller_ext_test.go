@@ -3,8 +3,11 @@ package kit_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -167,5 +170,62 @@ func TestPollerNoURL(t *testing.T) {
 	}
 	if _, err := kit.NewPoller[kittest.LROJob](c, resp, kit.PollOptions{}); !errors.Is(err, kit.ErrNoOperationURL) {
 		t.Errorf("err = %v, want ErrNoOperationURL", err)
+	}
+}
+
+// An operation that ends in its first response (a 201 with the result and
+// no operation URL) gives a done poller: no Token, Wait sends nothing and
+// decodes the result; a failed state there is the OperationError, and a
+// first response still running without a URL stays ErrNoOperationURL.
+func TestPollerDoneAtOnce(t *testing.T) {
+	t.Parallel()
+	var polls atomic.Int32
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/created":
+			w.WriteHeader(http.StatusCreated)
+			io.WriteString(w, `{"id":7,"status":"Succeeded","polls":0}`)
+		case "/failed":
+			io.WriteString(w, `{"id":8,"status":"Failed"}`)
+		case "/running":
+			io.WriteString(w, `{"id":9,"status":"Running"}`)
+		default:
+			polls.Add(1)
+			http.NotFound(w, r)
+		}
+	}))
+	c := newClient(t, srv.URL)
+	first := func(path string) *kit.Response {
+		resp, err := kit.Post[kit.NoParams, *kit.Response](path).Call(t.Context(), c, kit.NoParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	p, err := kit.NewPoller[kittest.LROJob](c, first("/created"), kit.PollOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Done() || p.Token() != "" {
+		t.Errorf("Done() = %v, Token() = %q; want a done poller without a token", p.Done(), p.Token())
+	}
+	job, err := p.Wait(t.Context())
+	if err != nil || job.ID != 7 {
+		t.Errorf("Wait = %+v, %v; want job 7", job, err)
+	}
+	p, err = kit.NewPoller[kittest.LROJob](c, first("/failed"), kit.PollOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var oe *kit.OperationError
+	if _, err := p.Wait(t.Context()); !errors.As(err, &oe) || oe.Status != "Failed" {
+		t.Errorf("Wait = %v, want an *OperationError with status Failed", err)
+	}
+	if _, err := kit.NewPoller[kittest.LROJob](c, first("/running"), kit.PollOptions{}); !errors.Is(err, kit.ErrNoOperationURL) {
+		t.Errorf("a running first response without a URL: %v, want ErrNoOperationURL", err)
+	}
+	if n := polls.Load(); n != 0 {
+		t.Errorf("%d polls sent, want none", n)
 	}
 }

@@ -162,7 +162,7 @@ func runOpenAPI(args []string) int {
 	})
 	env := fs.String("env", "", "New reads the base URL and the secrets from `PREFIX`_... environment variables")
 	docs := fs.Bool("docs", false, "write api.md beside the package: every method, its signature, usage and pagination")
-	verbose := fs.Bool("v", false, "list every paginated operation with its paginator and the evidence, and those that look paged but are one page")
+	verbose := fs.Bool("v", false, "list every paginated operation with its paginator and the evidence, those that look paged but are one page, and every long-running operation with its poller and the evidence")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s\n\n", openapiUsage)
 		fs.PrintDefaults()
@@ -186,6 +186,7 @@ func runOpenAPI(args []string) int {
 		rep.Print(os.Stdout, cfg.Spec)
 		if *verbose {
 			rep.PrintPagination(os.Stdout)
+			rep.PrintPollers(os.Stdout)
 		}
 	}
 	if err != nil {

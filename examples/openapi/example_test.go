@@ -253,3 +253,48 @@ func Example_env() {
 	// without a token: 401
 	// with USERS_BEARER: Ada Lovelace
 }
+
+// Example_longRunning starts a job that kitgen openapi found long-running
+// in spec.yaml (a 202 declaring its Operation-Location): BeginStartJob
+// returns a *kit.Poller[Job], whose Wait polls the job's URL until its
+// status member says it ended; ResumeStartJob takes the poller's Token
+// back, in this process or another.
+func Example_longRunning() {
+	srv := httptest.NewServer(kittest.NewAPI())
+	defer srv.Close()
+	c, err := users.NewClient(srv.URL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+
+	polls, now := int64(2), int64(0) // kittest's script: two polls running; no wait between polls
+	p, err := c.BeginStartJob(ctx, &users.StartJobRequest{Polls: &polls, RetryAfter: &now})
+	if err != nil {
+		log.Fatal(err)
+	}
+	job, err := p.Wait(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("job", job.ID, job.Status, "after", *job.Polls, "polls:", *job.Result.Output)
+
+	fail := true
+	p, err = c.BeginStartJob(ctx, &users.StartJobRequest{Polls: &now, Fail: &fail, RetryAfter: &now})
+	if err != nil {
+		log.Fatal(err)
+	}
+	resumed, err := users.ResumeStartJob(c, p.Token()) // as another process would
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = resumed.Wait(ctx)
+	var failed *kit.OperationError
+	if errors.As(err, &failed) {
+		fmt.Println("job 2 ended", failed.Status)
+	}
+	// Output:
+	// job 1 succeeded after 3 polls: job 1 output
+	// job 2 ended failed
+}

@@ -31,6 +31,7 @@ func BindClient(c *kit.Client) *Client {
 		UsersAPI: _kit_UsersAPI{b: c},
 		ChatAPI:  _kit_ChatAPI{b: c},
 		AuthAPI:  _kit_AuthAPI{b: c},
+		JobsAPI:  _kit_JobsAPI{b: c},
 		API:      _kit_API{b: c},
 	}
 	return x
@@ -40,7 +41,7 @@ type _kit_UsersAPI struct{ b kit.Binding }
 
 var _ UsersAPI = _kit_UsersAPI{} // if this stops compiling, the interface changed: run go generate
 
-// GetUser: GET /users/{id} (openapi_gen.go:66).
+// GetUser: GET /users/{id} (openapi_gen.go:67).
 type _kit_UsersAPI_GetUser_P struct {
 	P_id int64 `kit:"id"`
 }
@@ -57,7 +58,7 @@ func (c _kit_UsersAPI) GetUser(ctx context.Context, id int64, opts ...kit.CallOp
 	return out, err
 }
 
-// CreateUser: POST /users (openapi_gen.go:72).
+// CreateUser: POST /users (openapi_gen.go:73).
 type _kit_UsersAPI_CreateUser_P struct {
 	P_body NewUser `kit:"body"`
 }
@@ -74,7 +75,7 @@ func (c _kit_UsersAPI) CreateUser(ctx context.Context, body NewUser, opts ...kit
 	return out, err
 }
 
-// ListUsers: GET /linked/users (openapi_gen.go:80).
+// ListUsers: GET /linked/users (openapi_gen.go:81).
 type _kit_UsersAPI_ListUsers_P struct {
 	ListUsersParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -107,7 +108,7 @@ func (c _kit_UsersAPI) ListUsers(ctx context.Context, params *ListUsersParams, o
 	}
 }
 
-// ListUsersPages: GET /linked/users (openapi_gen.go:88).
+// ListUsersPages: GET /linked/users (openapi_gen.go:89).
 type _kit_UsersAPI_ListUsersPages_P struct {
 	ListUsersParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -137,7 +138,7 @@ func (c _kit_UsersAPI) ListUsersPages(ctx context.Context, params *ListUsersPara
 	}
 }
 
-// ScanUsers: GET /cursor-flat/users (openapi_gen.go:96).
+// ScanUsers: GET /cursor-flat/users (openapi_gen.go:97).
 type _kit_UsersAPI_ScanUsers_P struct {
 	ScanUsersParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -170,7 +171,7 @@ func (c _kit_UsersAPI) ScanUsers(ctx context.Context, params *ScanUsersParams, o
 	}
 }
 
-// ScanUsersPages: GET /cursor-flat/users (openapi_gen.go:104).
+// ScanUsersPages: GET /cursor-flat/users (openapi_gen.go:105).
 type _kit_UsersAPI_ScanUsersPages_P struct {
 	ScanUsersParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -200,7 +201,7 @@ func (c _kit_UsersAPI) ScanUsersPages(ctx context.Context, params *ScanUsersPara
 	}
 }
 
-// ListActivity: GET /activity (openapi_gen.go:113).
+// ListActivity: GET /activity (openapi_gen.go:114).
 type _kit_UsersAPI_ListActivity_P struct {
 	ListActivityParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -233,7 +234,7 @@ func (c _kit_UsersAPI) ListActivity(ctx context.Context, params *ListActivityPar
 	}
 }
 
-// ListActivityPages: GET /activity (openapi_gen.go:121).
+// ListActivityPages: GET /activity (openapi_gen.go:122).
 type _kit_UsersAPI_ListActivityPages_P struct {
 	ListActivityParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -267,7 +268,7 @@ type _kit_ChatAPI struct{ b kit.Binding }
 
 var _ ChatAPI = _kit_ChatAPI{} // if this stops compiling, the interface changed: run go generate
 
-// Chat: POST /chat (openapi_gen.go:130).
+// Chat: POST /chat (openapi_gen.go:131).
 type _kit_ChatAPI_Chat_P struct {
 	P_body ChatRequest `kit:"body"`
 }
@@ -288,7 +289,7 @@ type _kit_AuthAPI struct{ b kit.Binding }
 
 var _ AuthAPI = _kit_AuthAPI{} // if this stops compiling, the interface changed: run go generate
 
-// Login: POST /flows/login (openapi_gen.go:143).
+// Login: POST /flows/login (openapi_gen.go:144).
 type _kit_AuthAPI_Login_P struct {
 	P_body LoginRequest `kit:"body"`
 }
@@ -305,11 +306,34 @@ func (c _kit_AuthAPI) Login(ctx context.Context, body LoginRequest, opts ...kit.
 	return out, err
 }
 
+type _kit_JobsAPI struct{ b kit.Binding }
+
+var _ JobsAPI = _kit_JobsAPI{} // if this stops compiling, the interface changed: run go generate
+
+// BeginStartJob: POST /lro/jobs (openapi_gen.go:158).
+type _kit_JobsAPI_BeginStartJob_P struct {
+	P_body *StartJobRequest `kit:"body"`
+}
+
+var _kit_JobsAPI_BeginStartJob kit.LazyOperation
+
+func _kit_JobsAPI_BeginStartJob_decl() (*kit.Operation, error) {
+	return kit.NewOperation("POST", "/lro/jobs", reflect.TypeOf((*_kit_JobsAPI_BeginStartJob_P)(nil)).Elem(), nil)
+}
+
+func (c _kit_JobsAPI) BeginStartJob(ctx context.Context, body *StartJobRequest, opts ...kit.CallOption) (*kit.Poller[Job], error) {
+	var resp *kit.Response
+	if err := _kit_JobsAPI_BeginStartJob.Get(_kit_JobsAPI_BeginStartJob_decl).CallInto(ctx, c.b, &_kit_JobsAPI_BeginStartJob_P{P_body: body}, &resp, opts...); err != nil {
+		return nil, err
+	}
+	return kit.NewPoller[Job](c.b, resp, kit.PollOptions{})
+}
+
 type _kit_API struct{ b kit.Binding }
 
 var _ API = _kit_API{} // if this stops compiling, the interface changed: run go generate
 
-// Health: GET /health (openapi_gen.go:150).
+// Health: GET /health (openapi_gen.go:165).
 type _kit_API_Health_P = kit.NoParams
 
 var _kit_API_Health kit.LazyOperation

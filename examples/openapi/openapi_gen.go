@@ -23,6 +23,7 @@ type Client struct {
 	UsersAPI
 	ChatAPI
 	AuthAPI
+	JobsAPI
 	API
 }
 
@@ -143,9 +144,23 @@ type AuthAPI interface {
 	Login(ctx context.Context, body LoginRequest, opts ...kit.CallOption) (Token, error)
 }
 
+// JobsAPI is the API's operations tagged "jobs".
+type JobsAPI interface {
+	// BeginStartJob: Starts a job, which runs after the answer; its URL tells how
+	// it goes.
+	//
+	// It starts a long-running operation and returns its poller: Wait gives the
+	// result once the operation ends; ResumeStartJob takes the poller's Token
+	// back.
+	//
+	// openapi: spec.yaml:137
+	//kit:post /lro/jobs
+	BeginStartJob(ctx context.Context, body *StartJobRequest, opts ...kit.CallOption) (*kit.Poller[Job], error)
+}
+
 // API is the API's operations.
 type API interface {
-	// openapi: spec.yaml:137
+	// openapi: spec.yaml:157
 	//kit:get /health noauth
 	Health(ctx context.Context, opts ...kit.CallOption) (HealthResponse, error)
 }
@@ -169,6 +184,13 @@ type ScanUsersParams struct {
 type ListActivityParams struct {
 	Since *string `kit:"since,omitempty"`
 	Limit *int64  `kit:"limit,omitempty"`
+}
+
+// ResumeStartJob returns the poller of the operation that BeginStartJob
+// started, from its Token (kept in this process or another), through c (a
+// *Client).
+func ResumeStartJob(c kit.Binding, token string) (*kit.Poller[Job], error) {
+	return kit.ResumePoller[Job](c, token, kit.PollOptions{})
 }
 
 // Error is a model of the API.
@@ -390,6 +412,46 @@ type Token struct {
 	AccessToken string `json:"access_token"`
 	TokenType   string `json:"token_type"`
 	ExpiresIn   *int64 `json:"expires_in,omitempty"`
+}
+
+// StartJobRequest is a model of the API.
+type StartJobRequest struct {
+	// how many polls the job runs for
+	Polls *int64 `json:"polls,omitempty"`
+	Fail  *bool  `json:"fail,omitempty"`
+	// the seconds to wait between polls
+	RetryAfter *int64 `json:"retry_after,omitempty"`
+}
+
+// JobStatus is one of the values below; a server may send others.
+type JobStatus string
+
+// Values of JobStatus.
+const (
+	JobStatusRunning   JobStatus = "running"
+	JobStatusSucceeded JobStatus = "succeeded"
+	JobStatusFailed    JobStatus = "failed"
+)
+
+// JobResult is a model of the API.
+type JobResult struct {
+	ID     *int64  `json:"id,omitempty"`
+	Output *string `json:"output,omitempty"`
+}
+
+// JobError is a model of the API.
+type JobError struct {
+	Code    *string `json:"code,omitempty"`
+	Message *string `json:"message,omitempty"`
+}
+
+// Job is a model of the API.
+type Job struct {
+	ID     int64      `json:"id"`
+	Status JobStatus  `json:"status"`
+	Polls  *int64     `json:"polls,omitempty"`
+	Result *JobResult `json:"result,omitempty"`
+	Error  *JobError  `json:"error,omitempty"`
 }
 
 // HealthResponse is a model of the API.

@@ -109,10 +109,13 @@ func (g *generator) method(m *Method) {
 	}
 	g.routes(m, placeholders)
 	for _, dl := range m.dirs {
-		if dl.d.Verb == "option" {
+		switch dl.d.Verb {
+		case "option":
 			if o := g.option(dl, "EndpointOption"); o != nil {
 				m.Options = append(m.Options, o)
 			}
+		case "poll":
+			g.pollOption(m, dl)
 		}
 	}
 	g.checkBody(m)
@@ -123,6 +126,20 @@ func (g *generator) method(m *Method) {
 				g.errorf(o.Pos, "%s: kit.%s applies to a paged endpoint (a method returning iter.Seq2) or a resource, not to %s", m.Name, o.kitFunc, m.Name)
 			}
 		}
+	}
+}
+
+// pollOption reads the //kit:poll of a method returning
+// (*kit.Poller[R], error): the kit.PollOptions its poller follows the
+// operation with.
+func (g *generator) pollOption(m *Method, dl *dirLine) {
+	switch {
+	case m.Result != resultPoller:
+		g.errorf(dl.pos(len("//kit:")), "%s: //kit:poll applies to a method returning (*kit.Poller[R], error), not to %s", m.Name, m.Name)
+	case m.Poll != nil:
+		g.errorf(dl.pos(len("//kit:")), "%s: a second //kit:poll: a poller follows its operation with one kit.PollOptions", m.Name)
+	default:
+		m.Poll = g.option(dl, "PollOptions")
 	}
 }
 
@@ -167,13 +184,18 @@ func (g *generator) result(m *Method) {
 	if m.Type.Results != nil && len(m.Type.Results.List) > 0 {
 		pos = m.Type.Results.List[0].Type.Pos()
 	}
-	want := "want (R, error), error, *kit.Future[R] or iter.Seq2[T, error]"
+	want := "want (R, error), error, *kit.Future[R], iter.Seq2[T, error] or (*kit.Poller[R], error)"
 	switch {
 	case res.Len() == 1 && isError(res.At(0).Type()):
 		m.Result = resultError
 		return
 	case res.Len() == 2 && isError(res.At(1).Type()):
 		m.Result, m.R = resultCall, res.At(0).Type()
+		if r, ok := g.kitPointer(m.R, "Poller"); ok && r != nil {
+			// The call's *kit.Response starts the poller, which decodes R
+			// from the operation's last poll.
+			m.Result, m.R = resultPoller, r
+		}
 	case res.Len() == 1:
 		t := res.At(0).Type()
 		if r, ok := g.kitPointer(t, "Future"); ok && r != nil {
@@ -299,14 +321,15 @@ func free(base string, taken map[string]bool) string {
 	return name
 }
 
-// option type-checks a //kit:option expression in the scope of its file
-// and checks it is a kit.<kind> (Option, EndpointOption, ResourceOption).
+// option type-checks a //kit:option (or //kit:poll) expression in the
+// scope of its file and checks it is a kit.<kind> (Option, EndpointOption,
+// ResourceOption, PollOptions).
 func (g *generator) option(dl *dirLine, kind string) *Option {
 	pos := dl.pos(dl.d.Expr.Off)
 	src := dl.d.Expr.Text
 	expr, err := parser.ParseExprFrom(g.fset, "", src, 0)
 	if err != nil {
-		g.errorf(pos, "//kit:option %s: %v", src, err)
+		g.errorf(pos, "//kit:%s %s: %v", dl.d.Verb, src, err)
 		return nil
 	}
 	base := g.fset.File(expr.Pos()).Base()
@@ -318,9 +341,9 @@ func (g *generator) option(dl *dirLine, kind string) *Option {
 	}
 	if err := types.CheckExpr(g.fset, g.pkg, dl.c.Slash, expr, info); err != nil {
 		if te, ok := err.(types.Error); ok {
-			g.errorf(at(te.Pos), "//kit:option %s: %s", src, te.Msg)
+			g.errorf(at(te.Pos), "//kit:%s %s: %s", dl.d.Verb, src, te.Msg)
 		} else {
-			g.errorf(pos, "//kit:option %s: %v", src, err)
+			g.errorf(pos, "//kit:%s %s: %v", dl.d.Verb, src, err)
 		}
 		return nil
 	}
@@ -328,14 +351,14 @@ func (g *generator) option(dl *dirLine, kind string) *Option {
 	tv := info.Types[expr]
 	switch {
 	case want == nil:
-		g.errorf(pos, "//kit:option %s: this package does not import kit", src)
+		g.errorf(pos, "//kit:%s %s: this package does not import kit", dl.d.Verb, src)
 		return nil
 	case !tv.IsValue() || !types.AssignableTo(tv.Type, want):
 		what := "a type"
 		if tv.IsValue() {
 			what = g.typeString(tv.Type)
 		}
-		g.errorf(pos, "//kit:option %s is %s, not a kit.%s", src, what, kind)
+		g.errorf(pos, "//kit:%s %s is %s, not a kit.%s", dl.d.Verb, src, what, kind)
 		return nil
 	}
 	o := &Option{Pos: pos, Expr: expr, pkgs: map[*ast.Ident]*types.Package{}, dot: map[*ast.Ident]bool{}}

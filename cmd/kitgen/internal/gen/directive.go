@@ -21,6 +21,7 @@ import (
 //	query                   Param, and Name when renaming (empty: spread; a map or struct with a Name: Name[key]=v)
 //	omitempty               Params
 //	option                  Expr
+//	poll                    Expr
 //	url                     Param
 //	body                    Param
 type Directive struct {
@@ -51,7 +52,7 @@ type DirectiveError struct {
 func (e *DirectiveError) Error() string { return e.Msg }
 
 // verbs are the directive verbs, in the order they are listed in messages.
-var verbs = []string{"client", "get", "post", "put", "patch", "delete", "header", "query", "omitempty", "option", "resource", "url", "body"}
+var verbs = []string{"client", "get", "post", "put", "patch", "delete", "header", "query", "omitempty", "option", "poll", "resource", "url", "body"}
 
 // httpVerbs are the verbs that declare an endpoint.
 var httpVerbs = map[string]string{"get": "GET", "post": "POST", "put": "PUT", "patch": "PATCH", "delete": "DELETE"}
@@ -184,21 +185,21 @@ func ParseDirective(text string) (d Directive, ok bool, err error) {
 			}
 		}
 		d.Params = args
-	case "option":
+	case "option", "poll":
 		expr := trimArg(rest, restOff)
 		if expr.Text == "" {
-			return errorf(d.Off, "//kit:option needs a Go expression")
+			return errorf(d.Off, "//kit:%s needs a Go expression", verb)
 		}
 		if i := commentIndex(expr.Text); i >= 0 {
-			return errorf(expr.Off+i, "//kit:option: a comment cannot follow the expression")
+			return errorf(expr.Off+i, "//kit:%s: a comment cannot follow the expression", verb)
 		}
 		if _, err := parser.ParseExpr(expr.Text); err != nil {
 			off := expr.Off
 			if el, ok := err.(scanner.ErrorList); ok && len(el) > 0 && el[0].Pos.Column > 0 {
 				off += min(el[0].Pos.Column-1, len(expr.Text))
-				return errorf(off, "//kit:option: %s", el[0].Msg)
+				return errorf(off, "//kit:%s: %s", verb, el[0].Msg)
 			}
-			return errorf(off, "//kit:option: %v", err)
+			return errorf(off, "//kit:%s: %v", verb, err)
 		}
 		d.Expr = expr
 	case "url", "body":
@@ -248,7 +249,7 @@ func (d Directive) String() string {
 		for _, p := range d.Params {
 			b.WriteString(" " + p.Text)
 		}
-	case "option":
+	case "option", "poll":
 		b.WriteString(" " + d.Expr.Text)
 	}
 	return b.String()

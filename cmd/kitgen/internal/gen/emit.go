@@ -387,6 +387,17 @@ func (e *emitter) method(impl string, m *Method) {
 		e.printf("\treturn %s, %s\n}\n\n", out, err)
 	case resultFuture:
 		e.printf("\treturn %s.GoOperation[%s](%s, %s, %s.b, %s%s)\n}\n\n", kit, r, m.Ctx, op, recv, pv, opts)
+	case resultPoller:
+		// The first response names the operation; the poller follows it
+		// through the same binding.
+		resp, err := free("resp", taken), free("err", taken)
+		poll := kit + ".PollOptions{}"
+		if m.Poll != nil {
+			poll = e.im.expr(e.g.fset, m.Poll)
+		}
+		e.printf("\tvar %s *%s.Response\n", resp, kit)
+		e.printf("\tif %s := %s.CallInto(%s, %s.b, %s, &%s%s); %s != nil {\n\t\treturn nil, %s\n\t}\n", err, op, m.Ctx, recv, pv, resp, opts, err, err)
+		e.printf("\treturn %s.NewPoller[%s](%s.b, %s, %s)\n}\n\n", kit, r, recv, resp, poll)
 	case resultIter, resultPages:
 		walk := "Pages"
 		if m.Iface.Async {
@@ -432,7 +443,7 @@ func (e *emitter) operation(m *Method) {
 		pt = typeOf(e.names[pKey{m}])
 	}
 	rt := "nil" // *kit.Response
-	if m.Result != resultError {
+	if m.Result != resultError && m.Result != resultPoller {
 		rt = typeOf(e.im.typeString(m.R))
 	}
 	ctor := "NewOperation"

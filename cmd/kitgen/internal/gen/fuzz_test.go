@@ -19,6 +19,7 @@ func FuzzDirective(f *testing.F) {
 		"//kit:query filter[state]: {state}",
 		"//kit:omitempty sort order",
 		"//kit:option kit.WithPaginator(kit.LinkHeader{})",
+		"//kit:poll kit.PollOptions{StatusAt: \"state\"}",
 		"//kit:resource /user/repos",
 		"//kit:url {next}",
 		"// kit:get /x",

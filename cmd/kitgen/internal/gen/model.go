@@ -92,8 +92,9 @@ type Method struct {
 	Path    string
 	NoAuth  bool
 	Options []*Option
-	Ctx     string // the name of the context parameter in the generated method
-	Opts    string // the name of a last `...kit.CallOption` parameter; "": none
+	Poll    *Option // the //kit:poll kit.PollOptions of a poller method; nil: the zero value
+	Ctx     string  // the name of the context parameter in the generated method
+	Opts    string  // the name of a last `...kit.CallOption` parameter; "": none
 	Params  []*Param
 	Headers []constHeader
 	Result  resultKind
@@ -136,6 +137,7 @@ const (
 	resultFuture                   // *kit.Future[R]: ep.Go
 	resultIter                     // iter.Seq2[T, error]: Iterate / GoIterate
 	resultPages                    // iter.Seq2[*kit.Page[T], error]: Pages / GoPages
+	resultPoller                   // (*kit.Poller[R], error): ep.Call with R = *kit.Response, then kit.NewPoller[R]
 )
 
 // Option is a //kit:option expression, type-checked in its file's scope.
@@ -292,7 +294,7 @@ func (g *generator) indexTypes() []*ast.TypeSpec {
 var (
 	typeVerbs   = map[string]bool{"client": true, "option": true}
 	fieldVerbs  = map[string]bool{"resource": true, "option": true}
-	methodVerbs = map[string]bool{"get": true, "post": true, "put": true, "patch": true, "delete": true, "header": true, "query": true, "omitempty": true, "option": true, "url": true, "body": true}
+	methodVerbs = map[string]bool{"get": true, "post": true, "put": true, "patch": true, "delete": true, "header": true, "query": true, "omitempty": true, "option": true, "poll": true, "url": true, "body": true}
 )
 
 // claim marks the directives of a doc comment as used and returns the
@@ -326,6 +328,8 @@ func whereVerb(verb string) string {
 		return "it goes in the doc comment of a resource field of a //kit:client struct"
 	case "option":
 		return "it goes in the doc comment of a //kit:client struct, of one of its resource fields or of an endpoint method"
+	case "poll":
+		return "it goes in the doc comment of an endpoint method returning (*kit.Poller[R], error)"
 	}
 	return "it goes in the doc comment of a method of an interface embedded in a //kit:client struct"
 }

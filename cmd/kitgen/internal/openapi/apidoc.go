@@ -55,6 +55,8 @@ func (g *generator) apiDoc() []byte {
 			switch {
 			case m.paginator != "":
 				fmt.Fprintf(&b, "```go\nfor item, err := range %s {\n\tif err != nil {\n\t\treturn err\n\t}\n\t_ = item\n}\n```\n\nPaginated (%s): the loop walks every page.\n", call, m.paginator)
+			case m.poller != nil:
+				fmt.Fprintf(&b, "```go\np, err := %s\nif err != nil {\n\treturn err\n}\nres, err := p.Wait(ctx) // or save p.Token() and call Resume%s(client, token) later\n```\n\nLong-running: the poller follows the operation until it ends.\n", call, strings.TrimPrefix(m.name, "Begin"))
 			case m.result == "error":
 				fmt.Fprintf(&b, "```go\nerr := %s\n```\n", call)
 			default:

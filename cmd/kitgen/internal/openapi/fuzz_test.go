@@ -67,7 +67,7 @@ func FuzzImport(f *testing.F) {
 var generatorImports = map[string]bool{}
 
 func init() {
-	for _, im := range []string{"context", "github.com/kithttp/kit", "github.com/kithttp/kit/kitwebhook", "encoding/json", "fmt", "io", "iter", "maps", "slices", "strconv", "strings", "time"} {
+	for _, im := range []string{"context", "github.com/kithttp/kit", "github.com/kithttp/kit/kitwebhook", "encoding/json", "fmt", "io", "iter", "maps", "net/http", "slices", "strconv", "strings", "time"} {
 		generatorImports[strconv.Quote(im)] = true
 	}
 }

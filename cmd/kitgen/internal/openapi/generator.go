@@ -56,6 +56,10 @@ type generator struct {
 	// paging is how each method's pages are walked and why, or why it
 	// looks paged but is one page (pagedetect.go), for the report.
 	paging map[*method]*pagingWhy
+	// lros are the long-running operations (lro.go), and doneFunc the
+	// name of the terminal-state rule by HTTP status, "" until used.
+	lros     map[*Operation]*lro
+	doneFunc string
 }
 
 // Note is a remark on the document at a position: kitgen went on, but
@@ -202,6 +206,15 @@ func (g *generator) build() {
 			base = strings.ToLower(op.Method) + " " + op.Path
 		}
 		want := exported(base, "Op")
+		l := g.longRunning(op)
+		if l != nil {
+			// Azure's Go SDK's name: the method starts the operation.
+			want = "Begin" + want
+			if g.lros == nil {
+				g.lros = map[*Operation]*lro{}
+			}
+			g.lros[op] = l
+		}
 		name := mnames.name(want)
 		if name != want {
 			if first, ok := named[want]; ok {
@@ -217,7 +230,7 @@ func (g *generator) build() {
 		}
 		hasJSON, hasStream := responseKinds(op)
 		variants := []bool{false}
-		if hasJSON && hasStream {
+		if hasJSON && hasStream && l == nil {
 			variants = []bool{false, true}
 		}
 		for _, stream := range variants {
@@ -405,6 +418,9 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 	for _, d := range g.types.decls {
 		b.WriteString("\n" + d)
 	}
+	if d := g.doneByStatusDecl(); d != "" {
+		b.WriteString("\n" + d)
+	}
 	src, err := pruneImports(b.Bytes())
 	if err != nil {
 		return b.Bytes(), lines, fmt.Errorf("format openapi_gen.go: %w", err)
@@ -502,6 +518,9 @@ func (g *generator) methodDoc(b *bytes.Buffer, m *method) {
 	}
 	if u := m.op.ExternalDocs; u != "" {
 		extra = append(extra, "See "+u+".")
+	}
+	if m.poller != nil {
+		extra = append(extra, fmt.Sprintf("It starts a long-running operation and returns its poller: Wait gives the result once the operation ends; Resume%s takes the poller's Token back.", strings.TrimPrefix(m.name, "Begin")))
 	}
 	if lead == "" && desc == "" && len(extra) == 0 {
 		return

@@ -19,6 +19,7 @@ type method struct {
 	paginator  string // the paginator's kind, "" when not paginated
 	opts       string // the name of the last parameter, ...kit.CallOption
 	pages      string // the name of the page walk of a paginated method; "" for others
+	poller     *lro   // how the poller of a long-running operation follows it; nil for others
 	decls      []string
 }
 
@@ -64,6 +65,10 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 		return nil, err
 	}
 	m := &method{op: op, name: name, iface: g.ifaceOf(op)}
+	if g.lros[op] != nil {
+		// Its types are named after the operation, not after Begin<Op>.
+		name = strings.TrimPrefix(name, "Begin")
+	}
 	locals := newNamer("ctx", "opts", "params", "body")
 	for _, p := range op.Params {
 		if p.In == "cookie" {
@@ -176,7 +181,7 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 	if len(fields) > 0 {
 		pname := g.names.name(name + "Params")
 		var doc strings.Builder
-		for _, l := range wrap76(pname + " holds the optional parameters of " + name + "; a nil field is not sent.") {
+		for _, l := range wrap76(pname + " holds the optional parameters of " + m.name + "; a nil field is not sent.") {
 			doc.WriteString("// " + l + "\n")
 		}
 		m.decls = append(m.decls, fmt.Sprintf("%stype %s struct {\n%s}\n", doc.String(), pname, strings.Join(fields, "")))
@@ -248,6 +253,10 @@ func (g *generator) result(m *method, op *Operation, name string, stream bool) e
 			ok = r
 			break
 		}
+	}
+	if l := g.lros[op]; l != nil && !stream {
+		g.pollerResult(m, l, name)
+		return nil
 	}
 	paging, err := g.configured(op)
 	if err != nil {

@@ -151,6 +151,7 @@ func renderRule(t *testing.T, section map[string][]byte, spec, pkg string) (src,
 	rep.Print(&r, spec)
 	if verbose {
 		rep.PrintPagination(&r)
+		rep.PrintPollers(&r)
 	}
 	if cfg.Docs {
 		apiDoc = g.apiDoc()

@@ -57,6 +57,18 @@ type Report struct {
 	// the evidence for it, and every method that looks paged but is
 	// generated as one page (Paginator ""): what -v prints.
 	Pagination []PagedOp
+	// Pollers lists every long-running operation, whose method starts it
+	// and returns a *kit.Poller, with the evidence: what -v prints.
+	Pollers []PolledOp
+}
+
+// PolledOp is one long-running operation of the report.
+type PolledOp struct {
+	Pos          Pos
+	Method, Path string
+	Name         string // the Go method
+	Result       string // the poller's result type, as Go
+	Evidence     string // what in the document says so, and how it is polled
 }
 
 // PagedOp is one method of the report's pagination listing.
@@ -247,6 +259,15 @@ func (g *generator) report(doc *Doc) *Report {
 			}
 		}
 	}
+	for _, m := range g.methods {
+		if l := m.poller; l != nil {
+			res := strings.TrimSuffix(strings.TrimPrefix(m.result, "(*kit.Poller["), "], error)")
+			r.Pollers = append(r.Pollers, PolledOp{Pos: m.op.Pos, Method: m.op.Method, Path: m.op.Path, Name: m.name, Result: res, Evidence: strings.Join(l.evidence, "; ")})
+			if l.note != "" {
+				r.Notes = append(r.Notes, Note{Pos: m.op.Pos, Msg: l.note})
+			}
+		}
+	}
 	r.Operations = len(doc.Ops) + len(doc.Skipped)
 	return r
 }
@@ -273,8 +294,12 @@ func (r *Report) Print(w io.Writer, spec string) {
 	line := func(format string, args ...any) {
 		fmt.Fprintln(w, safetext.Terminal(fmt.Sprintf(format, args...)))
 	}
-	line("kitgen openapi: %s: %d operations, %d methods, %d skipped; paginated: %s",
-		filepath.Base(spec), r.Operations, len(r.Emitted), len(r.Skipped), pag)
+	pollers := ""
+	if len(r.Pollers) > 0 {
+		pollers = fmt.Sprintf("; pollers: %d", len(r.Pollers))
+	}
+	line("kitgen openapi: %s: %d operations, %d methods, %d skipped; paginated: %s%s",
+		filepath.Base(spec), r.Operations, len(r.Emitted), len(r.Skipped), pag, pollers)
 	for _, s := range r.Skipped {
 		line("%s: skipped %s %s: %s", s.Pos, s.Method, s.Path, s.Reason)
 	}
@@ -293,6 +318,15 @@ func (r *Report) PrintPagination(w io.Writer) {
 			s = fmt.Sprintf("%s: one page %s %s (%s): %s", p.Pos, p.Method, p.Path, p.Name, p.Evidence)
 		}
 		fmt.Fprintln(w, safetext.Terminal(s))
+	}
+}
+
+// PrintPollers writes the long-running operations (-v): one line per
+// method that starts one and returns its poller, file:line:col first,
+// with the poller's result and the evidence.
+func (r *Report) PrintPollers(w io.Writer) {
+	for _, p := range r.Pollers {
+		fmt.Fprintln(w, safetext.Terminal(fmt.Sprintf("%s: poller %s %s (%s) of %s: %s", p.Pos, p.Method, p.Path, p.Name, p.Result, p.Evidence)))
 	}
 }
 
