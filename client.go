@@ -104,6 +104,7 @@ type clientConfig struct {
 	observer   *Observer     // WithObserver; nil: none
 	decode     bool          // WithResponseCompression
 	breaker    *breakerSet   // WithCircuitBreaker; nil: none
+	failover   *failoverSet  // WithFailover; nil: none
 
 	callInterceptors    []Interceptor // WithInterceptors
 	attemptInterceptors []Interceptor // WithAttemptInterceptors
@@ -148,6 +149,7 @@ type clientState struct {
 	apiKeyHeader string        // the header of an APIKey auth: a credential on redirects
 	decode       bool          // WithResponseCompression: the transport decodes zstd, br and gzip
 	breaker      *breakerLayer // WithCircuitBreaker's layer, for tests' fake clock; nil: none
+	failover     *failoverSet  // WithFailover's base URLs, for a walk's pages; nil: none
 	secrets      secrets       // query parameter names this client redacts
 	work         tracker       // async work in flight, for AsyncClient.Close (see async.go)
 
@@ -182,7 +184,7 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 		requestConfig: cfg.requestConfig,
 		validator:     cfg.validator,
 		base:          base,
-		home:          homeOrigin{base: base, key: originOf(base)},
+		home:          homeOrigin{base: base, key: originOf(base), bound: cfg.failover.boundOrigins()},
 		idem:          idempotency{header: cfg.idemHeader},
 	}
 	if cfg.httpClient == nil {
@@ -206,6 +208,11 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 	}
 	if base.RawQuery != "" {
 		st.baseQuery = base.Query()
+	}
+	if cfg.failover != nil {
+		if err := cfg.failover.init(st); err != nil {
+			return nil, errorf(ctor, "%w", err)
+		}
 	}
 	st.engine = cfg.engine
 	if st.engine == nil {
