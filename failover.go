@@ -228,19 +228,8 @@ func (f *failoverSet) eligible(req *Request) bool {
 
 // failOver tries the other base URLs after the first failed with err.
 func (f *failoverSet) failOver(ctx context.Context, req *Request, err error, next Sender) (*Response, error) {
-	var last, firstOpen error // the last connection failure, the first open circuit
-	note := func(err error) {
-		if errors.Is(err, ErrCircuitOpen) {
-			if firstOpen == nil {
-				firstOpen = err
-			}
-			return
-		}
-		last = err
-	}
-	note(err)
-	op := f.st.opOf(req)
-	failed := []string{f.bases[0].text + ": " + detail(op, err)}
+	var buf [4]error
+	errs := append(buf[:0], err) // each base URL's error, in order
 	for i := 1; i < len(f.bases); i++ {
 		if f.onFailover != nil {
 			f.onFailover(ctx, FailoverInfo{Request: req, From: f.bases[i-1].text, To: f.bases[i].text, Err: err})
@@ -254,13 +243,31 @@ func (f *failoverSet) failOver(ctx context.Context, req *Request, err error, nex
 		if err == nil || !f.leaves(ctx, a, err) {
 			return resp, err
 		}
-		note(err)
-		failed = append(failed, f.bases[i].text+": "+detail(op, err))
+		errs = append(errs, err)
+	}
+	return nil, f.triesError(req, errs)
+}
+
+// triesError is the error of an attempt of req that every base URL failed
+// with errs: the last connection failure, with each base URL's in its
+// text; or, when every circuit was open, the first *CircuitOpenError, as
+// one breaker refuses.
+func (f *failoverSet) triesError(req *Request, errs []error) error {
+	var last error
+	for _, err := range errs {
+		if !errors.Is(err, ErrCircuitOpen) {
+			last = err
+		}
 	}
 	if last == nil {
-		return nil, firstOpen // every circuit open: refused, as by one breaker
+		return errs[0]
 	}
-	return nil, errorf(op, "no base URL answered: %w", triesError{strings.Join(failed, "; "), last})
+	op := f.st.opOf(req)
+	text := make([]string, len(errs))
+	for i, err := range errs {
+		text[i] = f.bases[i].text + ": " + detail(op, err)
+	}
+	return errorf(op, "no base URL answered: %w", triesError{strings.Join(text, "; "), last})
 }
 
 // triesError is the error of an attempt that every base URL failed: its
