@@ -613,3 +613,22 @@ func foCollect(t *testing.T, seq iter.Seq2[faultUser, error]) []faultUser {
 	}
 	return got
 }
+
+// A TLS handshake that fails (a certificate the client does not trust)
+// sends the call to the next base URL.
+func TestFailoverTLSFailure(t *testing.T) {
+	untrusted := httptest.NewTLSServer(http.NotFoundHandler())
+	defer untrusted.Close()
+	b, bSeen := origin(t, "b")
+	c, ac := failoverClients(t, untrusted.URL, kit.WithFailover(kit.Failover{URLs: []string{b.URL}}))
+	ctx := context.Background()
+	if u, err := foGet.Call(ctx, c, struct{}{}); err != nil || u.Name != "b" {
+		t.Fatalf("sync: %+v, %v", u, err)
+	}
+	if u, err := foGet.Go(ctx, ac, struct{}{}).Await(ctx); err != nil || u.Name != "b" {
+		t.Fatalf("async: %+v, %v", u, err)
+	}
+	if n := len(bSeen.all()); n != 2 {
+		t.Fatalf("b got %d requests", n)
+	}
+}
