@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -119,7 +120,17 @@ func (o failoverOption) applyClient(c *clientConfig) error {
 func (o failoverOption) String() string {
 	w := newLiteral("kit.WithFailover(kit.Failover{")
 	if len(o.f.URLs) > 0 {
-		w.field("URLs", fmt.Sprintf("%q", o.f.URLs))
+		// Redacted: a URL given with user info or a query (which
+		// NewClient refuses) may hold a secret.
+		urls := make([]string, len(o.f.URLs))
+		for i, raw := range o.f.URLs {
+			if u, err := url.Parse(raw); err == nil {
+				urls[i] = strconv.Quote(redactURL(u))
+			} else {
+				urls[i] = `"(not a URL)"`
+			}
+		}
+		w.field("URLs", "[]string{"+strings.Join(urls, ", ")+"}")
 	}
 	if o.f.BindCredentials {
 		w.field("BindCredentials", true)

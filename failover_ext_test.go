@@ -596,7 +596,7 @@ func TestFailoverOptionErrors(t *testing.T) {
 			}
 		})
 	}
-	if s := fmt.Sprint(kit.WithFailover(kit.Failover{URLs: []string{"https://b.example"}, BindCredentials: true})); s != `kit.WithFailover(kit.Failover{URLs: ["https://b.example"], BindCredentials: true})` {
+	if s := fmt.Sprint(kit.WithFailover(kit.Failover{URLs: []string{"https://b.example", "https://u:secret@c.example/?key=secret", "%zz"}, BindCredentials: true})); s != `kit.WithFailover(kit.Failover{URLs: []string{"https://b.example", "https://REDACTED@c.example/?key=REDACTED", "(not a URL)"}, BindCredentials: true})` {
 		t.Fatalf("String: %s", s)
 	}
 }
