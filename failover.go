@@ -241,14 +241,16 @@ func (f *failoverSet) eligible(req *Request) bool {
 func (f *failoverSet) failOver(ctx context.Context, req *Request, err error, next Sender) (*Response, error) {
 	var buf [4]error
 	errs := append(buf[:0], err) // each base URL's error, in order
+	prev := req                  // the attempt that failed
 	for i := 1; i < len(f.bases); i++ {
 		if f.onFailover != nil {
-			f.onFailover(ctx, FailoverInfo{Request: req, From: f.bases[i-1].text, To: f.bases[i].text, Err: err})
+			f.onFailover(ctx, FailoverInfo{Request: prev, From: f.bases[i-1].text, To: f.bases[i].text, Err: err})
 		}
 		a, ok := f.move(req, i)
 		if !ok {
 			break
 		}
+		prev = a
 		var resp *Response
 		resp, err = next(ctx, a)
 		if err == nil || !f.leaves(ctx, a, err) {

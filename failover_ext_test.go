@@ -324,7 +324,12 @@ func TestFailoverInOrder(t *testing.T) {
 	c3, _ := origin(t, "c")
 	var moves []string
 	c, err := kit.NewClient(d1, kit.WithFailover(kit.Failover{URLs: []string{d2, c3.URL}}),
-		kit.WithObserver(kit.Observer{Failover: func(_ context.Context, f kit.FailoverInfo) { moves = append(moves, f.From+">"+f.To) }}))
+		kit.WithObserver(kit.Observer{Failover: func(_ context.Context, f kit.FailoverInfo) {
+			if sent := "http://" + f.Request.URL.Host; sent != f.From {
+				t.Errorf("the failed attempt went to %s, not %s", sent, f.From)
+			}
+			moves = append(moves, f.From+">"+f.To)
+		}}))
 	if err != nil {
 		t.Fatal(err)
 	}
