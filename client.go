@@ -104,6 +104,7 @@ type clientConfig struct {
 	observer   *Observer                  // WithObserver; nil: none
 	decode     func(*http.Response) error // WithResponseCompression: decodeResponse; nil: Go's transport decodes gzip
 	breaker    *breakerSet                // WithCircuitBreaker; nil: none
+	failover   *failoverSet               // WithFailover; nil: none
 
 	callInterceptors    []Interceptor // WithInterceptors
 	attemptInterceptors []Interceptor // WithAttemptInterceptors
@@ -145,10 +146,11 @@ type clientState struct {
 	syncChain  Sender // the send chain through syncEng; nil without it
 	asyncChain Sender // the send chain through asyncEng; nil without it
 
-	decode  func(*http.Response) error // WithResponseCompression: decodes zstd, br and gzip; nil: off
-	breaker *breakerLayer              // WithCircuitBreaker's layer, for tests' fake clock; nil: none
-	secrets secrets                    // query parameter names this client redacts
-	work    tracker                    // async work in flight, for AsyncClient.Close (see async.go)
+	decode   func(*http.Response) error // WithResponseCompression: decodes zstd, br and gzip; nil: off
+	breaker  *breakerLayer              // WithCircuitBreaker's layer, for tests' fake clock; nil: none
+	failover *failoverSet               // WithFailover's base URLs, for a walk's pages; nil: none
+	secrets  secrets                    // query parameter names this client redacts
+	work     tracker                    // async work in flight, for AsyncClient.Close (see async.go)
 
 	idem    idempotency  // the client's WithIdempotencyHeader
 	limits  *limitLayers // the chains' limits, for a walk's window and its tokens
@@ -181,7 +183,7 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 		requestConfig: cfg.requestConfig,
 		validator:     cfg.validator,
 		base:          base,
-		home:          homeOrigin{base: base, key: originOf(base)},
+		home:          homeOrigin{base: base, key: originOf(base), bound: cfg.failover.boundOrigins()},
 		idem:          idempotency{header: cfg.idemHeader},
 	}
 	if cfg.httpClient == nil {
@@ -205,6 +207,11 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 	}
 	if base.RawQuery != "" {
 		st.baseQuery = base.Query()
+	}
+	if cfg.failover != nil {
+		if err := cfg.failover.init(st); err != nil {
+			return nil, errorf(ctor, "%w", err)
+		}
 	}
 	st.engine = cfg.engine
 	if st.engine == nil {

@@ -114,6 +114,11 @@ type Observer struct {
 	// Hedge is called when a call sends a hedge (WithHedging): another
 	// attempt while the first is still out.
 	Hedge func(ctx context.Context, h HedgeInfo)
+
+	// Failover is called when an attempt moves to the next base URL of
+	// WithFailover, because the one before failed to connect or had
+	// its circuit open.
+	Failover func(ctx context.Context, f FailoverInfo)
 }
 
 // WithObserver installs o's hooks on the client. It may be given several
@@ -321,6 +326,7 @@ func mergeObservers(a, b *Observer) *Observer {
 		Poll:         both(a.Poll, b.Poll),
 		Circuit:      both(a.Circuit, b.Circuit),
 		Hedge:        both(a.Hedge, b.Hedge),
+		Failover:     both(a.Failover, b.Failover),
 		CallStart:    chainCtx(a.CallStart, b.CallStart),
 		WalkStart:    chainCtx(a.WalkStart, b.WalkStart),
 		LogAttrs:     a.LogAttrs,

@@ -80,15 +80,27 @@ func lowerEqual(s, lower string) bool {
 // credentials go to: the origin rule that the client and its auth layer
 // share.
 type homeOrigin struct {
-	base *url.URL
-	key  originKey // base's origin
+	base  *url.URL
+	key   originKey   // base's origin
+	bound []originKey // other origins the credentials are bound to (WithFailover's); nil: none
 }
 
 // contains reports whether u is on the base URL's origin. A URL with the
 // base URL's very scheme and host (any URL build makes from the base URL)
 // is, without working out its host and port.
 func (h homeOrigin) contains(u *url.URL) bool {
-	return u.Host == h.base.Host && u.Scheme == h.base.Scheme || h.key.matches(u)
+	return u.Host == h.base.Host && u.Scheme == h.base.Scheme || h.key.matches(u) || h.boundTo(u)
+}
+
+// boundTo reports whether u is on one of the other origins the
+// credentials are bound to.
+func (h homeOrigin) boundTo(u *url.URL) bool {
+	for i := range h.bound {
+		if h.bound[i].matches(u) {
+			return true
+		}
+	}
+	return false
 }
 
 // sameOrigin reports whether u is on the base URL's origin.
@@ -233,7 +245,7 @@ func (st *clientState) stripCredentials(req *http.Request, via []*http.Request) 
 		delete(req.Header, "Referer")
 	}
 	rec := authRecordFrom(req.Context())
-	if rec == nil || sameOrigin(req.URL, rec.origin) {
+	if rec == nil || sameOrigin(req.URL, rec.origin) || st.home.boundTo(req.URL) {
 		return
 	}
 	stripAuth(req, rec)

@@ -20,6 +20,7 @@ import (
 //	hedging               WithHedging                      hedge.go             hedgeLayer
 //	rate limit            WithLimits, WithLimiter          ratelimit.go         limitLayers
 //	server rate limit     WithLimits, WithServerRateLimit  ratelimit_server.go  limitLayers
+//	failover              WithFailover                     failover.go          failoverSet
 //	auth                  WithAuth, refresh on a 401       auth.go              authLayer
 //	circuit breaker       WithCircuitBreaker               circuit_breaker.go   breakerLayer
 //	logging               WithLogger                       logging.go           logLayer
@@ -70,6 +71,7 @@ type layers struct {
 	attemptLimit  attemptTimeouts
 	wire          *wireLayer
 	secrets       *secrets // for the URL guard's errors
+	failover      *failoverSet
 }
 
 // newLayers builds the layers of c for st, the client being made.
@@ -95,6 +97,10 @@ func newLayers(c *clientConfig, st *clientState) *layers {
 	if c.breaker != nil {
 		ly.breaker = &breakerLayer{set: c.breaker, onCircuit: o.Circuit, secrets: sec}
 	}
+	if c.failover != nil {
+		ly.failover = c.failover
+		ly.failover.onFailover = o.Failover
+	}
 	if c.logger != nil {
 		ly.log = &logLayer{logger: c.logger, logAttrs: o.LogAttrs, secrets: sec}
 	}
@@ -114,6 +120,7 @@ func (st *clientState) buildChains(c *clientConfig) error {
 	ly := newLayers(c, st)
 	st.limits = ly.limits
 	st.breaker = ly.breaker
+	st.failover = ly.failover
 	st.observe = newObservation(c.observer, &st.secrets)
 	if st.syncEng != nil {
 		c, err := st.chain(ly, st.syncTransport, jarOf(st.syncEng))
@@ -153,6 +160,9 @@ func (st *clientState) chain(ly *layers, transport Sender, jar http.CookieJar) (
 	}
 	if ly.auth != nil {
 		s = ly.auth.wrap(s)
+	}
+	if ly.failover != nil {
+		s = ly.failover.wrap(s)
 	}
 	if ly.limits.serverWait > 0 {
 		s = ly.limits.serverLayer(s)

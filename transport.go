@@ -198,6 +198,9 @@ func (st *clientState) transportError(ctx context.Context, req *Request, err err
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 		err = fmt.Errorf("%w (%v)", ctxErr, err)
 	}
+	if st.failover != nil {
+		err = noResponse{err} // for the failover layer: no response came
+	}
 	return errorf(st.opOf(req), "%w", err)
 }
 

@@ -260,6 +260,9 @@ func (w *walk) build(t pageTarget) (*Request, error) {
 		return nil, err
 	}
 	req.secretPath = w.secretPath
+	if w.st.failover != nil && w.prevReqURL == nil {
+		w.st.failover.markPage(req) // fails over until a page is served
+	}
 	if !w.post {
 		return req, nil
 	}
@@ -287,6 +290,9 @@ func (w *walk) guard(resp *Response) error {
 		}
 	}
 	if resp.Request != nil {
+		if w.st.failover != nil {
+			w.st.failover.pinWalk(w, resp)
+		}
 		w.prevReqURL = resp.Request.URL
 	}
 	return nil

@@ -47,8 +47,10 @@
 // the attempt that failed; error.type, why; kit.retry.wait, seconds) for
 // each retry, "token renewal" (kit.token.after_401, kit.token.duration,
 // error.type when it failed) when the call renewed the client's
-// credentials, and "cache hit" (kit.cache.revalidated) when the client's
-// cache answered.
+// credentials, "cache hit" (kit.cache.revalidated) when the client's
+// cache answered, and "failover" (kit.failover.from, kit.failover.to, the
+// base URLs; error.type, why) when an attempt moved to the next base URL
+// of kit.WithFailover.
 //
 // A page walk (Iterate, Pages, All and their async forms) is one span of
 // kind internal named "walk GET /users", with an event "page"

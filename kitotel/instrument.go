@@ -64,6 +64,8 @@ const (
 	keyTokenAfter401 = attribute.Key("kit.token.after_401")
 	keyCacheRevalid  = attribute.Key("kit.cache.revalidated")
 	keyPageNumber    = attribute.Key("kit.page.number")
+	keyFailoverFrom  = attribute.Key("kit.failover.from")
+	keyFailoverTo    = attribute.Key("kit.failover.to")
 
 	keyPollNumber       = attribute.Key("kit.poll.number")
 	keyPollDone         = attribute.Key("kit.poll.done")
@@ -165,9 +167,20 @@ func (in *instrumenter) observer() kit.Observer {
 		WalkEnd:      in.walkEnd,
 		StreamEnd:    in.streamEnd,
 		Poll:         in.poll,
+		Failover:     failover,
 		LogAttrs:     logAttrs,
 
 		MeasureTimings: in.timings,
+	}
+}
+
+// failover adds an event for a move to the next base URL
+// (kit.WithFailover) to the call's span: the base URLs left and tried
+// next, and the error.type of the failure.
+func failover(ctx context.Context, f kit.FailoverInfo) {
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.AddEvent("failover", trace.WithAttributes(keyFailoverFrom.String(f.From), keyFailoverTo.String(f.To),
+			keyErrorType.String(errorType(f.Err, 0))))
 	}
 }
 

@@ -2,11 +2,13 @@ package kitotel_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/kithttp/kit"
 	"github.com/kithttp/kit/kitotel"
 	"github.com/kithttp/kit/kittest"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/propagation"
 )
 
@@ -102,5 +104,51 @@ func TestPollSpans(t *testing.T) {
 	}
 	if polls != 3 || events != 3 {
 		t.Errorf("%d poll spans and %d poll events, want 3 and 3", polls, events)
+	}
+}
+
+// WithFailover: a "failover" event on the call's span, naming the base
+// URLs and the error's type.
+func TestFailoverEvent(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			r := newRig(t)
+			dead := kittest.NewFaultServer(t, nil)
+			dead.DieAfter(0)
+			opts := []kit.Option{kitotel.Instrument(kitotel.WithTracerProvider(r.tp), kitotel.WithMeterProvider(r.mp)),
+				kit.WithFailover(kit.Failover{URLs: []string{r.faults.URL()}})}
+			var b kit.Binding
+			if m.async {
+				ac, err := kit.NewAsyncClient(dead.URL(), opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { ac.Close(context.Background()) })
+				b = ac
+			} else {
+				c, err := kit.NewClient(dead.URL(), opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { c.Close() })
+				b = c
+			}
+			if _, err := call(t.Context(), m.async, getUser, b, struct{ ID int }{2}); err != nil {
+				t.Fatal(err)
+			}
+			var events []string
+			for _, s := range r.spans() {
+				for _, e := range s.Events {
+					if e.Name == "failover" {
+						events = append(events, fmt.Sprint(e.Attributes))
+					}
+				}
+			}
+			want := fmt.Sprint([]attribute.KeyValue{attribute.String("kit.failover.from", dead.URL()),
+				attribute.String("kit.failover.to", r.faults.URL()), attribute.String("error.type", "connection_error")})
+			if len(events) != 1 || events[0] != want {
+				t.Errorf("failover events %v, want [%s]", events, want)
+			}
+		})
 	}
 }

@@ -88,6 +88,8 @@ type FaultServer struct {
 	requests   int
 	retryAfter string
 	hugeSize   int64
+	dieAt      int  // DieAfter: the request count after which it dies; 0: never
+	dead       bool // it has died: it no longer listens
 }
 
 // NewFaultServer starts a FaultServer on 127.0.0.1 wrapping next (NewAPI()
@@ -150,6 +152,31 @@ func (s *FaultServer) SetHugeSize(n int64) {
 	s.hugeSize = n
 }
 
+// DieAfter makes the server an origin that dies: it answers n more
+// requests (faults and redirect hops count), then stops listening, so
+// that later connections to URL are refused, as to a host that went down
+// (a request already on its way gets a TCP reset, no response). DieAfter(0)
+// kills it at once. Close still ends what is in flight. Use it to test a
+// client's failover ([kit.WithFailover]) or circuit breaker.
+func (s *FaultServer) DieAfter(n int) {
+	s.mu.Lock()
+	if n > 0 {
+		s.dieAt = s.requests + n
+		s.mu.Unlock()
+		return
+	}
+	s.dieLocked()
+	s.mu.Unlock()
+}
+
+// dieLocked closes the listener: later dials are refused. s.mu is held.
+func (s *FaultServer) dieLocked() {
+	if !s.dead {
+		s.dead = true
+		s.srv.Listener.Close()
+	}
+}
+
 // Requests returns how many requests the server has received, redirect
 // hops included.
 func (s *FaultServer) Requests() int {
@@ -167,7 +194,16 @@ func (s *FaultServer) Pending() int {
 
 func (s *FaultServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
+	if s.dead {
+		// Accepted before the listener closed: the origin is gone.
+		s.mu.Unlock()
+		s.hijack(w, nil, true)
+		return
+	}
 	s.requests++
+	if s.dieAt > 0 && s.requests >= s.dieAt {
+		s.dieLocked() // this request is the last one answered
+	}
 	if r.URL.Path == loopPath {
 		s.mu.Unlock()
 		http.Redirect(w, r, loopPath, http.StatusFound)

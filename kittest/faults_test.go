@@ -1,8 +1,10 @@
 package kittest_test
 
 import (
+	"errors"
 	"io"
 	"net/http"
+	"syscall"
 	"testing"
 	"time"
 
@@ -70,5 +72,40 @@ func TestFaultServerHugeSize(t *testing.T) {
 	}
 	if n := len(body); n < 100<<10 || n > 100<<10+64<<10 || body[0] != '[' || body[n-1] != ']' {
 		t.Errorf("FaultHuge body of %d bytes (%q...%q), want a JSON array of about 100 KiB", n, body[:1], body[n-1:])
+	}
+}
+
+// DieAfter(n): n requests are answered, then connections are refused.
+func TestFaultServerDieAfter(t *testing.T) {
+	fs := kittest.NewFaultServer(t, nil)
+	fs.DieAfter(2)
+	client := &http.Client{Timeout: 10 * time.Second}
+	for i := range 2 {
+		resp, err := client.Get(fs.URL() + "/health")
+		if err != nil {
+			t.Fatalf("request %d: %v", i+1, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("request %d: status %d", i+1, resp.StatusCode)
+		}
+	}
+	if _, err := client.Get(fs.URL() + "/health"); !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("after dying: %v, want a refused connection", err)
+	}
+	if fs.Requests() != 2 {
+		t.Errorf("%d requests, want 2", fs.Requests())
+	}
+	fs.Close() // still safe after dying
+}
+
+// DieAfter(0) kills the server at once.
+func TestFaultServerDieNow(t *testing.T) {
+	fs := kittest.NewFaultServer(t, nil)
+	fs.DieAfter(0)
+	client := &http.Client{Timeout: 10 * time.Second}
+	if _, err := client.Get(fs.URL() + "/health"); !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("%v, want a refused connection", err)
 	}
 }

@@ -337,6 +337,9 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := resilienceTour(ctx, t, srv.URL, hc); err != nil {
 		return err
 	}
+	if err := failoverTour(ctx, t, srv.URL, hc); err != nil {
+		return err
+	}
 	t.section("Done")
 	t.say("%d requests in all", t.requests.Load())
 	return nil

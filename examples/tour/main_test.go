@@ -38,6 +38,8 @@ func TestTour(t *testing.T) {
 		"params of another type: kit: GET /users/{id}: Operation.CallInto: params is *main.MemberQuery",
 		"Pages of a paged operation: 50 records of team 2 in 6 pages",
 		"pages counted from 0, walked with kit.StartAtOne: 226 users, from user 26",
+		"call 2: Alan Turing, answered by the fallback",
+		"a walk of team 2 failed over at its first page: 49 members",
 		"pages counted from 0, walked with kit.StartUnknown: 251 users, from user 1",
 		"/token/users  pageToken answered by nextPageToken (Google): 166 active users, every page",
 		"GET /me as Ada Lovelace, after 2 logins",
