@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync/atomic"
 	"time"
 )
 
@@ -53,11 +52,11 @@ func (o idleTimeoutOption) String() string { return fmt.Sprintf("kit.WithIdleTim
 
 // idleWatch closes a streamed body whose read waited d without a byte. A
 // streamBody has one when an idle timeout applies to its request; nil
-// otherwise.
+// otherwise. Its reads are the caller's, one at a time.
 type idleWatch struct {
 	d     time.Duration
-	t     *time.Timer
-	fired atomic.Bool
+	w     *timerWatch
+	fired bool // the body was closed; by the reader only
 }
 
 // newIdleWatch returns the watch of body, or nil when d is not positive.
@@ -65,31 +64,25 @@ func newIdleWatch(d time.Duration, body io.Closer) *idleWatch {
 	if d <= 0 {
 		return nil
 	}
-	w := &idleWatch{d: d}
-	w.t = time.AfterFunc(d, func() {
-		w.fired.Store(true)
-		body.Close()
-	})
-	w.t.Stop()
-	return w
+	return &idleWatch{d: d, w: newTimerWatch(func() { body.Close() })}
 }
 
 // read reads r with the clock running.
 func (w *idleWatch) read(r io.Reader, p []byte) (int, error) {
-	if w.fired.Load() {
+	if w.fired {
 		return 0, w.err()
 	}
-	w.t.Reset(w.d)
+	w.w.arm(w.d)
 	n, err := r.Read(p)
-	w.t.Stop()
-	if err != nil && err != io.EOF && w.fired.Load() {
+	w.fired = w.w.disarm()
+	if err != nil && err != io.EOF && w.fired {
 		err = w.err()
 	}
 	return n, err
 }
 
 // stop stops the clock for good, when the body is closed.
-func (w *idleWatch) stop() { w.t.Stop() }
+func (w *idleWatch) stop() { w.w.disarm() }
 
 func (w *idleWatch) err() error {
 	return fmt.Errorf("%w: no byte for %v", ErrIdleTimeout, w.d)
