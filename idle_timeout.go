@@ -25,8 +25,20 @@ var ErrIdleTimeout = errors.New("kit: no bytes for the idle timeout")
 //     (see Stream: a [WithRetry] policy applies and the method is
 //     idempotent or declared [Idempotent]); the drops in a row without a
 //     new event count against the policy's MaxAttempts;
+//   - a download resumes, under the same conditions, when its first
+//     response (a 200, not content-decoded) said the server can send the
+//     rest: Accept-Ranges: bytes, and a strong ETag or a Last-Modified.
+//     The same reader goes on with the answer to a copy of the request
+//     sent with Range: bytes=N- (N, the bytes read) and If-Range, through
+//     the client's whole chain: a 206 whose Content-Range starts at N (and
+//     has the first response's length) is read on; anything else (a 200:
+//     the resource changed) ends the read with an error matching
+//     [ErrDownloadChanged], and none of its bytes are read. A dropped
+//     connection or a body shorter than the complete length resumes the
+//     same way; the resumes in a row without a new byte count against
+//     MaxAttempts, and the call's WithTimeout and context bound them all;
 //   - any other Stream (NDJSON, JSON sequences and arrays, events without
-//     ids) and a download yield the error.
+//     ids), and a download that cannot resume, yield the error.
 //
 // The wait for the response's status and headers is not idle time: bound
 // it with [WithAttemptTimeout]. Buffered results are read whole by the
