@@ -60,7 +60,7 @@ type download struct {
 	sc        *streamCall
 	rt        *retrier
 	ctx       context.Context // sc.ctx, bounded by the endpoint's timeout
-	op        string          // "GET https://h/file", for errors
+	first     *Response       // the first response, for opOf
 	validator string          // the If-Range value: a strong ETag or a Last-Modified date
 	etag      bool            // validator is an ETag
 	total     int64           // the complete length; -1 when unknown
@@ -79,6 +79,7 @@ type download struct {
 	closed   bool
 	byCaller bool     // Close closed it, not the end of the context
 	release  []func() // run once by shutdown, last first
+	stop     func() bool // unregisters the shutdown on the context's end
 	panicked error    // a panic of the shutdown on the context's end, until reported
 }
 
@@ -99,7 +100,7 @@ func newDownload(st *clientState, resp *Response, sc *streamCall) io.ReadCloser 
 		sc:        sc,
 		rt:        st.retry.inForce(sc.req),
 		ctx:       sc.ctx,
-		op:        resp.redact.op(resp.Request.Method, resp.Request.URL),
+		first:     resp,
 		validator: validator,
 		etag:      etag,
 		total:     total,
@@ -124,8 +125,7 @@ func newDownload(st *clientState, resp *Response, sc *streamCall) io.ReadCloser 
 	// Under the lock: when the context has already ended, shutdown runs
 	// at once on another goroutine, and must find stop among the releases.
 	d.mu.Lock()
-	stop := context.AfterFunc(d.ctx, func() { d.shutdown(false) })
-	d.release = append(d.release, func() { stop() })
+	d.stop = context.AfterFunc(d.ctx, func() { d.shutdown(false) })
 	d.mu.Unlock()
 	return d
 }
@@ -147,7 +147,9 @@ func rangeValidator(h http.Header) (v string, etag bool) {
 // acceptsByteRanges reports whether h has Accept-Ranges: bytes.
 func acceptsByteRanges(h http.Header) bool {
 	for _, v := range h.Values("Accept-Ranges") {
-		for u := range strings.SplitSeq(v, ",") {
+		for v != "" {
+			var u string
+			u, v, _ = strings.Cut(v, ",")
 			if strings.EqualFold(strings.TrimSpace(u), "bytes") {
 				return true
 			}
@@ -181,7 +183,7 @@ func (d *download) Read(p []byte) (int, error) {
 			// A resumed body longer than its Content-Range said: never
 			// more than the complete length the first response gave.
 			n = int(d.total - d.off)
-			err = errorf(d.op, "%w: the resumed body runs past the complete length of %d bytes", ErrDownloadChanged, d.total)
+			err = errorf(d.op(), "%w: the resumed body runs past the complete length of %d bytes", ErrDownloadChanged, d.total)
 			d.failed = err
 		}
 		d.off += int64(n)
@@ -196,7 +198,7 @@ func (d *download) Read(p []byte) (int, error) {
 		case err == io.EOF:
 			// A 206 that ends before the complete length: the server sent
 			// part of the rest; ask for what is left.
-			err = errorf(d.op, "reading the response body: %w after %d of %d bytes", io.ErrUnexpectedEOF, d.off, d.total)
+			err = errorf(d.op(), "reading the response body: %w after %d of %d bytes", io.ErrUnexpectedEOF, d.off, d.total)
 		}
 		if n > 0 {
 			d.pending = err // resumed by the next Read
@@ -204,6 +206,11 @@ func (d *download) Read(p []byte) (int, error) {
 		}
 		d.pending = err
 	}
+}
+
+// op is "GET https://h/file" (redacted), for errors.
+func (d *download) op() string {
+	return d.first.redact.op(d.first.Request.Method, d.first.Request.URL)
 }
 
 // resume reconnects after the current connection failed with cause,
@@ -218,7 +225,7 @@ func (d *download) resume(cause error) error {
 	}
 	d.drops++
 	if d.drops >= d.rt.maxAttempts {
-		return errorf(d.op, "after %d bytes: the connection dropped %d times without a new byte: %w", d.off, d.drops, cause)
+		return errorf(d.op(), "after %d bytes: the connection dropped %d times without a new byte: %w", d.off, d.drops, cause)
 	}
 	d.closeBody()
 	t := time.NewTimer(d.rt.backoff(d.drops))
@@ -264,7 +271,7 @@ func (d *download) resume(cause error) error {
 		if errors.Is(err, ErrDownloadChanged) {
 			return err
 		}
-		return errorf(d.op, "after %d bytes (%v): resuming with Range: bytes=%d-: %w", d.off, cause, d.off, err)
+		return errorf(d.op(), "after %d bytes (%v): resuming with Range: bytes=%d-: %w", d.off, cause, d.off, err)
 	}
 	d.mu.Lock()
 	if d.closed {
@@ -280,10 +287,10 @@ func (d *download) resume(cause error) error {
 // check checks that resp, the answer to a resume, continues the download.
 func (d *download) check(resp *Response) error {
 	if resp.StatusCode == http.StatusOK {
-		return errorf(d.op, "%w: after %d bytes, the server answered the resume with the whole resource again (If-Range %s no longer matches)", ErrDownloadChanged, d.off, d.validator)
+		return errorf(d.op(), "%w: after %d bytes, the server answered the resume with the whole resource again (If-Range %s no longer matches)", ErrDownloadChanged, d.off, d.validator)
 	}
 	if resp.StatusCode != http.StatusPartialContent {
-		return errorf(d.op, "%w: after %d bytes, the server answered the resume with %d, not 206 Partial Content", ErrDownloadChanged, d.off, resp.StatusCode)
+		return errorf(d.op(), "%w: after %d bytes, the server answered the resume with %d, not 206 Partial Content", ErrDownloadChanged, d.off, resp.StatusCode)
 	}
 	cr := resp.Header.Get("Content-Range")
 	first, _, complete, ok := httpsyntax.ParseContentRange(cr)
@@ -293,11 +300,11 @@ func (d *download) check(resp *Response) error {
 		if d.total >= 0 {
 			want = strconv.FormatInt(d.total, 10)
 		}
-		return errorf(d.op, "%w: asked for the bytes from %d of %s, the server sent Content-Range %q", ErrDownloadChanged, d.off, want, cr)
+		return errorf(d.op(), "%w: asked for the bytes from %d of %s, the server sent Content-Range %q", ErrDownloadChanged, d.off, want, cr)
 	case resp.stream != nil && resp.stream.decoded:
-		return errorf(d.op, "%w: the rest came content-coded, not as the bytes of the representation", ErrDownloadChanged)
+		return errorf(d.op(), "%w: the rest came content-coded, not as the bytes of the representation", ErrDownloadChanged)
 	case d.etag && resp.Header.Get("ETag") != "" && resp.Header.Get("ETag") != d.validator:
-		return errorf(d.op, "%w: the rest has ETag %s, not %s", ErrDownloadChanged, resp.Header.Get("ETag"), d.validator)
+		return errorf(d.op(), "%w: the rest has ETag %s, not %s", ErrDownloadChanged, resp.Header.Get("ETag"), d.validator)
 	}
 	if d.total < 0 && complete >= 0 {
 		d.total = complete
@@ -329,9 +336,9 @@ func (d *download) stoppedError() error {
 		if p := d.takePanic(); p != nil {
 			err = fmt.Errorf("%w; %w", err, p)
 		}
-		return errorf(d.op, "reading the response body after %d bytes: %w", d.off, err)
+		return errorf(d.op(), "reading the response body after %d bytes: %w", d.off, err)
 	}
-	return errorf(d.op, "reading the response body: %w", http.ErrBodyReadAfterClose)
+	return errorf(d.op(), "reading the response body: %w", http.ErrBodyReadAfterClose)
 }
 
 // Close closes the download: the body of the current connection, and what
@@ -352,15 +359,15 @@ func (d *download) shutdown(byCaller bool) (err error) {
 		}
 		<-d.done
 		if p := d.takePanic(); p != nil {
-			return errorf(d.op, "%w", p)
+			return errorf(d.op(), "%w", p)
 		}
 		return nil
 	}
 	d.closed, d.byCaller = true, byCaller
 	d.stopped.Store(true)
 	close(d.closing)
-	body, cancel, release := d.body, d.cancel, d.release
-	d.body, d.cancel, d.release = nil, nil, nil
+	body, cancel, release, stop := d.body, d.cancel, d.release, d.stop
+	d.body, d.cancel, d.release, d.stop = nil, nil, nil, nil
 	d.mu.Unlock()
 	returned := false
 	defer func() {
@@ -372,6 +379,9 @@ func (d *download) shutdown(byCaller bool) (err error) {
 		}
 		close(d.done)
 	}()
+	if stop != nil {
+		stop()
+	}
 	steps := make([]func(), 0, 3+len(release))
 	if body != nil {
 		steps = append(steps, func() { err = body.Close() })
