@@ -74,7 +74,8 @@ func (l *attemptTimeouts) send(ctx context.Context, req *Request) (*Response, er
 		return l.next(ctx, req)
 	}
 	actx, cancel := context.WithCancelCause(ctx)
-	w := newTimerWatch(func() { cancel(errAttemptCause) })
+	w := &attemptWatch{cancel: cancel}
+	w.start(w.fire)
 	w.arm(d)
 	resp, err := l.next(actx, req)
 	w.disarm() // a timer firing now no longer cuts the attempt
@@ -94,6 +95,16 @@ func (l *attemptTimeouts) send(ctx context.Context, req *Request) (*Response, er
 	cancel(nil)
 	return resp, nil
 }
+
+// attemptWatch ends an attempt's context when its timer fires before the
+// attempt is answered.
+type attemptWatch struct {
+	timerWatch
+	cancel context.CancelCauseFunc
+}
+
+func (w *attemptWatch) fire() { w.expire(w.cut) }
+func (w *attemptWatch) cut()  { w.cancel(errAttemptCause) }
 
 // longCallSet reports whether c sets one of the per-attempt settings of
 // this file's kind (WithAttemptTimeout, WithIdleTimeout, WithDump), which

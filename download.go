@@ -77,10 +77,10 @@ type download struct {
 	body     io.ReadCloser // of the current connection; nil between connections and once closed
 	cancel   func()        // ends the context of a resumed connection
 	closed   bool
-	byCaller bool     // Close closed it, not the end of the context
-	release  []func() // run once by shutdown, last first
+	byCaller bool        // Close closed it, not the end of the context
+	release  []func()    // run once by shutdown, last first
 	stop     func() bool // unregisters the shutdown on the context's end
-	panicked error    // a panic of the shutdown on the context's end, until reported
+	panicked error       // a panic of the shutdown on the context's end, until reported
 }
 
 // newDownload returns the io.ReadCloser result of resp: resp's body, read

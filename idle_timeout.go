@@ -66,8 +66,9 @@ func (o idleTimeoutOption) String() string { return fmt.Sprintf("kit.WithIdleTim
 // streamBody has one when an idle timeout applies to its request; nil
 // otherwise. Its reads are the caller's, one at a time.
 type idleWatch struct {
+	timerWatch
 	d     time.Duration
-	w     *timerWatch
+	body  io.Closer
 	fired bool // the body was closed; by the reader only
 }
 
@@ -76,17 +77,22 @@ func newIdleWatch(d time.Duration, body io.Closer) *idleWatch {
 	if d <= 0 {
 		return nil
 	}
-	return &idleWatch{d: d, w: newTimerWatch(func() { body.Close() })}
+	w := &idleWatch{d: d, body: body}
+	w.start(w.fire)
+	return w
 }
+
+func (w *idleWatch) fire()      { w.expire(w.closeBody) }
+func (w *idleWatch) closeBody() { w.body.Close() }
 
 // read reads r with the clock running.
 func (w *idleWatch) read(r io.Reader, p []byte) (int, error) {
 	if w.fired {
 		return 0, w.err()
 	}
-	w.w.arm(w.d)
+	w.arm(w.d)
 	n, err := r.Read(p)
-	w.fired = w.w.disarm()
+	w.fired = w.disarm()
 	if err != nil && err != io.EOF && w.fired {
 		err = w.err()
 	}
@@ -94,7 +100,7 @@ func (w *idleWatch) read(r io.Reader, p []byte) (int, error) {
 }
 
 // stop stops the clock for good, when the body is closed.
-func (w *idleWatch) stop() { w.w.disarm() }
+func (w *idleWatch) stop() { w.disarm() }
 
 func (w *idleWatch) err() error {
 	return fmt.Errorf("%w: no byte for %v", ErrIdleTimeout, w.d)
