@@ -130,18 +130,29 @@ func newDownload(st *clientState, resp *Response, sc *streamCall) io.ReadCloser 
 	return d
 }
 
-// rangeValidator returns the If-Range value of a response with header h:
-// its ETag when strong, else its Last-Modified; "" when it has neither.
+// rangeValidator returns the If-Range value of a response with header h,
+// by RFC 9110 section 13.1.5: its ETag when strong; without an ETag, its
+// Last-Modified when that is a strong validator (at least a second before
+// the response's Date); "" otherwise.
 func rangeValidator(h http.Header) (v string, etag bool) {
-	if e := h.Get("ETag"); e != "" && !strings.HasPrefix(e, "W/") && !httpsyntax.HasControl(e) {
+	if e := h.Get("ETag"); e != "" {
+		if strings.HasPrefix(e, "W/") || httpsyntax.HasControl(e) {
+			return "", false
+		}
 		return e, true
 	}
-	if lm := h.Get("Last-Modified"); lm != "" && !httpsyntax.HasControl(lm) {
-		if _, err := http.ParseTime(lm); err == nil {
-			return lm, false
-		}
+	lm := h.Get("Last-Modified")
+	if lm == "" || httpsyntax.HasControl(lm) {
+		return "", false
 	}
-	return "", false
+	mod, err := http.ParseTime(lm)
+	if err != nil {
+		return "", false
+	}
+	if date, err := http.ParseTime(h.Get("Date")); err != nil || date.Sub(mod) < time.Second {
+		return "", false
+	}
+	return lm, false
 }
 
 // acceptsByteRanges reports whether h has Accept-Ranges: bytes.

@@ -114,7 +114,10 @@ type rangeServer struct {
 	size    int
 	etag    string
 	noRange bool // no Accept-Ranges
-	resume  func(w http.ResponseWriter, r *http.Request, content []byte)
+	// lastModifiedNow: a Last-Modified equal to the Date, a weak
+	// validator (RFC 9110 section 8.8.2.2).
+	lastModifiedNow bool
+	resume          func(w http.ResponseWriter, r *http.Request, content []byte)
 
 	mu       sync.Mutex
 	requests int
@@ -135,6 +138,11 @@ func (s *rangeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.noRange {
 		w.Header().Set("Accept-Ranges", "bytes")
+	}
+	if s.lastModifiedNow {
+		now := time.Now().UTC().Format(http.TimeFormat)
+		w.Header().Set("Date", now)
+		w.Header().Set("Last-Modified", now)
 	}
 	if n > 1 {
 		s.resume(w, r, content)
@@ -182,12 +190,13 @@ func TestDownloadResumesPartialRanges(t *testing.T) {
 	}
 }
 
-// Last-Modified serves as the validator when there is no strong ETag.
+// Last-Modified serves as the validator when there is no ETag (and it is
+// well before the response's Date, which net/http's server sends).
 func TestDownloadResumesWithLastModified(t *testing.T) {
 	t.Parallel()
 	lm := "Wed, 21 Oct 2015 07:28:00 GMT"
 	var gotIfRange string
-	rs := &rangeServer{size: 1000, etag: `W/"weak"`, resume: func(w http.ResponseWriter, r *http.Request, content []byte) {
+	rs := &rangeServer{size: 1000, resume: func(w http.ResponseWriter, r *http.Request, content []byte) {
 		gotIfRange = r.Header.Get("If-Range")
 		partial(w, content, 500, 999)
 	}}
@@ -262,6 +271,7 @@ func TestDownloadWithoutResumeReportsIdleTimeout(t *testing.T) {
 	}{
 		{"no validator", &rangeServer{size: 1000}, true},
 		{"weak ETag only", &rangeServer{size: 1000, etag: `W/"v1"`}, true},
+		{"Last-Modified now", &rangeServer{size: 1000, lastModifiedNow: true}, true},
 		{"no Accept-Ranges", &rangeServer{size: 1000, etag: `"v1"`, noRange: true}, true},
 		{"no retry policy", &rangeServer{size: 1000, etag: `"v1"`}, false},
 	} {

@@ -27,7 +27,8 @@ var ErrIdleTimeout = errors.New("kit: no bytes for the idle timeout")
 //     new event count against the policy's MaxAttempts;
 //   - a download resumes, under the same conditions, when its first
 //     response (a 200, not content-decoded) said the server can send the
-//     rest: Accept-Ranges: bytes, and a strong ETag or a Last-Modified.
+//     rest: Accept-Ranges: bytes, and a strong ETag (or, without one, a
+//     Last-Modified a second or more before its Date).
 //     The same reader goes on with the answer to a copy of the request
 //     sent with Range: bytes=N- (N, the bytes read) and If-Range, through
 //     the client's whole chain: a 206 whose Content-Range starts at N (and
