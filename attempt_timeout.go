@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 )
 
@@ -78,10 +77,10 @@ func (l *attemptTimeouts) send(ctx context.Context, req *Request) (*Response, er
 	}
 	actx, cancel := context.WithCancelCause(ctx)
 	w := &attemptWatch{cancel: cancel}
-	t := time.AfterFunc(d, w.expire)
+	w.start(w.fire)
+	w.arm(d)
 	resp, err := l.next(actx, req)
-	t.Stop()
-	w.finish() // a timer firing now no longer cuts the attempt
+	w.disarm() // a timer firing now no longer cuts the attempt
 	if err != nil {
 		cancel(nil)
 		if ctx.Err() == nil && errors.Is(context.Cause(actx), errAttemptCause) {
@@ -99,28 +98,15 @@ func (l *attemptTimeouts) send(ctx context.Context, req *Request) (*Response, er
 	return resp, nil
 }
 
-// attemptWatch ends an attempt's context when its timer fires first.
+// attemptWatch ends an attempt's context when its timer fires before the
+// attempt is answered.
 type attemptWatch struct {
-	mu       sync.Mutex
-	finished bool
-	cancel   context.CancelCauseFunc
+	timerWatch
+	cancel context.CancelCauseFunc
 }
 
-func (w *attemptWatch) expire() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.finished {
-		w.cancel(errAttemptCause)
-	}
-}
-
-// finish marks the attempt as answered: its response stands, whatever
-// the timer does after.
-func (w *attemptWatch) finish() {
-	w.mu.Lock()
-	w.finished = true
-	w.mu.Unlock()
-}
+func (w *attemptWatch) fire() { w.expire(w.cut) }
+func (w *attemptWatch) cut()  { w.cancel(errAttemptCause) }
 
 // longCallSet reports whether c sets one of the per-attempt settings of
 // this file's kind (WithAttemptTimeout, WithIdleTimeout, WithDump), which

@@ -89,7 +89,11 @@ func decodeInto(kind routing.ResultKind, st *clientState, resp *Response, ptr an
 		*ptr.(**Response) = resp
 		return nil
 	case routing.ResultBody:
-		*ptr.(*io.ReadCloser) = resp.takeStream()
+		if sc != nil {
+			*ptr.(*io.ReadCloser) = newDownload(st, resp, sc)
+		} else {
+			*ptr.(*io.ReadCloser) = resp.takeStream()
+		}
 		return nil
 	case routing.ResultRaw:
 		if len(resp.body) == 0 {

@@ -169,7 +169,7 @@ func (d *endpointDecl) call(ctx context.Context, b Binding, method string, param
 	if err != nil {
 		return failInto(out, err, nil)
 	}
-	sc := d.newStreamCall(ctx, chain, req)
+	sc := d.newStreamCall(ctx, st, chain, req)
 	req.decodes = true
 	resp, err := st.send(ctx, chain, req)
 	if err != nil {
@@ -206,7 +206,7 @@ func (d *endpointDecl) goCall(ctx context.Context, b Binding, method string, par
 		return
 	}
 	st.goInto(ctx, d.name, fc, out, func(ctx context.Context) error {
-		sc := d.newStreamCall(ctx, chain, req)
+		sc := d.newStreamCall(ctx, st, chain, req)
 		req.decodes = true
 		resp, err := st.send(ctx, chain, req)
 		if err != nil {

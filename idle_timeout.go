@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync/atomic"
 	"time"
 )
 
@@ -26,8 +25,21 @@ var ErrIdleTimeout = errors.New("kit: no bytes for the idle timeout")
 //     (see Stream: a [WithRetry] policy applies and the method is
 //     idempotent or declared [Idempotent]); the drops in a row without a
 //     new event count against the policy's MaxAttempts;
+//   - a download resumes, under the same conditions, when its first
+//     response (a 200, not content-decoded) said the server can send the
+//     rest: Accept-Ranges: bytes, and a strong ETag (or, without one, a
+//     Last-Modified a second or more before its Date).
+//     The same reader goes on with the answer to a copy of the request
+//     sent with Range: bytes=N- (N, the bytes read) and If-Range, through
+//     the client's whole chain: a 206 whose Content-Range starts at N (and
+//     has the first response's length) is read on; anything else (a 200:
+//     the resource changed) ends the read with an error matching
+//     [ErrDownloadChanged], and none of its bytes are read. A dropped
+//     connection or a body shorter than the complete length resumes the
+//     same way; the resumes in a row without a new byte count against
+//     MaxAttempts, and the call's WithTimeout and context bound them all;
 //   - any other Stream (NDJSON, JSON sequences and arrays, events without
-//     ids) and a download yield the error.
+//     ids), and a download that cannot resume, yield the error.
 //
 // The wait for the response's status and headers is not idle time: bound
 // it with [WithAttemptTimeout]. Buffered results are read whole by the
@@ -53,11 +65,12 @@ func (o idleTimeoutOption) String() string { return fmt.Sprintf("kit.WithIdleTim
 
 // idleWatch closes a streamed body whose read waited d without a byte. A
 // streamBody has one when an idle timeout applies to its request; nil
-// otherwise.
+// otherwise. Its reads are the caller's, one at a time.
 type idleWatch struct {
+	timerWatch
 	d     time.Duration
-	t     *time.Timer
-	fired atomic.Bool
+	body  io.Closer
+	fired bool // the body was closed; by the reader only
 }
 
 // newIdleWatch returns the watch of body, or nil when d is not positive.
@@ -65,31 +78,30 @@ func newIdleWatch(d time.Duration, body io.Closer) *idleWatch {
 	if d <= 0 {
 		return nil
 	}
-	w := &idleWatch{d: d}
-	w.t = time.AfterFunc(d, func() {
-		w.fired.Store(true)
-		body.Close()
-	})
-	w.t.Stop()
+	w := &idleWatch{d: d, body: body}
+	w.start(w.fire)
 	return w
 }
 
+func (w *idleWatch) fire()      { w.expire(w.closeBody) }
+func (w *idleWatch) closeBody() { w.body.Close() }
+
 // read reads r with the clock running.
 func (w *idleWatch) read(r io.Reader, p []byte) (int, error) {
-	if w.fired.Load() {
+	if w.fired {
 		return 0, w.err()
 	}
-	w.t.Reset(w.d)
+	w.arm(w.d)
 	n, err := r.Read(p)
-	w.t.Stop()
-	if err != nil && err != io.EOF && w.fired.Load() {
+	w.fired = w.disarm()
+	if err != nil && err != io.EOF && w.fired {
 		err = w.err()
 	}
 	return n, err
 }
 
 // stop stops the clock for good, when the body is closed.
-func (w *idleWatch) stop() { w.t.Stop() }
+func (w *idleWatch) stop() { w.disarm() }
 
 func (w *idleWatch) err() error {
 	return fmt.Errorf("%w: no byte for %v", ErrIdleTimeout, w.d)

@@ -42,19 +42,21 @@ import (
 // the client's whole chain again; the SSE parser is reset for the new body,
 // keeping the last event ID and the reconnection time.
 
-// streamCall is what a Stream needs of the call that made it.
+// streamCall is what a Stream, or a download that may resume (see
+// download.go), needs of the call that made it.
 type streamCall struct {
-	open     recordsOpener   // the *Stream[T] to make
+	open     recordsOpener   // the *Stream[T] to make; nil for a download
 	ctx      context.Context // the call's context (an async call's task context)
 	chain    Sender          // the chain the call went through
 	req      *Request        // a copy of the request made before the chain saw it
 	deadline time.Time       // the end of the endpoint's WithTimeout; zero when none
 }
 
-// newStreamCall prepares a call of d whose result is a Stream. It copies
-// req before anything in the chain can change it.
-func (d *endpointDecl) newStreamCall(ctx context.Context, chain Sender, req *Request) *streamCall {
-	if d.records == nil {
+// newStreamCall prepares a call of d whose result is a Stream, or a
+// download that may resume; nil for other calls. It copies req before
+// anything in the chain can change it.
+func (d *endpointDecl) newStreamCall(ctx context.Context, st *clientState, chain Sender, req *Request) *streamCall {
+	if d.records == nil && !d.resumesDownload(st, req) {
 		return nil
 	}
 	sc := &streamCall{open: d.records, ctx: ctx, chain: chain, req: req.clone()}

@@ -253,6 +253,9 @@ type streamBody struct {
 	ctx  context.Context
 	done chan struct{} // closed once Close has run (and its releases)
 	idle *idleWatch    // WithIdleTimeout; nil: none
+	// decoded: the engine or kit decoded the body's Content-Encoding, so
+	// its bytes are not the representation's (a Range cannot resume it).
+	decoded bool
 
 	mu       sync.Mutex
 	closed   bool
@@ -264,7 +267,7 @@ type streamBody struct {
 // newStreamBody wraps hresp's body. When ctx is the context of a tracked
 // async call of st, the call is held open until the body is closed.
 func (st *clientState) newStreamBody(ctx context.Context, req *Request, hreq *http.Request, hresp *http.Response) *streamBody {
-	s := &streamBody{body: hresp.Body, op: st.redactorOf(req).op(hreq.Method, hreq.URL), ctx: ctx, done: make(chan struct{})}
+	s := &streamBody{body: hresp.Body, op: st.redactorOf(req).op(hreq.Method, hreq.URL), ctx: ctx, done: make(chan struct{}), decoded: hresp.Uncompressed}
 	if s.idle = newIdleWatch(cmp.Or(req.policy.idleTimeout, st.idleTimeout), hresp.Body); s.idle != nil {
 		s.releases = append(s.releases, s.idle.stop)
 	}

@@ -84,7 +84,7 @@ import (
 //	POST   /uploads                     multipart/form-data upload; 201 with an Upload report
 //	GET    /uploads/{id}                the Upload report again
 //	PUT    /files/{name}                raw upload of the body; 201 with an Upload report
-//	GET    /download?bytes=N            N bytes generated on the fly (default 1 MiB)
+//	GET    /download?bytes=N            N bytes generated on the fly (default 1 MiB); Range, If-Range, ETag; stall_after=K
 //	POST   /exports                     {"bytes":N}: 202 Accepted with a Location
 //	GET    /exports/{id}                {"id","status":"done","bytes"}
 //	GET    /events                      text/event-stream of numbered events; count, retry, drop_every, stall_after, done, ...
@@ -169,7 +169,13 @@ import (
 // parts, or a part without a name, a 400. PUT /files/{name} reports a raw
 // body the same way, as one file. GET /download?bytes=N serves N bytes (at
 // most 1 TiB) of application/octet-stream with a Content-Length,
-// generated as they are sent; DownloadContent gives the same bytes. POST
+// generated as they are sent; DownloadContent gives the same bytes. It
+// has Accept-Ranges: bytes and a strong ETag, and answers a Range (one or
+// several) with 206 Partial Content, unless an If-Range no longer
+// matches. With stall_after=K a response that starts before byte K sends
+// the bytes up to K and then nothing until the client gives up: a download
+// that goes idle, which a client resumes with Range: bytes=K- (see
+// kit.WithIdleTimeout). POST
 // /exports starts an export of {"bytes": N} and answers 202 Accepted with
 // a Location "exports/<id>" to follow; GET on it reports the export done.
 //

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // Upload is what POST /uploads (or PUT /files/{name}) received, as the API
@@ -211,10 +212,13 @@ func (a *API) getUpload(w http.ResponseWriter, r *http.Request) {
 	apiWriteJSON(w, http.StatusOK, up)
 }
 
-// download handles GET /download?bytes=N.
+// download handles GET /download?bytes=N&stall_after=K: Range requests
+// (If-Range with its ETag) as http.ServeContent serves them, and a stall
+// at byte K for a response that starts before it.
 func (a *API) download(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
 	n := int64(1 << 20)
-	if s := r.URL.Query().Get("bytes"); s != "" {
+	if s := q.Get("bytes"); s != "" {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < 0 || v > apiMaxDownload {
 			apiBadRequest(w, "bytes must be an integer between 0 and "+strconv.Itoa(apiMaxDownload))
@@ -222,14 +226,59 @@ func (a *API) download(w http.ResponseWriter, r *http.Request) {
 		}
 		n = v
 	}
+	stallAt := int64(-1)
+	if s := q.Get("stall_after"); s != "" {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || v < 0 || v >= n {
+			apiBadRequest(w, "stall_after must be an integer from 0 to bytes-1")
+			return
+		}
+		stallAt = v
+	}
 	h := w.Header()
 	h.Set("Content-Type", "application/octet-stream")
-	h.Set("Content-Length", strconv.FormatInt(n, 10))
 	h.Set("Content-Disposition", `attachment; filename="download.bin"`)
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		io.Copy(w, DownloadContent(n))
+	h.Set("ETag", `"download-`+strconv.FormatInt(n, 10)+`"`)
+	content := &downloadReader{n: n}
+	var rs io.ReadSeeker = content
+	if stallAt >= 0 {
+		fl, _ := w.(http.Flusher)
+		rs = &stallingReader{r: content, at: stallAt, start: -1, flush: fl, done: r.Context().Done()}
 	}
+	http.ServeContent(w, r, "", time.Time{}, rs)
+}
+
+// stallingReader serves a download that goes silent at byte at, when the
+// response started before it: ServeContent seeks to where the response
+// starts, then reads; at the stall it flushes what it sent and waits for
+// the request to end. A resume from byte at on does not stall.
+type stallingReader struct {
+	r     *downloadReader
+	at    int64
+	start int64 // where the response starts; -1 until the first read
+	flush http.Flusher
+	done  <-chan struct{}
+}
+
+func (s *stallingReader) Seek(off int64, whence int) (int64, error) {
+	return s.r.Seek(off, whence)
+}
+
+func (s *stallingReader) Read(p []byte) (int, error) {
+	if s.start < 0 {
+		s.start = s.r.off
+	}
+	if s.start < s.at && s.r.off >= s.at {
+		if s.flush != nil {
+			s.flush.Flush()
+		}
+		<-s.done
+		return 0, errors.New("kittest: the download stalled")
+	}
+	if s.start < s.at && int64(len(p)) > s.at-s.r.off {
+		p = p[:s.at-s.r.off]
+	}
+	return s.r.Read(p)
 }
 
 // startExport handles POST /exports: 202 Accepted with a Location.
@@ -296,6 +345,21 @@ var downloadBlock = sync.OnceValue(func() []byte {
 
 type downloadReader struct {
 	n, off int64
+}
+
+// Seek moves to an offset of the content, for http.ServeContent.
+func (d *downloadReader) Seek(off int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		off += d.off
+	case io.SeekEnd:
+		off += d.n
+	}
+	if off < 0 {
+		return 0, errors.New("kittest: seeking before the start of the download")
+	}
+	d.off = off
+	return off, nil
 }
 
 func (d *downloadReader) Read(p []byte) (int, error) {

@@ -2269,3 +2269,63 @@ func TestAPI_ErrorModel(t *testing.T) {
 		t.Errorf("validation error = %+v", ve)
 	}
 }
+
+// GET /download serves ranges under its ETag, and with stall_after stalls
+// a response that starts before the stall, not a resume from it.
+func TestAPI_DownloadRanges(t *testing.T) {
+	t.Parallel()
+	_, srv := apiTStart(t)
+	all, _ := io.ReadAll(DownloadContent(1000))
+	full := apiTGet(t, srv, "/download?bytes=1000")
+	etag := full.header.Get("ETag")
+	if etag == "" || strings.HasPrefix(etag, "W/") || full.header.Get("Accept-Ranges") != "bytes" {
+		t.Fatalf("headers %v: want a strong ETag and Accept-Ranges: bytes", full.header)
+	}
+	r := apiTDo(t, srv, apiTReq{method: "GET", path: "/download?bytes=1000", header: map[string]string{"Range": "bytes=600-", "If-Range": etag}})
+	r.wantStatus(t, http.StatusPartialContent)
+	if cr := r.header.Get("Content-Range"); cr != "bytes 600-999/1000" || !bytes.Equal(r.body, all[600:]) {
+		t.Errorf("Content-Range %q, %d bytes; want bytes 600-999/1000 and the last 400 bytes", cr, len(r.body))
+	}
+	// Another resource's ETag: the whole body again.
+	r = apiTDo(t, srv, apiTReq{method: "GET", path: "/download?bytes=1000", header: map[string]string{"Range": "bytes=600-", "If-Range": `"download-999"`}})
+	r.wantStatus(t, http.StatusOK)
+	if !bytes.Equal(r.body, all) {
+		t.Errorf("a stale If-Range got %d bytes, want the whole 1000", len(r.body))
+	}
+	// A resume from the stall goes through.
+	r = apiTDo(t, srv, apiTReq{method: "GET", path: "/download?bytes=1000&stall_after=600", header: map[string]string{"Range": "bytes=600-"}})
+	r.wantStatus(t, http.StatusPartialContent)
+	if !bytes.Equal(r.body, all[600:]) {
+		t.Errorf("the resume from the stall got %d bytes, want 400", len(r.body))
+	}
+	apiTGet(t, srv, "/download?bytes=10&stall_after=10").wantError(t, 400, "bad_request")
+
+	// A response from the start sends 600 bytes, then nothing until the
+	// client gives up.
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/download?bytes=1000&stall_after=600", nil)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got := make([]byte, 600)
+	if _, err := io.ReadFull(resp.Body, got); err != nil || !bytes.Equal(got, all[:600]) {
+		t.Fatalf("the first 600 bytes: %v", err)
+	}
+	read := make(chan error, 1)
+	go func() {
+		_, err := resp.Body.Read(make([]byte, 1))
+		read <- err
+	}()
+	select {
+	case err := <-read:
+		t.Fatalf("a byte past the stall arrived (err %v)", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	cancel()
+	if err := <-read; err == nil {
+		t.Error("the read past the stall did not fail once the request was cancelled")
+	}
+}

@@ -54,13 +54,21 @@ const (
 	// FaultStallMidBody sends the wrapped handler's status, headers (with
 	// its Content-Length) and the first half of its body, then nothing
 	// until the request's context ends or the server is closed: a stream
-	// or a download that goes silent (for an idle timeout).
+	// or a download that goes silent (for an idle timeout). The headers
+	// are the handler's: in front of the API's GET /download (Accept-Ranges,
+	// ETag) the client may resume with a Range, which the next request
+	// (FaultNone) answers with 206 and the rest.
 	FaultStallMidBody
 	// FaultZstdBomb is a 200 application/json response with
 	// Content-Encoding: zstd whose 32 KiB body decodes to 1 GiB of zeros:
 	// a decompression bomb, which a client must bound (see
 	// kit.WithResponseCompression).
 	FaultZstdBomb
+	// FaultIgnoreRange passes the request to the wrapped handler without
+	// its Range and If-Range headers: a 200 with the whole body, as a
+	// server answers a resume whose If-Range no longer matches (the
+	// resource changed since the first bytes were sent).
+	FaultIgnoreRange
 	// FaultStatus is 503; any Fault from 100 to 599 answers that status
 	// with a small JSON error body, and with the Retry-After set by
 	// SetRetryAfter, if any, on 429 and 503.
@@ -306,6 +314,11 @@ func (s *FaultServer) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Encoding", "zstd")
 		w.Write(zstdBomb(1 << 30))
+	case f == FaultIgnoreRange:
+		r = r.Clone(r.Context())
+		r.Header.Del("Range")
+		r.Header.Del("If-Range")
+		s.next.ServeHTTP(w, r)
 	case f == Fault401:
 		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
 		apiWriteError(w, http.StatusUnauthorized, "unauthorized", "injected 401")

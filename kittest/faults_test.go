@@ -109,3 +109,23 @@ func TestFaultServerDieNow(t *testing.T) {
 		t.Fatalf("%v, want a refused connection", err)
 	}
 }
+
+// FaultIgnoreRange answers a Range request with the whole body: what a
+// resume gets after the resource changed.
+func TestFaultServerIgnoreRange(t *testing.T) {
+	fs := kittest.NewFaultServer(t, nil)
+	fs.Script(kittest.FaultIgnoreRange)
+	for i, want := range []int{http.StatusOK, http.StatusPartialContent} {
+		req, _ := http.NewRequest(http.MethodGet, fs.URL()+"/download?bytes=100", nil)
+		req.Header.Set("Range", "bytes=40-")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want || want == http.StatusOK && len(body) != 100 || want != http.StatusOK && len(body) != 60 {
+			t.Errorf("request %d: %d with %d bytes, want %d", i+1, resp.StatusCode, len(body), want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -12,7 +13,8 @@ import (
 )
 
 // longcallsTour shows the bounds of long calls (an attempt timeout that
-// is retried, an idle timeout that resumes an event stream), a poller
+// is retried, an idle timeout that resumes an event stream and a
+// download), a poller
 // following a long-running operation, and the debugging aids: a dump, a
 // curl command line and phase timings.
 func longcallsTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) error {
@@ -68,6 +70,24 @@ func longcallsTour(ctx context.Context, t *tour, baseURL string, hc *http.Client
 		seqs = append(seqs, e.Seq)
 	}
 	t.say("WithIdleTimeout(200ms) on a stream silent after every 2 events: got %v, each once", seqs)
+
+	// A download silent at byte 70,000: it resumes with Range and If-Range
+	// (the server's ETag), in the same reader.
+	type file struct {
+		Bytes      int `kit:"bytes"`
+		StallAfter int `kit:"stall_after"`
+	}
+	dl := kit.Get[file, io.ReadCloser]("/download", kit.WithIdleTimeout(200*time.Millisecond))
+	body, err := dl.Call(ctx, c, file{200000, 70000})
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(io.Discard, body)
+	body.Close()
+	if err != nil {
+		return err
+	}
+	t.say("WithIdleTimeout(200ms) on a download silent at byte 70000: %d bytes, the rest resumed with Range: bytes=70000-", n)
 
 	// A long-running operation: 202 Accepted, then polls until done.
 	type start struct {

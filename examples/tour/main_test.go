@@ -23,6 +23,7 @@ func TestTour(t *testing.T) {
 		`a map of objects in a form body: {"currency_options":{"eur":{"amount_off":"500"}},"name":"spring"}`,
 		"the first attempt hung, the second got Ada Lovelace",
 		"got [1 2 3 4 5], each once",
+		"on a download silent at byte 70000: 200000 bytes",
 		`"job 1 output" after 3 polls`,
 		"kit.WithDump: > Authorization: REDACTED",
 		"a bad base URL is refused",
