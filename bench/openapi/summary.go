@@ -43,7 +43,7 @@ func writeSummary(w io.Writer, machine string, results, points []result) {
 		case r.err != "" && !ok:
 			c = "build failed"
 		case r.err != "" && r.binary == 0 && r.funcs.total == 0:
-			c += " (stopped)"
+			c += " (failed)"
 		}
 		ops := "—"
 		if r.ops > 0 {
