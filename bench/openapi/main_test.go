@@ -24,7 +24,7 @@ func TestRunFlags(t *testing.T) {
 	if err := run([]string{"-help"}, &stdout, &stderr); err != nil || !strings.Contains(stderr.String(), "-docs") {
 		t.Errorf("-help: %v, usage %q", err, stderr.String())
 	}
-	for _, args := range [][]string{{"-n", "0"}, {"-docs", "swagger.json", "-corpus", "."}, {"-tools", "x", "-corpus", "."}, {"-kit", "."}, {"-growth", "ten"}, {"-graph", "-directory", "."}} {
+	for _, args := range [][]string{{"-n", "0"}, {"-docs", "swagger.json", "-corpus", "."}, {"-tools", "x", "-corpus", "."}, {"-kit", "."}, {"-growth", "ten"}, {"-graph", "-directory", "."}, {"-beta"}, {"-graph", "-beta", "-directory", "."}} {
 		var stdout, stderr bytes.Buffer
 		if err := run(args, &stdout, &stderr); err == nil {
 			t.Errorf("run(%q): no error", args)

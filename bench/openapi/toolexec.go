@@ -30,9 +30,10 @@ const (
 )
 
 // toolRun is one recorded run of a tool: the compile of the measured
-// package or a link.
+// package, a link or a vet (go vet runs the vet tool on the dependencies
+// first, the package itself last).
 type toolRun struct {
-	Tool   string        `json:"tool"`             // "compile" or "link"
+	Tool   string        `json:"tool"`             // "compile", "link" or "vet"
 	Pkg    string        `json:"pkg,omitempty"`    // the compiled package's import path
 	Wall   time.Duration `json:"wall"`             // wall time
 	CPU    time.Duration `json:"cpu"`              // user+system time
@@ -52,7 +53,7 @@ func toolexecMain(args []string, stderr io.Writer) int {
 	tool := strings.TrimSuffix(filepath.Base(args[0]), ".exe")
 	pkg := flagValue(args[1:], "-p")
 	record := !isVersionQuery(args[1:]) &&
-		(tool == "link" || tool == "compile" && pkg != "" && pkg == os.Getenv(toolexecPkgEnv))
+		(tool == "link" || tool == "vet" || tool == "compile" && pkg != "" && pkg == os.Getenv(toolexecPkgEnv))
 
 	c := exec.Command(args[0], args[1:]...)
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr

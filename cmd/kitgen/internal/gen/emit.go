@@ -208,7 +208,7 @@ func (e *emitter) root(r *Root) {
 	e.printf("func %s(%s *%s.%s) *%s {\n", bindName, c, kit, client, r.Name)
 	e.printf("\t%s := &%s{\n\t\t%s: %s,\n", x, r.Name, r.ClientField, c)
 	for _, f := range r.Body.Ifaces {
-		e.printf("\t\t%s: %s{b: %s},\n", f.Field, e.names[f.Iface], c)
+		e.printf("\t\t%s: &%s{b: %s},\n", f.Field, e.names[f.Iface], c)
 	}
 	e.printf("\t}\n")
 	e.resources(x, c, r.Body.Resources)
@@ -255,64 +255,87 @@ func (e *emitter) resStruct(rs *ResStruct) {
 	e.printf("\t%s := %s.%s[%s](%s, %s, %s...)\n", r, kit, ctor, e.im.typeString(rs.Elem), b, path, opts)
 	e.printf("\t%s := &%s{\n\t\t%s: %s,\n", x, rs.Name, rs.ResField, r)
 	for _, f := range rs.Body.Ifaces {
-		e.printf("\t\t%s: %s{b: %s},\n", f.Field, e.names[f.Iface], r)
+		e.printf("\t\t%s: &%s{b: %s},\n", f.Field, e.names[f.Iface], r)
 	}
 	e.printf("\t}\n")
 	e.resources(x, b, rs.Body.Resources)
 	e.printf("\treturn %s\n}\n\n", x)
 }
 
-// iface writes the implementation of an endpoint interface.
+// iface writes the implementation of an endpoint interface. Its methods
+// have pointer receivers: with value receivers the compiler writes a
+// pointer wrapper of every method besides. Methods whose parameter struct
+// and declaration are the same (a walk's <Method> and <Method>Pages) share
+// one struct and one operation.
 func (e *emitter) iface(it *Iface) {
 	kit := e.im.kit()
 	impl := e.names[it]
 	e.printf("type %s struct{ b %s.Binding }\n\n", impl, kit)
-	e.printf("var _ %s = %s{} // if this stops compiling, the interface changed: run go generate\n\n", it.Name, impl)
+	e.printf("var _ %s = (*%s)(nil) // if this stops compiling, the interface changed: run go generate\n\n", it.Name, impl)
+	first := map[string]*Method{}
 	for _, m := range it.Methods {
-		e.method(impl, m)
+		key := e.pStruct(m, "P") + e.declaration(m, "P")
+		f, shared := first[key]
+		if shared {
+			e.names[pKey{m}], e.names[m], e.names[declKey{m}] = e.names[pKey{f}], e.names[f], e.names[declKey{f}]
+		} else {
+			first[key] = m
+		}
+		e.method(impl, m, shared)
 	}
 }
 
+// pStruct returns the declaration of m's parameter struct, named name.
+func (e *emitter) pStruct(m *Method, name string) string {
+	var b strings.Builder
+	if len(m.Params) == 0 && len(m.Headers) == 0 {
+		fmt.Fprintf(&b, "type %s = %s.NoParams\n\n", name, e.im.kit())
+		return b.String()
+	}
+	fmt.Fprintf(&b, "type %s struct {\n", name)
+	for _, p := range m.Params {
+		if p.Route == routing.QueryStruct {
+			fmt.Fprintf(&b, "\t%s // //kit:query {%s}: its fields are promoted into the query\n", e.im.typeString(derefNamed(p.Type)), p.Name)
+			continue
+		}
+		opts := ""
+		switch {
+		case p.Route == routing.Header:
+			opts = ",header"
+		case p.Route == routing.URL:
+			opts = ",url"
+		case p.Route == routing.QueryDeep:
+			opts = ",query"
+		case p.mark == routing.MarkBody:
+			opts = ",body"
+		}
+		if p.OmitEmpty {
+			opts += ",omitempty"
+		}
+		fmt.Fprintf(&b, "\tP_%s %s %s\n", p.Name, e.im.typeString(p.Type), structTag(p.Tag+opts))
+	}
+	for _, h := range m.Headers {
+		fmt.Fprintf(&b, "\t%s string %s\n", h.Field, structTag(h.Name+",header"))
+	}
+	b.WriteString("}\n\n")
+	return b.String()
+}
+
 // method writes one endpoint: its parameter struct, its declaration and
-// the method calling it.
-func (e *emitter) method(impl string, m *Method) {
+// the method calling it; only the method when shared (an earlier method's
+// struct and declaration serve it).
+func (e *emitter) method(impl string, m *Method, shared bool) {
 	kit := e.im.kit()
 	pType := e.names[pKey{m}]
 	src := fmt.Sprintf("%s:%d", filepath.Base(m.Src.Filename), m.Src.Line)
 
 	e.printf("// %s\n", safetext.Comment(fmt.Sprintf("%s: %s %s (%s).", m.Name, m.Verb, m.Path, src)))
-	if len(m.Params) == 0 && len(m.Headers) == 0 {
-		e.printf("type %s = %s.NoParams\n\n", pType, kit)
+	if shared {
+		e.printf("// It shares %s and %s.\n\n", pType, e.names[m])
 	} else {
-		e.printf("type %s struct {\n", pType)
-		for _, p := range m.Params {
-			if p.Route == routing.QueryStruct {
-				e.printf("\t%s // //kit:query {%s}: its fields are promoted into the query\n", e.im.typeString(derefNamed(p.Type)), p.Name)
-				continue
-			}
-			opts := ""
-			switch {
-			case p.Route == routing.Header:
-				opts = ",header"
-			case p.Route == routing.URL:
-				opts = ",url"
-			case p.Route == routing.QueryDeep:
-				opts = ",query"
-			case p.mark == routing.MarkBody:
-				opts = ",body"
-			}
-			if p.OmitEmpty {
-				opts += ",omitempty"
-			}
-			e.printf("\tP_%s %s %s\n", p.Name, e.im.typeString(p.Type), structTag(p.Tag+opts))
-		}
-		for _, h := range m.Headers {
-			e.printf("\t%s string %s\n", h.Field, structTag(h.Name+",header"))
-		}
-		e.printf("}\n\n")
+		e.b.WriteString(e.pStruct(m, pType))
+		e.operation(m)
 	}
-
-	e.operation(m)
 
 	// The method: the receiver and locals are named unlike the parameters.
 	taken := map[string]bool{m.Ctx: true, m.Opts: m.Opts != ""}
@@ -329,7 +352,7 @@ func (e *emitter) method(impl string, m *Method) {
 	if m.Opts != "" {
 		params = append(params, m.Opts+" ..."+kit+".CallOption")
 	}
-	e.printf("func (%s %s) %s(%s) %s {\n", recv, impl, m.Name, strings.Join(params, ", "), e.results(m))
+	e.printf("func (%s *%s) %s(%s) %s {\n", recv, impl, m.Name, strings.Join(params, ", "), e.results(m))
 
 	var fields []string
 	var copies []string
@@ -434,13 +457,22 @@ func (e *emitter) method(impl string, m *Method) {
 // what a program never calls) and the function declaring it.
 func (e *emitter) operation(m *Method) {
 	kit := e.im.kit()
+	e.printf("var %s %s.LazyOperation\n\n", e.names[m], kit)
+	e.printf("func %s() (*%s.Operation, error) {\n", e.names[declKey{m}], kit)
+	e.printf("\treturn %s\n}\n\n", e.declaration(m, e.names[pKey{m}]))
+}
+
+// declaration returns the call declaring m's operation, its parameter
+// struct named pType.
+func (e *emitter) declaration(m *Method, pType string) string {
+	kit := e.im.kit()
 	typeOf := func(t string) string {
 		reflect := e.im.name(types.NewPackage("reflect", "reflect")) // imported only when used
 		return fmt.Sprintf("%s.TypeOf((*%s)(nil)).Elem()", reflect, t)
 	}
 	pt := "nil" // kit.NoParams
 	if len(m.Params) > 0 || len(m.Headers) > 0 {
-		pt = typeOf(e.names[pKey{m}])
+		pt = typeOf(pType)
 	}
 	rt := "nil" // *kit.Response
 	if m.Result != resultError && m.Result != resultPoller {
@@ -454,9 +486,7 @@ func (e *emitter) operation(m *Method) {
 	if m.NoAuth {
 		first = append(first, kit+".NoAuth()")
 	}
-	e.printf("var %s %s.LazyOperation\n\n", e.names[m], kit)
-	e.printf("func %s() (*%s.Operation, error) {\n", e.names[declKey{m}], kit)
-	e.printf("\treturn %s.%s(%s, %s, %s, %s%s)\n}\n\n", kit, ctor, strconv.Quote(m.Verb), strconv.Quote(m.Path), pt, rt, e.options(first, m.Options))
+	return fmt.Sprintf("%s.%s(%s, %s, %s, %s%s)", kit, ctor, strconv.Quote(m.Verb), strconv.Quote(m.Path), pt, rt, e.options(first, m.Options))
 }
 
 // derefNamed returns the struct type a spread parameter embeds.
