@@ -281,9 +281,9 @@ func (e *emitter) method(impl string, m *Method) {
 	src := fmt.Sprintf("%s:%d", filepath.Base(m.Src.Filename), m.Src.Line)
 
 	e.printf("// %s\n", safetext.Comment(fmt.Sprintf("%s: %s %s (%s).", m.Name, m.Verb, m.Path, src)))
-	if len(m.Params) == 0 && len(m.Headers) == 0 {
-		e.printf("type %s = %s.NoParams\n\n", pType, kit)
-	} else {
+	// A method without parameters calls with nil (kit.NoParams): it has
+	// no parameter struct, and the comment is its operation's.
+	if len(m.Params) > 0 || len(m.Headers) > 0 {
 		e.printf("type %s struct {\n", pType)
 		for _, p := range m.Params {
 			if p.Route == routing.QueryStruct {
