@@ -20,6 +20,9 @@ package openapi
 // Maps (additionalProperties alone) keep every member already; unions
 // keep their JSON as it came.
 
+// kitImport is kit's import path: the holder's type is kit's.
+const kitImport = "github.com/kithttp/kit"
+
 // extraFieldsName is the holder's name when no property takes it.
 const extraFieldsName = "ExtraFields"
 

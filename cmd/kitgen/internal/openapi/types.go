@@ -338,6 +338,7 @@ func (t *typer) declareUnion(s *Schema, branches []*Schema, hint string) string 
 	t.declared[s] = name
 	t.structs[name] = true
 	t.imports["encoding/json"] = true
+	t.imports[kitImport] = true // its codec: kit.MarshalJSON, kit.UnmarshalJSON
 	if s.Discriminator != nil && s.Discriminator.Property != "" {
 		if decl, ok := t.sealedUnion(s, name, branches); ok {
 			t.decls = append(t.decls, decl)
@@ -473,6 +474,7 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 		fmt.Fprintf(&b, "\t%s %s %s\n", f.name, f.typ, f.tag)
 	}
 	if t.keepsExtra(s) {
+		t.imports[kitImport] = true
 		holder := fields.name(extraFieldsName)
 		writeDoc(&b, "\t", holder+" holds the members the schema does not name, as raw JSON; kit sends them back with the model.", "")
 		fmt.Fprintf(&b, "\t%s kit.UnknownFields `json:\",embed\"`\n", holder)
