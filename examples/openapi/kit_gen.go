@@ -288,8 +288,6 @@ type _kit_API struct{ b kit.Binding }
 var _ API = _kit_API{} // if this stops compiling, the interface changed: run go generate
 
 // Health: GET /health (openapi_gen.go:113).
-type _kit_API_Health_P = kit.NoParams
-
 var _kit_API_Health kit.LazyOperation
 
 func _kit_API_Health_decl() (*kit.Operation, error) {

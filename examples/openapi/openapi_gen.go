@@ -138,6 +138,9 @@ type ListActivityParams struct {
 type Error struct {
 	ErrorField *string `json:"error,omitempty"`
 	Message    *string `json:"message,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit
+	// sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // Error returns the error on one line: its message, error, those set, joined
@@ -170,6 +173,9 @@ type User struct {
 	ID        int64     `json:"id"`
 	Active    bool      `json:"active"`
 	CreatedAt time.Time `json:"created_at"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit
+	// sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // NewUser is a model of the API.
@@ -177,23 +183,35 @@ type NewUser struct {
 	Name   string `json:"name"`
 	Email  string `json:"email"`
 	TeamID *int64 `json:"team_id,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit
+	// sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // ScanUsersResponse is a model of the API.
 type ScanUsersResponse struct {
 	Results    []User  `json:"results,omitempty"`
 	NextCursor *string `json:"next_cursor,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit
+	// sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // ChatRequest is a model of the API.
 type ChatRequest struct {
 	Message string `json:"message"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit
+	// sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // ChatChunk is a model of the API.
 type ChatChunk struct {
 	Index int64  `json:"index"`
 	Text  string `json:"text"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit
+	// sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // Deactivated is a model of the API.
@@ -201,6 +219,9 @@ type Deactivated struct {
 	Kind   string `json:"kind"`
 	ID     string `json:"id"`
 	UserID int64  `json:"user_id"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit
+	// sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // Joined is a model of the API.
@@ -209,13 +230,16 @@ type Joined struct {
 	ID     string `json:"id"`
 	UserID int64  `json:"user_id"`
 	TeamID int64  `json:"team_id"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit
+	// sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // kitgenWithDiscriminator returns the JSON of v, an object, with its key
 // member set to value when v leaves it out, null or "", so that a variant
 // of a discriminated union says which it is without the caller setting it.
 func kitgenWithDiscriminator(v any, key, value string) ([]byte, error) {
-	b, err := json.Marshal(v)
+	b, err := kit.MarshalJSON(v) // kit's codec: a variant's unknown members are kept
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +287,7 @@ func (v Activity) MarshalJSON() ([]byte, error) {
 		return kitgenWithDiscriminator(x, "kind", "joined")
 	}
 	if v.Value != nil {
-		return json.Marshal(v.Value)
+		return kit.MarshalJSON(v.Value)
 	}
 	if v.Raw != nil {
 		return v.Raw, nil
@@ -290,13 +314,13 @@ func (v *Activity) UnmarshalJSON(b []byte) error {
 	switch kind {
 	case "deactivated":
 		var x Deactivated
-		if err := json.Unmarshal(b, &x); err != nil {
+		if err := kit.UnmarshalJSON(b, &x); err != nil {
 			return fmt.Errorf("decode Activity as Deactivated: %w", err)
 		}
 		v.Value = x
 	case "joined":
 		var x Joined
-		if err := json.Unmarshal(b, &x); err != nil {
+		if err := kit.UnmarshalJSON(b, &x); err != nil {
 			return fmt.Errorf("decode Activity as Joined: %w", err)
 		}
 		v.Value = x
@@ -309,15 +333,24 @@ func (v *Activity) UnmarshalJSON(b []byte) error {
 // ListActivityResponsePaging is a model of the API.
 type ListActivityResponsePaging struct {
 	After kit.Nullable[string] `json:"after,omitzero"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit
+	// sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // ListActivityResponse is a model of the API.
 type ListActivityResponse struct {
 	Items  []Activity                  `json:"items,omitempty"`
 	Paging *ListActivityResponsePaging `json:"paging,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit
+	// sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // HealthResponse is a model of the API.
 type HealthResponse struct {
 	Status *string `json:"status,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit
+	// sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
