@@ -476,7 +476,7 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 	if t.keepsExtra(s) {
 		t.imports[kitImport] = true
 		holder := fields.name(extraFieldsName)
-		writeDoc(&b, "\t", holder+" holds the members the schema does not name, as raw JSON; kit sends them back with the model.", "")
+		writeDoc(&b, "\t", holder+" holds the members the schema does not name, as raw JSON; kit's codec (kit.MarshalJSON, not encoding/json) sends them back with the model.", "")
 		fmt.Fprintf(&b, "\t%s kit.UnknownFields `json:\",embed\"`\n", holder)
 	}
 	b.WriteString("}\n")
