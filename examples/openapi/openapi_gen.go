@@ -138,8 +138,8 @@ type ListActivityParams struct {
 type Error struct {
 	ErrorField *string `json:"error,omitempty"`
 	Message    *string `json:"message,omitempty"`
-	// ExtraFields holds the members the schema does not name, as raw JSON; kit
-	// sends them back with the model.
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
 	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
@@ -173,8 +173,8 @@ type User struct {
 	ID        int64     `json:"id"`
 	Active    bool      `json:"active"`
 	CreatedAt time.Time `json:"created_at"`
-	// ExtraFields holds the members the schema does not name, as raw JSON; kit
-	// sends them back with the model.
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
 	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
@@ -183,8 +183,8 @@ type NewUser struct {
 	Name   string `json:"name"`
 	Email  string `json:"email"`
 	TeamID *int64 `json:"team_id,omitempty"`
-	// ExtraFields holds the members the schema does not name, as raw JSON; kit
-	// sends them back with the model.
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
 	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
@@ -192,16 +192,16 @@ type NewUser struct {
 type ScanUsersResponse struct {
 	Results    []User  `json:"results,omitempty"`
 	NextCursor *string `json:"next_cursor,omitempty"`
-	// ExtraFields holds the members the schema does not name, as raw JSON; kit
-	// sends them back with the model.
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
 	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // ChatRequest is a model of the API.
 type ChatRequest struct {
 	Message string `json:"message"`
-	// ExtraFields holds the members the schema does not name, as raw JSON; kit
-	// sends them back with the model.
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
 	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
@@ -209,8 +209,8 @@ type ChatRequest struct {
 type ChatChunk struct {
 	Index int64  `json:"index"`
 	Text  string `json:"text"`
-	// ExtraFields holds the members the schema does not name, as raw JSON; kit
-	// sends them back with the model.
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
 	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
@@ -219,8 +219,8 @@ type Deactivated struct {
 	Kind   string `json:"kind"`
 	ID     string `json:"id"`
 	UserID int64  `json:"user_id"`
-	// ExtraFields holds the members the schema does not name, as raw JSON; kit
-	// sends them back with the model.
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
 	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
@@ -230,8 +230,8 @@ type Joined struct {
 	ID     string `json:"id"`
 	UserID int64  `json:"user_id"`
 	TeamID int64  `json:"team_id"`
-	// ExtraFields holds the members the schema does not name, as raw JSON; kit
-	// sends them back with the model.
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
 	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
@@ -333,8 +333,8 @@ func (v *Activity) UnmarshalJSON(b []byte) error {
 // ListActivityResponsePaging is a model of the API.
 type ListActivityResponsePaging struct {
 	After kit.Nullable[string] `json:"after,omitzero"`
-	// ExtraFields holds the members the schema does not name, as raw JSON; kit
-	// sends them back with the model.
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
 	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
@@ -342,15 +342,15 @@ type ListActivityResponsePaging struct {
 type ListActivityResponse struct {
 	Items  []Activity                  `json:"items,omitempty"`
 	Paging *ListActivityResponsePaging `json:"paging,omitempty"`
-	// ExtraFields holds the members the schema does not name, as raw JSON; kit
-	// sends them back with the model.
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
 	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // HealthResponse is a model of the API.
 type HealthResponse struct {
 	Status *string `json:"status,omitempty"`
-	// ExtraFields holds the members the schema does not name, as raw JSON; kit
-	// sends them back with the model.
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
 	ExtraFields kit.UnknownFields `json:",embed"`
 }
