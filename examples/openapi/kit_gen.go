@@ -28,18 +28,18 @@ func NewClient(baseURL string, opts ...kit.Option) (*Client, error) {
 func BindClient(c *kit.Client) *Client {
 	x := &Client{
 		Client:   c,
-		UsersAPI: _kit_UsersAPI{b: c},
-		ChatAPI:  _kit_ChatAPI{b: c},
-		AuthAPI:  _kit_AuthAPI{b: c},
-		JobsAPI:  _kit_JobsAPI{b: c},
-		API:      _kit_API{b: c},
+		UsersAPI: &_kit_UsersAPI{b: c},
+		ChatAPI:  &_kit_ChatAPI{b: c},
+		AuthAPI:  &_kit_AuthAPI{b: c},
+		JobsAPI:  &_kit_JobsAPI{b: c},
+		API:      &_kit_API{b: c},
 	}
 	return x
 }
 
 type _kit_UsersAPI struct{ b kit.Binding }
 
-var _ UsersAPI = _kit_UsersAPI{} // if this stops compiling, the interface changed: run go generate
+var _ UsersAPI = (*_kit_UsersAPI)(nil) // if this stops compiling, the interface changed: run go generate
 
 // GetUser: GET /users/{id} (openapi_gen.go:67).
 type _kit_UsersAPI_GetUser_P struct {
@@ -52,7 +52,7 @@ func _kit_UsersAPI_GetUser_decl() (*kit.Operation, error) {
 	return kit.NewOperation("GET", "/users/{id}", reflect.TypeOf((*_kit_UsersAPI_GetUser_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem())
 }
 
-func (c _kit_UsersAPI) GetUser(ctx context.Context, id int64, opts ...kit.CallOption) (User, error) {
+func (c *_kit_UsersAPI) GetUser(ctx context.Context, id int64, opts ...kit.CallOption) (User, error) {
 	var out User
 	err := _kit_UsersAPI_GetUser.Get(_kit_UsersAPI_GetUser_decl).CallInto(ctx, c.b, &_kit_UsersAPI_GetUser_P{P_id: id}, &out, opts...)
 	return out, err
@@ -69,7 +69,7 @@ func _kit_UsersAPI_CreateUser_decl() (*kit.Operation, error) {
 	return kit.NewOperation("POST", "/users", reflect.TypeOf((*_kit_UsersAPI_CreateUser_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem())
 }
 
-func (c _kit_UsersAPI) CreateUser(ctx context.Context, body NewUser, opts ...kit.CallOption) (User, error) {
+func (c *_kit_UsersAPI) CreateUser(ctx context.Context, body NewUser, opts ...kit.CallOption) (User, error) {
 	var out User
 	err := _kit_UsersAPI_CreateUser.Get(_kit_UsersAPI_CreateUser_decl).CallInto(ctx, c.b, &_kit_UsersAPI_CreateUser_P{P_body: body}, &out, opts...)
 	return out, err
@@ -86,7 +86,7 @@ func _kit_UsersAPI_ListUsers_decl() (*kit.Operation, error) {
 	return kit.NewPagedOperation("GET", "/linked/users", reflect.TypeOf((*_kit_UsersAPI_ListUsers_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem(), kit.PagedBy(kit.LinkHeader{}))
 }
 
-func (c _kit_UsersAPI) ListUsers(ctx context.Context, params *ListUsersParams, opts ...kit.CallOption) iter.Seq2[User, error] {
+func (c *_kit_UsersAPI) ListUsers(ctx context.Context, params *ListUsersParams, opts ...kit.CallOption) iter.Seq2[User, error] {
 	p := &_kit_UsersAPI_ListUsers_P{}
 	if params != nil {
 		p.ListUsersParams = *params // a copy: the caller's value is never touched
@@ -109,22 +109,14 @@ func (c _kit_UsersAPI) ListUsers(ctx context.Context, params *ListUsersParams, o
 }
 
 // ListUsersPages: GET /linked/users (openapi_gen.go:89).
-type _kit_UsersAPI_ListUsersPages_P struct {
-	ListUsersParams // //kit:query {params}: its fields are promoted into the query
-}
+// It shares _kit_UsersAPI_ListUsers_P and _kit_UsersAPI_ListUsers.
 
-var _kit_UsersAPI_ListUsersPages kit.LazyOperation
-
-func _kit_UsersAPI_ListUsersPages_decl() (*kit.Operation, error) {
-	return kit.NewPagedOperation("GET", "/linked/users", reflect.TypeOf((*_kit_UsersAPI_ListUsersPages_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem(), kit.PagedBy(kit.LinkHeader{}))
-}
-
-func (c _kit_UsersAPI) ListUsersPages(ctx context.Context, params *ListUsersParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[User], error] {
-	p := &_kit_UsersAPI_ListUsersPages_P{}
+func (c *_kit_UsersAPI) ListUsersPages(ctx context.Context, params *ListUsersParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[User], error] {
+	p := &_kit_UsersAPI_ListUsers_P{}
 	if params != nil {
 		p.ListUsersParams = *params // a copy: the caller's value is never touched
 	}
-	pages := _kit_UsersAPI_ListUsersPages.Get(_kit_UsersAPI_ListUsersPages_decl).Pages(ctx, c.b, p, opts...)
+	pages := _kit_UsersAPI_ListUsers.Get(_kit_UsersAPI_ListUsers_decl).Pages(ctx, c.b, p, opts...)
 	return func(yield func(*kit.Page[User], error) bool) {
 		for page, err := range pages {
 			if err != nil {
@@ -149,7 +141,7 @@ func _kit_UsersAPI_ScanUsers_decl() (*kit.Operation, error) {
 	return kit.NewPagedOperation("GET", "/cursor-flat/users", reflect.TypeOf((*_kit_UsersAPI_ScanUsers_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem(), kit.PagedBy(kit.Cursor{CursorParam: "cursor", NextKey: "next_cursor", ItemsKey: "results"}))
 }
 
-func (c _kit_UsersAPI) ScanUsers(ctx context.Context, params *ScanUsersParams, opts ...kit.CallOption) iter.Seq2[User, error] {
+func (c *_kit_UsersAPI) ScanUsers(ctx context.Context, params *ScanUsersParams, opts ...kit.CallOption) iter.Seq2[User, error] {
 	p := &_kit_UsersAPI_ScanUsers_P{}
 	if params != nil {
 		p.ScanUsersParams = *params // a copy: the caller's value is never touched
@@ -172,22 +164,14 @@ func (c _kit_UsersAPI) ScanUsers(ctx context.Context, params *ScanUsersParams, o
 }
 
 // ScanUsersPages: GET /cursor-flat/users (openapi_gen.go:105).
-type _kit_UsersAPI_ScanUsersPages_P struct {
-	ScanUsersParams // //kit:query {params}: its fields are promoted into the query
-}
+// It shares _kit_UsersAPI_ScanUsers_P and _kit_UsersAPI_ScanUsers.
 
-var _kit_UsersAPI_ScanUsersPages kit.LazyOperation
-
-func _kit_UsersAPI_ScanUsersPages_decl() (*kit.Operation, error) {
-	return kit.NewPagedOperation("GET", "/cursor-flat/users", reflect.TypeOf((*_kit_UsersAPI_ScanUsersPages_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem(), kit.PagedBy(kit.Cursor{CursorParam: "cursor", NextKey: "next_cursor", ItemsKey: "results"}))
-}
-
-func (c _kit_UsersAPI) ScanUsersPages(ctx context.Context, params *ScanUsersParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[User], error] {
-	p := &_kit_UsersAPI_ScanUsersPages_P{}
+func (c *_kit_UsersAPI) ScanUsersPages(ctx context.Context, params *ScanUsersParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[User], error] {
+	p := &_kit_UsersAPI_ScanUsers_P{}
 	if params != nil {
 		p.ScanUsersParams = *params // a copy: the caller's value is never touched
 	}
-	pages := _kit_UsersAPI_ScanUsersPages.Get(_kit_UsersAPI_ScanUsersPages_decl).Pages(ctx, c.b, p, opts...)
+	pages := _kit_UsersAPI_ScanUsers.Get(_kit_UsersAPI_ScanUsers_decl).Pages(ctx, c.b, p, opts...)
 	return func(yield func(*kit.Page[User], error) bool) {
 		for page, err := range pages {
 			if err != nil {
@@ -212,7 +196,7 @@ func _kit_UsersAPI_ListActivity_decl() (*kit.Operation, error) {
 	return kit.NewPagedOperation("GET", "/activity", reflect.TypeOf((*_kit_UsersAPI_ListActivity_P)(nil)).Elem(), reflect.TypeOf((*Activity)(nil)).Elem(), kit.PagedBy(kit.Cursor{CursorParam: "since", NextKey: "paging.after", ItemsKey: "items"}))
 }
 
-func (c _kit_UsersAPI) ListActivity(ctx context.Context, params *ListActivityParams, opts ...kit.CallOption) iter.Seq2[Activity, error] {
+func (c *_kit_UsersAPI) ListActivity(ctx context.Context, params *ListActivityParams, opts ...kit.CallOption) iter.Seq2[Activity, error] {
 	p := &_kit_UsersAPI_ListActivity_P{}
 	if params != nil {
 		p.ListActivityParams = *params // a copy: the caller's value is never touched
@@ -235,22 +219,14 @@ func (c _kit_UsersAPI) ListActivity(ctx context.Context, params *ListActivityPar
 }
 
 // ListActivityPages: GET /activity (openapi_gen.go:122).
-type _kit_UsersAPI_ListActivityPages_P struct {
-	ListActivityParams // //kit:query {params}: its fields are promoted into the query
-}
+// It shares _kit_UsersAPI_ListActivity_P and _kit_UsersAPI_ListActivity.
 
-var _kit_UsersAPI_ListActivityPages kit.LazyOperation
-
-func _kit_UsersAPI_ListActivityPages_decl() (*kit.Operation, error) {
-	return kit.NewPagedOperation("GET", "/activity", reflect.TypeOf((*_kit_UsersAPI_ListActivityPages_P)(nil)).Elem(), reflect.TypeOf((*Activity)(nil)).Elem(), kit.PagedBy(kit.Cursor{CursorParam: "since", NextKey: "paging.after", ItemsKey: "items"}))
-}
-
-func (c _kit_UsersAPI) ListActivityPages(ctx context.Context, params *ListActivityParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[Activity], error] {
-	p := &_kit_UsersAPI_ListActivityPages_P{}
+func (c *_kit_UsersAPI) ListActivityPages(ctx context.Context, params *ListActivityParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[Activity], error] {
+	p := &_kit_UsersAPI_ListActivity_P{}
 	if params != nil {
 		p.ListActivityParams = *params // a copy: the caller's value is never touched
 	}
-	pages := _kit_UsersAPI_ListActivityPages.Get(_kit_UsersAPI_ListActivityPages_decl).Pages(ctx, c.b, p, opts...)
+	pages := _kit_UsersAPI_ListActivity.Get(_kit_UsersAPI_ListActivity_decl).Pages(ctx, c.b, p, opts...)
 	return func(yield func(*kit.Page[Activity], error) bool) {
 		for page, err := range pages {
 			if err != nil {
@@ -266,7 +242,7 @@ func (c _kit_UsersAPI) ListActivityPages(ctx context.Context, params *ListActivi
 
 type _kit_ChatAPI struct{ b kit.Binding }
 
-var _ ChatAPI = _kit_ChatAPI{} // if this stops compiling, the interface changed: run go generate
+var _ ChatAPI = (*_kit_ChatAPI)(nil) // if this stops compiling, the interface changed: run go generate
 
 // Chat: POST /chat (openapi_gen.go:131).
 type _kit_ChatAPI_Chat_P struct {
@@ -279,7 +255,7 @@ func _kit_ChatAPI_Chat_decl() (*kit.Operation, error) {
 	return kit.NewOperation("POST", "/chat", reflect.TypeOf((*_kit_ChatAPI_Chat_P)(nil)).Elem(), reflect.TypeOf((**kit.Stream[ChatChunk])(nil)).Elem())
 }
 
-func (c _kit_ChatAPI) Chat(ctx context.Context, body ChatRequest, opts ...kit.CallOption) (*kit.Stream[ChatChunk], error) {
+func (c *_kit_ChatAPI) Chat(ctx context.Context, body ChatRequest, opts ...kit.CallOption) (*kit.Stream[ChatChunk], error) {
 	var out *kit.Stream[ChatChunk]
 	err := _kit_ChatAPI_Chat.Get(_kit_ChatAPI_Chat_decl).CallInto(ctx, c.b, &_kit_ChatAPI_Chat_P{P_body: body}, &out, opts...)
 	return out, err
@@ -287,7 +263,7 @@ func (c _kit_ChatAPI) Chat(ctx context.Context, body ChatRequest, opts ...kit.Ca
 
 type _kit_AuthAPI struct{ b kit.Binding }
 
-var _ AuthAPI = _kit_AuthAPI{} // if this stops compiling, the interface changed: run go generate
+var _ AuthAPI = (*_kit_AuthAPI)(nil) // if this stops compiling, the interface changed: run go generate
 
 // Login: POST /flows/login (openapi_gen.go:144).
 type _kit_AuthAPI_Login_P struct {
@@ -300,7 +276,7 @@ func _kit_AuthAPI_Login_decl() (*kit.Operation, error) {
 	return kit.NewOperation("POST", "/flows/login", reflect.TypeOf((*_kit_AuthAPI_Login_P)(nil)).Elem(), reflect.TypeOf((*Token)(nil)).Elem(), kit.NoAuth(), kit.WithErrorModelFor[LoginFlow](400))
 }
 
-func (c _kit_AuthAPI) Login(ctx context.Context, body LoginRequest, opts ...kit.CallOption) (Token, error) {
+func (c *_kit_AuthAPI) Login(ctx context.Context, body LoginRequest, opts ...kit.CallOption) (Token, error) {
 	var out Token
 	err := _kit_AuthAPI_Login.Get(_kit_AuthAPI_Login_decl).CallInto(ctx, c.b, &_kit_AuthAPI_Login_P{P_body: body}, &out, opts...)
 	return out, err
@@ -308,7 +284,7 @@ func (c _kit_AuthAPI) Login(ctx context.Context, body LoginRequest, opts ...kit.
 
 type _kit_JobsAPI struct{ b kit.Binding }
 
-var _ JobsAPI = _kit_JobsAPI{} // if this stops compiling, the interface changed: run go generate
+var _ JobsAPI = (*_kit_JobsAPI)(nil) // if this stops compiling, the interface changed: run go generate
 
 // BeginStartJob: POST /lro/jobs (openapi_gen.go:158).
 type _kit_JobsAPI_BeginStartJob_P struct {
@@ -321,7 +297,7 @@ func _kit_JobsAPI_BeginStartJob_decl() (*kit.Operation, error) {
 	return kit.NewOperation("POST", "/lro/jobs", reflect.TypeOf((*_kit_JobsAPI_BeginStartJob_P)(nil)).Elem(), nil)
 }
 
-func (c _kit_JobsAPI) BeginStartJob(ctx context.Context, body *StartJobRequest, opts ...kit.CallOption) (*kit.Poller[Job], error) {
+func (c *_kit_JobsAPI) BeginStartJob(ctx context.Context, body *StartJobRequest, opts ...kit.CallOption) (*kit.Poller[Job], error) {
 	var resp *kit.Response
 	if err := _kit_JobsAPI_BeginStartJob.Get(_kit_JobsAPI_BeginStartJob_decl).CallInto(ctx, c.b, &_kit_JobsAPI_BeginStartJob_P{P_body: body}, &resp, opts...); err != nil {
 		return nil, err
@@ -331,18 +307,16 @@ func (c _kit_JobsAPI) BeginStartJob(ctx context.Context, body *StartJobRequest, 
 
 type _kit_API struct{ b kit.Binding }
 
-var _ API = _kit_API{} // if this stops compiling, the interface changed: run go generate
+var _ API = (*_kit_API)(nil) // if this stops compiling, the interface changed: run go generate
 
 // Health: GET /health (openapi_gen.go:165).
-type _kit_API_Health_P = kit.NoParams
-
 var _kit_API_Health kit.LazyOperation
 
 func _kit_API_Health_decl() (*kit.Operation, error) {
 	return kit.NewOperation("GET", "/health", nil, reflect.TypeOf((*HealthResponse)(nil)).Elem(), kit.NoAuth())
 }
 
-func (c _kit_API) Health(ctx context.Context, opts ...kit.CallOption) (HealthResponse, error) {
+func (c *_kit_API) Health(ctx context.Context, opts ...kit.CallOption) (HealthResponse, error) {
 	var out HealthResponse
 	err := _kit_API_Health.Get(_kit_API_Health_decl).CallInto(ctx, c.b, nil, &out, opts...)
 	return out, err

@@ -197,6 +197,9 @@ func ResumeStartJob(c kit.Binding, token string) (*kit.Poller[Job], error) {
 type Error struct {
 	ErrorField *string `json:"error,omitempty"`
 	Message    *string `json:"message,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // Error returns the error on one line: its message, error, those set, joined
@@ -229,6 +232,9 @@ type User struct {
 	ID        int64     `json:"id"`
 	Active    bool      `json:"active"`
 	CreatedAt time.Time `json:"created_at"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // NewUser is a model of the API.
@@ -236,23 +242,35 @@ type NewUser struct {
 	Name   string `json:"name"`
 	Email  string `json:"email"`
 	TeamID *int64 `json:"team_id,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // ScanUsersResponse is a model of the API.
 type ScanUsersResponse struct {
 	Results    []User  `json:"results,omitempty"`
 	NextCursor *string `json:"next_cursor,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // ChatRequest is a model of the API.
 type ChatRequest struct {
 	Message string `json:"message"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // ChatChunk is a model of the API.
 type ChatChunk struct {
 	Index int64  `json:"index"`
 	Text  string `json:"text"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // Deactivated is a model of the API.
@@ -260,6 +278,9 @@ type Deactivated struct {
 	Kind   string `json:"kind"`
 	ID     string `json:"id"`
 	UserID int64  `json:"user_id"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // Joined is a model of the API.
@@ -268,13 +289,16 @@ type Joined struct {
 	ID     string `json:"id"`
 	UserID int64  `json:"user_id"`
 	TeamID int64  `json:"team_id"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // kitgenWithDiscriminator returns the JSON of v, an object, with its key
 // member set to value when v leaves it out, null or "", so that a variant
 // of a discriminated union says which it is without the caller setting it.
 func kitgenWithDiscriminator(v any, key, value string) ([]byte, error) {
-	b, err := json.Marshal(v)
+	b, err := kit.MarshalJSON(v) // kit's codec: a variant's unknown members are kept
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +346,7 @@ func (v Activity) MarshalJSON() ([]byte, error) {
 		return kitgenWithDiscriminator(x, "kind", "joined")
 	}
 	if v.Value != nil {
-		return json.Marshal(v.Value)
+		return kit.MarshalJSON(v.Value)
 	}
 	if v.Raw != nil {
 		return v.Raw, nil
@@ -349,13 +373,13 @@ func (v *Activity) UnmarshalJSON(b []byte) error {
 	switch kind {
 	case "deactivated":
 		var x Deactivated
-		if err := json.Unmarshal(b, &x); err != nil {
+		if err := kit.UnmarshalJSON(b, &x); err != nil {
 			return fmt.Errorf("decode Activity as Deactivated: %w", err)
 		}
 		v.Value = x
 	case "joined":
 		var x Joined
-		if err := json.Unmarshal(b, &x); err != nil {
+		if err := kit.UnmarshalJSON(b, &x); err != nil {
 			return fmt.Errorf("decode Activity as Joined: %w", err)
 		}
 		v.Value = x
@@ -368,18 +392,27 @@ func (v *Activity) UnmarshalJSON(b []byte) error {
 // ListActivityResponsePaging is a model of the API.
 type ListActivityResponsePaging struct {
 	After kit.Nullable[string] `json:"after,omitzero"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // ListActivityResponse is a model of the API.
 type ListActivityResponse struct {
 	Items  []Activity                  `json:"items,omitempty"`
 	Paging *ListActivityResponsePaging `json:"paging,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // LoginRequest is a model of the API.
 type LoginRequest struct {
 	Username string `json:"username"`
 	Password string `json:"password"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // LoginFlowUIMessagesItem is a model of the API.
@@ -387,17 +420,26 @@ type LoginFlowUIMessagesItem struct {
 	ID   *int64  `json:"id,omitempty"`
 	Type *string `json:"type,omitempty"`
 	Text *string `json:"text,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // LoginFlowUI is a model of the API.
 type LoginFlowUI struct {
 	Messages []LoginFlowUIMessagesItem `json:"messages,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // LoginFlow is a model of the API.
 type LoginFlow struct {
-	ID string       `json:"id"`
+	ID string       `json:"id" kit:",required"`
 	UI *LoginFlowUI `json:"ui,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // Error returns the type's name, the document naming no status, code or
@@ -412,6 +454,9 @@ type Token struct {
 	AccessToken string `json:"access_token"`
 	TokenType   string `json:"token_type"`
 	ExpiresIn   *int64 `json:"expires_in,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // StartJobRequest is a model of the API.
@@ -421,6 +466,9 @@ type StartJobRequest struct {
 	Fail  *bool  `json:"fail,omitempty"`
 	// the seconds to wait between polls
 	RetryAfter *int64 `json:"retry_after,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // JobStatus is one of the values below; a server may send others.
@@ -437,12 +485,18 @@ const (
 type JobResult struct {
 	ID     *int64  `json:"id,omitempty"`
 	Output *string `json:"output,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // JobError is a model of the API.
 type JobError struct {
 	Code    *string `json:"code,omitempty"`
 	Message *string `json:"message,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // Job is a model of the API.
@@ -452,9 +506,15 @@ type Job struct {
 	Polls  *int64     `json:"polls,omitempty"`
 	Result *JobResult `json:"result,omitempty"`
 	Error  *JobError  `json:"error,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // HealthResponse is a model of the API.
 type HealthResponse struct {
 	Status *string `json:"status,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }

@@ -28,8 +28,8 @@ func NewClient(baseURL string, opts ...kit.Option) (*Client, error) {
 func BindClient(c *kit.Client) *Client {
 	x := &Client{
 		Client: c,
-		API:    _kit_API{b: c},
-		auth:   _kit_auth{b: c},
+		API:    &_kit_API{b: c},
+		auth:   &_kit_auth{b: c},
 	}
 	x.Teams = kit.NewResource[Team](c, "/teams")
 	x.Users = _kit_newUsers(c, "/users", kit.PagedBy(kit.PageNumber{PageSize: 50}))
@@ -41,14 +41,14 @@ func _kit_newUsers(b kit.Binding, path string, opts ...kit.ResourceOption) *User
 	r := kit.NewResource[User](b, path, opts...)
 	x := &Users{
 		Resource: r,
-		UserAPI:  _kit_UserAPI{b: r},
+		UserAPI:  &_kit_UserAPI{b: r},
 	}
 	return x
 }
 
 type _kit_API struct{ b kit.Binding }
 
-var _ API = _kit_API{} // if this stops compiling, the interface changed: run go generate
+var _ API = (*_kit_API)(nil) // if this stops compiling, the interface changed: run go generate
 
 // GetUser: GET /users/{id} (github.go:55).
 type _kit_API_GetUser_P struct {
@@ -61,7 +61,7 @@ func _kit_API_GetUser_decl() (*kit.Operation, error) {
 	return kit.NewOperation("GET", "/users/{id}", reflect.TypeOf((*_kit_API_GetUser_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem())
 }
 
-func (c _kit_API) GetUser(ctx context.Context, id int) (User, error) {
+func (c *_kit_API) GetUser(ctx context.Context, id int) (User, error) {
 	var out User
 	err := _kit_API_GetUser.Get(_kit_API_GetUser_decl).CallInto(ctx, c.b, &_kit_API_GetUser_P{P_id: id}, &out)
 	return out, err
@@ -81,7 +81,7 @@ func _kit_API_SearchUsers_decl() (*kit.Operation, error) {
 	return kit.NewOperation("GET", "/users", reflect.TypeOf((*_kit_API_SearchUsers_P)(nil)).Elem(), reflect.TypeOf((*UserPage)(nil)).Elem())
 }
 
-func (c _kit_API) SearchUsers(ctx context.Context, q string, teamID int, page int, pageSize int) (UserPage, error) {
+func (c *_kit_API) SearchUsers(ctx context.Context, q string, teamID int, page int, pageSize int) (UserPage, error) {
 	var out UserPage
 	err := _kit_API_SearchUsers.Get(_kit_API_SearchUsers_decl).CallInto(ctx, c.b, &_kit_API_SearchUsers_P{P_q: q, P_teamID: teamID, P_page: page, P_pageSize: pageSize}, &out)
 	return out, err
@@ -99,7 +99,7 @@ func _kit_API_GetTeam_decl() (*kit.Operation, error) {
 	return kit.NewOperation("GET", "/teams/{id}", reflect.TypeOf((*_kit_API_GetTeam_P)(nil)).Elem(), reflect.TypeOf((*kit.Result[Team])(nil)).Elem())
 }
 
-func (c _kit_API) GetTeam(ctx context.Context, id int, etag string) (kit.Result[Team], error) {
+func (c *_kit_API) GetTeam(ctx context.Context, id int, etag string) (kit.Result[Team], error) {
 	var out kit.Result[Team]
 	err := _kit_API_GetTeam.Get(_kit_API_GetTeam_decl).CallInto(ctx, c.b, &_kit_API_GetTeam_P{P_id: id, P_etag: etag}, &out)
 	return out, err
@@ -116,7 +116,7 @@ func _kit_API_CreateUser_decl() (*kit.Operation, error) {
 	return kit.NewOperation("POST", "/users", reflect.TypeOf((*_kit_API_CreateUser_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem())
 }
 
-func (c _kit_API) CreateUser(ctx context.Context, user User) (User, error) {
+func (c *_kit_API) CreateUser(ctx context.Context, user User) (User, error) {
 	var out User
 	err := _kit_API_CreateUser.Get(_kit_API_CreateUser_decl).CallInto(ctx, c.b, &_kit_API_CreateUser_P{P_user: user}, &out)
 	return out, err
@@ -134,7 +134,7 @@ func _kit_API_ListMembers_decl() (*kit.Operation, error) {
 	return kit.NewPagedOperation("GET", "/linked/teams/{id}/members", reflect.TypeOf((*_kit_API_ListMembers_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem(), kit.PagedBy(kit.LinkHeader{}))
 }
 
-func (c _kit_API) ListMembers(ctx context.Context, id int, opts *MemberListOptions) iter.Seq2[User, error] {
+func (c *_kit_API) ListMembers(ctx context.Context, id int, opts *MemberListOptions) iter.Seq2[User, error] {
 	p := &_kit_API_ListMembers_P{P_id: id}
 	if opts != nil {
 		p.MemberListOptions = *opts // a copy: the caller's value is never touched
@@ -169,7 +169,7 @@ func _kit_API_AddMembers_decl() (*kit.Operation, error) {
 	return kit.NewOperation("POST", "/teams/{id}/users", reflect.TypeOf((*_kit_API_AddMembers_P)(nil)).Elem(), reflect.TypeOf((*Team)(nil)).Elem())
 }
 
-func (c _kit_API) AddMembers(ctx context.Context, id int, payload []User, team *string) (Team, error) {
+func (c *_kit_API) AddMembers(ctx context.Context, id int, payload []User, team *string) (Team, error) {
 	var out Team
 	err := _kit_API_AddMembers.Get(_kit_API_AddMembers_decl).CallInto(ctx, c.b, &_kit_API_AddMembers_P{P_id: id, P_payload: payload, P_team: team}, &out)
 	return out, err
@@ -177,7 +177,7 @@ func (c _kit_API) AddMembers(ctx context.Context, id int, payload []User, team *
 
 type _kit_auth struct{ b kit.Binding }
 
-var _ auth = _kit_auth{} // if this stops compiling, the interface changed: run go generate
+var _ auth = (*_kit_auth)(nil) // if this stops compiling, the interface changed: run go generate
 
 // login: POST /login (github.go:96).
 type _kit_auth_login_P struct {
@@ -191,7 +191,7 @@ func _kit_auth_login_decl() (*kit.Operation, error) {
 	return kit.NewOperation("POST", "/login", reflect.TypeOf((*_kit_auth_login_P)(nil)).Elem(), reflect.TypeOf((*Token)(nil)).Elem(), kit.NoAuth())
 }
 
-func (c _kit_auth) login(ctx context.Context, creds Credentials) (Token, error) {
+func (c *_kit_auth) login(ctx context.Context, creds Credentials) (Token, error) {
 	var out Token
 	err := _kit_auth_login.Get(_kit_auth_login_decl).CallInto(ctx, c.b, &_kit_auth_login_P{P_creds: creds, P_h0: "application/json"}, &out)
 	return out, err
@@ -199,7 +199,7 @@ func (c _kit_auth) login(ctx context.Context, creds Credentials) (Token, error) 
 
 type _kit_UserAPI struct{ b kit.Binding }
 
-var _ UserAPI = _kit_UserAPI{} // if this stops compiling, the interface changed: run go generate
+var _ UserAPI = (*_kit_UserAPI)(nil) // if this stops compiling, the interface changed: run go generate
 
 // Posts: GET /users/{id}/posts (github.go:111).
 type _kit_UserAPI_Posts_P struct {
@@ -212,7 +212,7 @@ func _kit_UserAPI_Posts_decl() (*kit.Operation, error) {
 	return kit.NewOperation("GET", "/users/{id}/posts", reflect.TypeOf((*_kit_UserAPI_Posts_P)(nil)).Elem(), reflect.TypeOf((*[]Post)(nil)).Elem())
 }
 
-func (c _kit_UserAPI) Posts(ctx context.Context, id int) ([]Post, error) {
+func (c *_kit_UserAPI) Posts(ctx context.Context, id int) ([]Post, error) {
 	var out []Post
 	err := _kit_UserAPI_Posts.Get(_kit_UserAPI_Posts_decl).CallInto(ctx, c.b, &_kit_UserAPI_Posts_P{P_id: id}, &out)
 	return out, err
@@ -230,6 +230,6 @@ func _kit_UserAPI_Deactivate_decl() (*kit.Operation, error) {
 	return kit.NewOperation("PATCH", "/users/{id}", reflect.TypeOf((*_kit_UserAPI_Deactivate_P)(nil)).Elem(), nil)
 }
 
-func (c _kit_UserAPI) Deactivate(ctx context.Context, id int, patch Activity) error {
+func (c *_kit_UserAPI) Deactivate(ctx context.Context, id int, patch Activity) error {
 	return _kit_UserAPI_Deactivate.Get(_kit_UserAPI_Deactivate_decl).CallInto(ctx, c.b, &_kit_UserAPI_Deactivate_P{P_id: id, P_patch: patch}, nil)
 }

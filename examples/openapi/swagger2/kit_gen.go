@@ -28,14 +28,14 @@ func NewClient(baseURL string, opts ...kit.Option) (*Client, error) {
 func BindClient(c *kit.Client) *Client {
 	x := &Client{
 		Client: c,
-		API:    _kit_API{b: c},
+		API:    &_kit_API{b: c},
 	}
 	return x
 }
 
 type _kit_API struct{ b kit.Binding }
 
-var _ API = _kit_API{} // if this stops compiling, the interface changed: run go generate
+var _ API = (*_kit_API)(nil) // if this stops compiling, the interface changed: run go generate
 
 // GetUser: GET /users/{id} (openapi_gen.go:31).
 type _kit_API_GetUser_P struct {
@@ -48,7 +48,7 @@ func _kit_API_GetUser_decl() (*kit.Operation, error) {
 	return kit.NewOperation("GET", "/users/{id}", reflect.TypeOf((*_kit_API_GetUser_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem())
 }
 
-func (c _kit_API) GetUser(ctx context.Context, id int64, opts ...kit.CallOption) (User, error) {
+func (c *_kit_API) GetUser(ctx context.Context, id int64, opts ...kit.CallOption) (User, error) {
 	var out User
 	err := _kit_API_GetUser.Get(_kit_API_GetUser_decl).CallInto(ctx, c.b, &_kit_API_GetUser_P{P_id: id}, &out, opts...)
 	return out, err
@@ -65,7 +65,7 @@ func _kit_API_CreateUser_decl() (*kit.Operation, error) {
 	return kit.NewOperation("POST", "/users", reflect.TypeOf((*_kit_API_CreateUser_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem())
 }
 
-func (c _kit_API) CreateUser(ctx context.Context, body NewUser, opts ...kit.CallOption) (User, error) {
+func (c *_kit_API) CreateUser(ctx context.Context, body NewUser, opts ...kit.CallOption) (User, error) {
 	var out User
 	err := _kit_API_CreateUser.Get(_kit_API_CreateUser_decl).CallInto(ctx, c.b, &_kit_API_CreateUser_P{P_body: body}, &out, opts...)
 	return out, err
@@ -82,7 +82,7 @@ func _kit_API_ListUsers_decl() (*kit.Operation, error) {
 	return kit.NewPagedOperation("GET", "/linked/users", reflect.TypeOf((*_kit_API_ListUsers_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem(), kit.PagedBy(kit.LinkHeader{}))
 }
 
-func (c _kit_API) ListUsers(ctx context.Context, params *ListUsersParams, opts ...kit.CallOption) iter.Seq2[User, error] {
+func (c *_kit_API) ListUsers(ctx context.Context, params *ListUsersParams, opts ...kit.CallOption) iter.Seq2[User, error] {
 	p := &_kit_API_ListUsers_P{}
 	if params != nil {
 		p.ListUsersParams = *params // a copy: the caller's value is never touched
@@ -105,22 +105,14 @@ func (c _kit_API) ListUsers(ctx context.Context, params *ListUsersParams, opts .
 }
 
 // ListUsersPages: GET /linked/users (openapi_gen.go:53).
-type _kit_API_ListUsersPages_P struct {
-	ListUsersParams // //kit:query {params}: its fields are promoted into the query
-}
+// It shares _kit_API_ListUsers_P and _kit_API_ListUsers.
 
-var _kit_API_ListUsersPages kit.LazyOperation
-
-func _kit_API_ListUsersPages_decl() (*kit.Operation, error) {
-	return kit.NewPagedOperation("GET", "/linked/users", reflect.TypeOf((*_kit_API_ListUsersPages_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem(), kit.PagedBy(kit.LinkHeader{}))
-}
-
-func (c _kit_API) ListUsersPages(ctx context.Context, params *ListUsersParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[User], error] {
-	p := &_kit_API_ListUsersPages_P{}
+func (c *_kit_API) ListUsersPages(ctx context.Context, params *ListUsersParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[User], error] {
+	p := &_kit_API_ListUsers_P{}
 	if params != nil {
 		p.ListUsersParams = *params // a copy: the caller's value is never touched
 	}
-	pages := _kit_API_ListUsersPages.Get(_kit_API_ListUsersPages_decl).Pages(ctx, c.b, p, opts...)
+	pages := _kit_API_ListUsers.Get(_kit_API_ListUsers_decl).Pages(ctx, c.b, p, opts...)
 	return func(yield func(*kit.Page[User], error) bool) {
 		for page, err := range pages {
 			if err != nil {
@@ -145,7 +137,7 @@ func _kit_API_Login_decl() (*kit.Operation, error) {
 	return kit.NewOperation("POST", "/login", reflect.TypeOf((*_kit_API_Login_P)(nil)).Elem(), reflect.TypeOf((*Token)(nil)).Elem(), kit.FormBody())
 }
 
-func (c _kit_API) Login(ctx context.Context, body LoginRequest, opts ...kit.CallOption) (Token, error) {
+func (c *_kit_API) Login(ctx context.Context, body LoginRequest, opts ...kit.CallOption) (Token, error) {
 	var out Token
 	err := _kit_API_Login.Get(_kit_API_Login_decl).CallInto(ctx, c.b, &_kit_API_Login_P{P_body: body}, &out, opts...)
 	return out, err

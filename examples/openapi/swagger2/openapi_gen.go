@@ -71,6 +71,9 @@ type ListUsersParams struct {
 type Error struct {
 	ErrorField *string `json:"error,omitempty"`
 	Message    *string `json:"message,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // Error returns the error on one line: its message, error, those set, joined
@@ -102,6 +105,9 @@ type User struct {
 	TeamID *int64 `json:"team_id,omitempty"`
 	ID     int64  `json:"id"`
 	Active bool   `json:"active"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // NewUser is a model of the API.
@@ -109,6 +115,9 @@ type NewUser struct {
 	Name   string `json:"name"`
 	Email  string `json:"email"`
 	TeamID *int64 `json:"team_id,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }
 
 // LoginRequest is a model of the API.
@@ -122,4 +131,7 @@ type Token struct {
 	AccessToken string `json:"access_token"`
 	TokenType   string `json:"token_type"`
 	ExpiresIn   *int64 `json:"expires_in,omitempty"`
+	// ExtraFields holds the members the schema does not name, as raw JSON; kit's
+	// codec (kit.MarshalJSON, not encoding/json) sends them back with the model.
+	ExtraFields kit.UnknownFields `json:",embed"`
 }

@@ -287,11 +287,12 @@ func (e *emitter) iface(it *Iface) {
 
 // pStruct returns the declaration of m's parameter struct, named name.
 func (e *emitter) pStruct(m *Method, name string) string {
-	var b strings.Builder
+	// A method without parameters calls with nil (kit.NoParams): it has
+	// no parameter struct, and the comment is its operation's.
 	if len(m.Params) == 0 && len(m.Headers) == 0 {
-		fmt.Fprintf(&b, "type %s = %s.NoParams\n\n", name, e.im.kit())
-		return b.String()
+		return ""
 	}
+	var b strings.Builder
 	fmt.Fprintf(&b, "type %s struct {\n", name)
 	for _, p := range m.Params {
 		if p.Route == routing.QueryStruct {
@@ -330,9 +331,12 @@ func (e *emitter) method(impl string, m *Method, shared bool) {
 	src := fmt.Sprintf("%s:%d", filepath.Base(m.Src.Filename), m.Src.Line)
 
 	e.printf("// %s\n", safetext.Comment(fmt.Sprintf("%s: %s %s (%s).", m.Name, m.Verb, m.Path, src)))
-	if shared {
+	switch {
+	case shared && len(m.Params) == 0 && len(m.Headers) == 0:
+		e.printf("// It shares %s.\n\n", e.names[m])
+	case shared:
 		e.printf("// It shares %s and %s.\n\n", pType, e.names[m])
-	} else {
+	default:
 		e.b.WriteString(e.pStruct(m, pType))
 		e.operation(m)
 	}

@@ -157,6 +157,7 @@ func (g *generator) selected(op *Operation) bool {
 
 // build maps every operation not dropped.
 func (g *generator) build() {
+	g.markTextualOps()
 	if g.errSchema = g.errorModel(); g.errSchema != nil {
 		g.types.errorModel = g.errSchema
 		g.types.goType(g.errSchema, "Error") // declared first: its name is the plain one

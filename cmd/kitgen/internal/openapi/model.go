@@ -158,12 +158,15 @@ type Schema struct {
 	// AdditionalProperties is the schema of the values of a map: nil when
 	// none is allowed or said; Any when the value is unconstrained.
 	AdditionalProperties *Schema
-	AllOf, OneOf, AnyOf  []*Schema
-	Discriminator        *Discriminator
-	ReadOnly, WriteOnly  bool
-	Deprecated           bool
-	Extensions           map[string]any
-	Pos                  Pos
+	// Closed is set when the object allows no member its properties do
+	// not name (additionalProperties or unevaluatedProperties false).
+	Closed              bool
+	AllOf, OneOf, AnyOf []*Schema
+	Discriminator       *Discriminator
+	ReadOnly, WriteOnly bool
+	Deprecated          bool
+	Extensions          map[string]any
+	Pos                 Pos
 }
 
 // Any is the schema with no constraint ({} or true).

@@ -194,16 +194,7 @@ func (g *generator) methodFor(op *Operation, name string, stream bool) (*method,
 }
 
 func (g *generator) body(m *method, op *Operation, name string) error {
-	var chosen *MediaType
-	for _, mt := range op.Body.Content {
-		if jsonType(mt.Type) {
-			chosen = mt
-			break
-		}
-	}
-	if chosen == nil {
-		chosen = op.Body.Content[0]
-	}
+	chosen := bodyType(op.Body)
 	s := chosen.Schema
 	switch {
 	case jsonType(chosen.Type), chosen.Type == "application/x-www-form-urlencoded", chosen.Type == "multipart/form-data":
@@ -243,6 +234,17 @@ func (g *generator) body(m *method, op *Operation, name string) error {
 		m.params = append(m.params, "body kit.File")
 	}
 	return nil
+}
+
+// bodyType is the media type of b a method sends: its first JSON one, else
+// its first.
+func bodyType(b *RequestBody) *MediaType {
+	for _, mt := range b.Content {
+		if jsonType(mt.Type) {
+			return mt
+		}
+	}
+	return b.Content[0]
 }
 
 // result picks the call's result from the first 2xx response.

@@ -150,11 +150,15 @@ func (l *loader) schemaAt(sn node, depth int) (_ *Schema, err error) {
 		case ap.Kind == yaml.ScalarNode && ap.Value == "true":
 			s.AdditionalProperties = Any
 		case ap.Kind == yaml.ScalarNode:
+			s.Closed = ap.Value == "false"
 		default:
 			if s.AdditionalProperties, err = l.schemaAt(node{sn.file, ap}, depth+1); err != nil {
 				return nil, wrap(err, "additionalProperties")
 			}
 		}
+	}
+	if up := get(n, "unevaluatedProperties"); up != nil && up.Kind == yaml.ScalarNode && up.Value == "false" {
+		s.Closed = true
 	}
 	for _, c := range []struct {
 		key  string

@@ -41,6 +41,9 @@ type typer struct {
 	// opErrors are the error models of some operations (see
 	// opErrorModels): their structs get an Error method too.
 	opErrors map[*Schema]bool
+	// textual is the schemas written as form fields or query parameters
+	// (see markTextual): their structs keep no unknown members.
+	textual map[*Schema]bool
 	// note reports a remark on the document (nil: none are kept).
 	note func(Pos, string)
 	// noted keeps a remark on a schema to one.
@@ -335,6 +338,7 @@ func (t *typer) declareUnion(s *Schema, branches []*Schema, hint string) string 
 	t.declared[s] = name
 	t.structs[name] = true
 	t.imports["encoding/json"] = true
+	t.imports[kitImport] = true // its codec: kit.MarshalJSON, kit.UnmarshalJSON
 	if s.Discriminator != nil && s.Discriminator.Property != "" {
 		if decl, ok := t.sealedUnion(s, name, branches); ok {
 			t.decls = append(t.decls, decl)
@@ -379,11 +383,11 @@ func (t *typer) declareUnion(s *Schema, branches []*Schema, hint string) string 
 		fmt.Fprintf(&b, "//\n// The %s field of the JSON says which it is.\n", safetext.Comment(strconv.Quote(s.Discriminator.Property)))
 	}
 	fmt.Fprintf(&b, "type %s struct {\n\tRaw json.RawMessage\n\t// value is what an Of function was given, sent when Raw is nil.\n\tvalue any\n}\n\n", name)
-	fmt.Fprintf(&b, "// MarshalJSON returns the JSON as it came, the value an Of function was\n// given, or null.\nfunc (v %s) MarshalJSON() ([]byte, error) {\n\tif v.Raw == nil {\n\t\tif v.value != nil {\n\t\t\treturn json.Marshal(v.value)\n\t\t}\n\t\treturn []byte(\"null\"), nil\n\t}\n\treturn v.Raw, nil\n}\n\n", name)
+	fmt.Fprintf(&b, "// MarshalJSON returns the JSON as it came, the value an Of function was\n// given, or null.\nfunc (v %s) MarshalJSON() ([]byte, error) {\n\tif v.Raw == nil {\n\t\tif v.value != nil {\n\t\t\treturn kit.MarshalJSON(v.value)\n\t\t}\n\t\treturn []byte(\"null\"), nil\n\t}\n\treturn v.Raw, nil\n}\n\n", name)
 	fmt.Fprintf(&b, "// UnmarshalJSON keeps a copy of the JSON.\nfunc (v *%s) UnmarshalJSON(b []byte) error {\n\tv.Raw, v.value = append(v.Raw[:0], b...), nil\n\treturn nil\n}\n", name)
 	for _, m := range methods {
 		fmt.Fprintf(&b, "\n// %s returns the %s that holds x.\nfunc %s(x %s) %s {\n\treturn %s{value: x}\n}\n", m.ctor, name, m.ctor, m.typ, name, name)
-		fmt.Fprintf(&b, "\n// %s decodes the value as a %s.\nfunc (v %s) %s() (%s, error) {\n\tvar x %s\n\tb, err := v.MarshalJSON()\n\tif err != nil {\n\t\treturn x, err\n\t}\n\terr = json.Unmarshal(b, &x)\n\treturn x, err\n}\n", m.method, m.typ, name, m.method, m.typ, m.typ)
+		fmt.Fprintf(&b, "\n// %s decodes the value as a %s.\nfunc (v %s) %s() (%s, error) {\n\tvar x %s\n\tb, err := v.MarshalJSON()\n\tif err != nil {\n\t\treturn x, err\n\t}\n\terr = kit.UnmarshalJSON(b, &x)\n\treturn x, err\n}\n", m.method, m.typ, name, m.method, m.typ, m.typ)
 	}
 	t.decls = append(t.decls, b.String())
 	return name
@@ -409,7 +413,8 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 		t.fail(&Error{Pos: s.Pos, Msg: fmt.Sprintf("allOf parts nested more than %d deep", MaxSchemaDepth)})
 	}
 	fields := newNamer()
-	if s == t.errorModel || t.opErrors[s] {
+	isError := s == t.errorModel || t.opErrors[s]
+	if isError {
 		fields.taken["Error"] = true // the method
 	}
 	var fs []field
@@ -443,6 +448,11 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 			}
 		}
 		jt, ok := jsonTag(p.Name, tag)
+		if ok && req && isError {
+			// A body without the member is not this model: kit leaves
+			// HTTPError.Model nil rather than give an all-zero one.
+			jt = jt[:len(jt)-1] + ` kit:",required"` + "`"
+		}
 		doc := p.Schema.Description
 		if !ok {
 			doc = fmt.Sprintf("The member %s: a name no json tag can hold; it is neither sent nor read.", strconv.Quote(p.Name))
@@ -463,9 +473,15 @@ func (t *typer) declareStruct(s *Schema, hint string) string {
 		writeDoc(&b, "\t", "", f.doc, extra...)
 		fmt.Fprintf(&b, "\t%s %s %s\n", f.name, f.typ, f.tag)
 	}
+	if t.keepsExtra(s) {
+		t.imports[kitImport] = true
+		holder := fields.name(extraFieldsName)
+		writeDoc(&b, "\t", holder+" holds the members the schema does not name, as raw JSON; kit's codec (kit.MarshalJSON, not encoding/json) sends them back with the model.", "")
+		fmt.Fprintf(&b, "\t%s kit.UnknownFields `json:\",embed\"`\n", holder)
+	}
 	b.WriteString("}\n")
 	t.fieldsOf[name] = fs
-	if s == t.errorModel || t.opErrors[s] {
+	if isError {
 		b.WriteString(t.errorMethod(name, fs))
 	}
 	t.decls = append(t.decls, b.String())

@@ -106,7 +106,7 @@ func (t *typer) sealedUnion(s *Schema, name string, branches []*Schema) (decl st
 			fmt.Fprintf(&b, "\tcase %s:\n\t\treturn %s(x, %s, %s)\n", typ, helper, strconv.Quote(d.Property), strconv.Quote(v.values[0]))
 		}
 	}
-	fmt.Fprintf(&b, "\t}\n\tif v.Value != nil {\n\t\treturn json.Marshal(v.Value)\n\t}\n\tif v.Raw != nil {\n\t\treturn v.Raw, nil\n\t}\n\treturn []byte(\"null\"), nil\n}\n\n")
+	fmt.Fprintf(&b, "\t}\n\tif v.Value != nil {\n\t\treturn kit.MarshalJSON(v.Value)\n\t}\n\tif v.Raw != nil {\n\t\treturn v.Raw, nil\n\t}\n\treturn []byte(\"null\"), nil\n}\n\n")
 	fmt.Fprintf(&b, "// UnmarshalJSON decodes the variant the %q field names.\nfunc (v *%s) UnmarshalJSON(b []byte) error {\n", d.Property, name)
 	fmt.Fprintf(&b, "\tv.Value, v.Raw = nil, nil\n\tif string(b) == \"null\" {\n\t\treturn nil\n\t}\n")
 	// The members by name, not a struct tag: a discriminator no json tag
@@ -119,7 +119,7 @@ func (t *typer) sealedUnion(s *Schema, name string, branches []*Schema) (decl st
 		for i, val := range v.values {
 			quoted[i] = strconv.Quote(val)
 		}
-		fmt.Fprintf(&b, "\tcase %s:\n\t\tvar x %s\n\t\tif err := json.Unmarshal(b, &x); err != nil {\n\t\t\treturn fmt.Errorf(\"decode %s as %s: %%w\", err)\n\t\t}\n\t\tv.Value = x\n", strings.Join(quoted, ", "), v.typ, name, v.typ)
+		fmt.Fprintf(&b, "\tcase %s:\n\t\tvar x %s\n\t\tif err := kit.UnmarshalJSON(b, &x); err != nil {\n\t\t\treturn fmt.Errorf(\"decode %s as %s: %%w\", err)\n\t\t}\n\t\tv.Value = x\n", strings.Join(quoted, ", "), v.typ, name, v.typ)
 	}
 	b.WriteString("\tdefault:\n\t\tv.Raw = append(json.RawMessage(nil), b...)\n\t}\n\treturn nil\n}\n")
 	t.imports["fmt"] = true
@@ -139,7 +139,7 @@ func (t *typer) discriminatorHelper() string {
 // member set to value when v leaves it out, null or "", so that a variant
 // of a discriminated union says which it is without the caller setting it.
 func kitgenWithDiscriminator(v any, key, value string) ([]byte, error) {
-	b, err := json.Marshal(v)
+	b, err := kit.MarshalJSON(v) // kit's codec: a variant's unknown members are kept
 	if err != nil {
 		return nil, err
 	}
