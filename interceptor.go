@@ -69,8 +69,8 @@ type Request struct {
 	observed      context.Context
 	observedStart time.Time
 
-	client  *clientState // the client that built it, for Curl's redaction; nil: none
-	timings *timingsBox  // where the attempts' Timings go (Observer.MeasureTimings); nil: not measured
+	secrets *secrets    // the secrets of the client that built it, for Curl's redaction; nil: none
+	timings *timingsBox // where the attempts' Timings go (Observer.MeasureTimings); nil: not measured
 }
 
 // callState is what the attempts of one call share (they run one after
