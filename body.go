@@ -176,7 +176,7 @@ var formMediaType = []string{"application/x-www-form-urlencoded"}
 // setting req's GetBody and ContentLength, and returns its content type.
 // jsonType is the header value of a JSON body, which build shares with
 // kit's other default values.
-func (st *clientState) buildBody(d *endpointDecl, r *routed, req *Request, jsonType []string) (bodyType, error) {
+func (rb *requestBuilder) buildBody(d *endpointDecl, r *routed, req *Request, jsonType []string) (bodyType, error) {
 	if !r.body.IsValid() && r.file == nil {
 		return bodyType{}, nil
 	}
@@ -191,7 +191,7 @@ func (st *clientState) buildBody(d *endpointDecl, r *routed, req *Request, jsonT
 		req.ContentLength = r.file.length()
 		return bodyType{value: []string{r.file.contentType()}}, nil
 	}
-	if err := validateValue(st.validator, r.body); err != nil {
+	if err := validateValue(rb.validator, r.body); err != nil {
 		return bodyType{}, errorf(d.name, "request body: %w", err)
 	}
 	switch d.bodyEnc {

@@ -111,29 +111,22 @@ type clientConfig struct {
 }
 
 // clientState is what every binding of one client shares: the base URL,
-// the engines, the send chains built over them, the async work tracker,
-// and what the layers of the chains share (the redactor's secrets, the
-// origin rule). Each layer holds its own configuration and state (see
-// send.go); the client keeps a layer only where a call outside the chain
-// needs it (the limits, for a walk's window; the observation, around a
-// call). It is immutable after construction except for what its fields
-// synchronise themselves.
+// the request builder (request.go), the engines, the send chains built over
+// them, the async work tracker, and what the layers of the chains share (the
+// redactor's secrets, the origin rule). Each layer holds its own
+// configuration and state (see send.go); the client keeps a layer only
+// where a call outside the chain needs it (the limits, for a walk's window;
+// the observation, around a call). It is immutable after construction
+// except for what its fields synchronise themselves.
 type clientState struct {
 	// requestConfig is the client's level of the request options (see
 	// clientConfig): the defaults of every request the client builds.
 	requestConfig
 	validator Validator
 
-	base *url.URL
-	home homeOrigin // base's origin, the only one credentials go to
-	// prefix is scheme://host + escaped base path, no trailing slash.
-	prefix string
-	// authority is prefix's scheme://host parsed (scheme and host only),
-	// nil when it does not parse alone; authorityLen is its length in
-	// prefix. build parses only what follows it (see parseBuilt).
-	authority    *url.URL
-	authorityLen int
-	baseQuery    url.Values
+	base    *url.URL
+	home    homeOrigin      // base's origin, the only one credentials go to
+	builder *requestBuilder // builds the requests of every call (request.go)
 
 	engine     any          // WithEngine's, or the constructor's default
 	httpClient *http.Client // WithHTTPClient's or a tuned one, guarded (see guardHTTPClient)
@@ -152,7 +145,6 @@ type clientState struct {
 	secrets  secrets                    // query parameter names this client redacts
 	work     tracker                    // async work in flight, for AsyncClient.Close (see async.go)
 
-	idem    idempotency  // the client's WithIdempotencyHeader
 	limits  *limitLayers // the chains' limits, for a walk's window and its tokens
 	observe *observation // nil: no Observer
 }
@@ -184,7 +176,6 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 		validator:     cfg.validator,
 		base:          base,
 		home:          homeOrigin{base: base, key: originOf(base), bound: cfg.failover.boundOrigins()},
-		idem:          idempotency{header: cfg.idemHeader},
 	}
 	if cfg.httpClient == nil {
 		cfg.httpClient = newDefaultHTTPClient()
@@ -199,15 +190,7 @@ func newClientState(ctor, baseURL string, opts []Option, defaultEngine func(*cli
 	// origin; a caller's client is left as it is.
 	cfg.httpClient = st.guardHTTPClient(cfg.httpClient)
 	st.httpClient = cfg.httpClient
-	st.prefix = strings.TrimRight(base.Scheme+"://"+base.Host+base.EscapedPath(), "/")
-	st.authorityLen = len(base.Scheme) + len("://") + len(base.Host)
-	if a, err := url.Parse(st.prefix[:st.authorityLen]); err == nil && a.Scheme != "" && a.Host != "" &&
-		*a == (url.URL{Scheme: a.Scheme, Host: a.Host}) {
-		st.authority = a
-	}
-	if base.RawQuery != "" {
-		st.baseQuery = base.Query()
-	}
+	st.builder = newRequestBuilder(base, &st.requestConfig, st.validator, &st.home, &st.secrets)
 	if cfg.failover != nil {
 		if err := cfg.failover.init(st); err != nil {
 			return nil, errorf(ctor, "%w", err)

@@ -40,11 +40,9 @@ func Curl(req *Request, o CurlOptions) (string, error) {
 	if req == nil {
 		return "", errors.New("kit: Curl: nil *Request")
 	}
-	st := req.client // nil for a Request kit did not build: names only
+	sec := req.secrets // nil for a Request kit did not build: names only
 	rd := redactor{path: req.secretPath}
-	var sec *secrets
-	if st != nil {
-		sec = &st.secrets
+	if sec != nil {
 		rd = sec.redactorOf(req)
 	}
 	var b strings.Builder

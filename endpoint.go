@@ -427,7 +427,7 @@ func (d *endpointDecl) requestWith(st *clientState, params any, room *callRoom, 
 	if err != nil {
 		return nil, err
 	}
-	req, err := st.buildIn(d, &r, "", box)
+	req, err := st.builder.buildIn(d, &r, "", box)
 	if err != nil {
 		return nil, err
 	}

@@ -134,15 +134,15 @@ func (o extraOption) String() string { return "kit." + o.f.String() }
 // headers h) the query parameters and body members that WithQuery and
 // WithJSONField give at the client's, the declaration's and the call's
 // level, in that order. It costs a few comparisons when none is given.
-func (st *clientState) addExtras(req *Request, d *endpointDecl, r *routed, h http.Header) error {
+func (rb *requestBuilder) addExtras(req *Request, d *endpointDecl, r *routed, h http.Header) error {
 	var call *extraFields
 	if r.call != nil {
 		call = r.call.extra
 	}
-	if st.extra == nil && d.extra == nil && call == nil {
+	if rb.extra == nil && d.extra == nil && call == nil {
 		return nil
 	}
-	levels := [3]*extraFields{st.extra, d.extra, call}
+	levels := [3]*extraFields{rb.extra, d.extra, call}
 	var q url.Values
 	for _, x := range levels {
 		if x == nil {
@@ -164,7 +164,7 @@ func (st *clientState) addExtras(req *Request, d *endpointDecl, r *routed, h htt
 		if x == nil || len(x.json) == 0 {
 			continue
 		}
-		if err := st.addJSONFields(req, d, r, h, x.json); err != nil {
+		if err := rb.addJSONFields(req, d, r, h, x.json); err != nil {
 			return err
 		}
 	}
@@ -172,7 +172,7 @@ func (st *clientState) addExtras(req *Request, d *endpointDecl, r *routed, h htt
 }
 
 // addJSONFields sets the members fields give in req's body.
-func (st *clientState) addJSONFields(req *Request, d *endpointDecl, r *routed, h http.Header, fields []*extraField) error {
+func (rb *requestBuilder) addJSONFields(req *Request, d *endpointDecl, r *routed, h http.Header, fields []*extraField) error {
 	switch {
 	case d.method == http.MethodGet || d.method == http.MethodHead:
 		return errorf(d.name, "%s: %s requests have no body", fields[0], d.method)

@@ -171,7 +171,7 @@ func newFailoverBase(u *url.URL) failoverBase {
 // URL's scheme and host do not parse alone (kit then cannot tell the URLs
 // it builds from it).
 func (f *failoverSet) init(st *clientState) error {
-	if st.authority == nil {
+	if st.builder.authority == nil {
 		return fmt.Errorf("kit.WithFailover: the base URL %q cannot be failed over: its host does not parse alone", redactURL(st.base))
 	}
 	own := newFailoverBase(st.base)
@@ -234,7 +234,7 @@ func (f *failoverSet) wrap(next Sender) Sender {
 // URL (req.built is then the client's authority itself; see parseBuilt
 // and markPage), and no interceptor moved it off the base URL.
 func (f *failoverSet) eligible(req *Request) bool {
-	return req.built != nil && req.built == f.st.authority && req.URL != nil && f.bases[0].holds(req.URL)
+	return req.built != nil && req.built == f.st.builder.authority && req.URL != nil && f.bases[0].holds(req.URL)
 }
 
 // failOver tries the other base URLs after the first failed with err.
@@ -387,7 +387,7 @@ func (e noResponse) Unwrap() error { return e.err }
 // served (see pinWalk).
 func (f *failoverSet) markPage(req *Request) {
 	if req.URL != nil && f.bases[0].holds(req.URL) {
-		req.built = f.st.authority
+		req.built = f.st.builder.authority
 	}
 }
 
@@ -418,7 +418,7 @@ func (f *failoverSet) pinWalk(w *walk, resp *Response) {
 		return
 	}
 	b := &f.bases[i]
-	prefix := f.st.prefix
+	prefix := f.st.builder.prefix
 	if !strings.HasPrefix(w.base, prefix) {
 		return
 	}

@@ -69,8 +69,8 @@ type Request struct {
 	observed      context.Context
 	observedStart time.Time
 
-	client  *clientState // the client that built it, for Curl's redaction; nil: none
-	timings *timingsBox  // where the attempts' Timings go (Observer.MeasureTimings); nil: not measured
+	secrets *secrets    // the secrets of the client that built it, for Curl's redaction; nil: none
+	timings *timingsBox // where the attempts' Timings go (Observer.MeasureTimings); nil: not measured
 }
 
 // callState is what the attempts of one call share (they run one after
@@ -118,12 +118,17 @@ type Sender func(ctx context.Context, req *Request) (*Response, error)
 // gets an error; nothing is sent.
 //
 // The chain runs, from outside in: call interceptors ([WithInterceptors]), the
-// endpoint's timeout ([WithTimeout]), retries ([WithRetry]), the rate limit
-// ([WithLimits]), credentials and the one refresh-and-resend on a 401
-// ([WithAuth]), logging ([WithLogger]), attempt interceptors
-// ([WithAttemptInterceptors]), the in-flight limit of an [AsyncClient]
-// ([Limits].MaxInFlight), and the transport: the engine, the body read within the
-// limit ([WithMaxBodySize]), and non-2xx statuses turned into [*HTTPError].
+// endpoint's timeout ([WithTimeout]), the cache ([WithCache]), retries
+// ([WithRetry]), hedging ([WithHedging]), the rate limit and the server's
+// ([WithLimits], [WithLimiter]), failover across base URLs ([WithFailover]),
+// credentials and the one refresh-and-resend on a 401 ([WithAuth]), the
+// circuit breaker ([WithCircuitBreaker]), logging ([WithLogger]), request
+// compression ([WithRequestCompression]), the attempt timeout
+// ([WithAttemptTimeout]), attempt interceptors ([WithAttemptInterceptors]),
+// dumps and timings ([WithDump], [Observer].MeasureTimings), the in-flight
+// limit of an [AsyncClient] ([Limits].MaxInFlight), and the transport: the
+// engine, the body read within the limit ([WithMaxBodySize]), and non-2xx
+// statuses turned into [*HTTPError].
 type Interceptor func(next Sender) Sender
 
 // WithInterceptors adds interceptors that run once per call, outermost

@@ -225,7 +225,7 @@ func (d *endpointDecl) newWalk(b Binding, params any, async bool, opts []CallOpt
 		}
 	}
 	var base strings.Builder
-	secretPath, err := st.writePath(&base, d, &r)
+	secretPath, err := st.builder.writePath(&base, d, &r)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -38,33 +39,84 @@ type callPolicy struct {
 // defaultPolicy is the policy of resource operations and page requests.
 var defaultPolicy = &callPolicy{}
 
+// requestBuilder builds the requests of one client: it is made once, with
+// the client, and holds what building a request needs and nothing of the
+// send chain's layers. It does not change after newClientState, so calls
+// share it freely.
+type requestBuilder struct {
+	header    http.Header   // the client's WithHeader (Accept-Encoding when it decodes)
+	extra     *extraFields  // the client's WithQuery, WithJSONField; nil: none
+	timeout   time.Duration // the client's WithTimeout; 0: none
+	validator Validator
+	idem      idempotency // the client's WithIdempotencyHeader
+
+	base *url.URL
+	home *homeOrigin // base's origin, the only one credentials go to
+	// prefix is scheme://host + escaped base path, no trailing slash.
+	prefix string
+	// authority is prefix's scheme://host parsed (scheme and host only),
+	// nil when it does not parse alone; authorityLen is its length in
+	// prefix. build parses only what follows it (see parseBuilt).
+	authority    *url.URL
+	authorityLen int
+	baseQuery    url.Values
+
+	secrets *secrets // the client's, for error text and Curl's redaction
+}
+
+// newRequestBuilder returns the builder of a client with the base URL base
+// and the client-level request options rc. rc's header map is shared: the
+// client may still add to it before its first call (setAcceptEncoding).
+func newRequestBuilder(base *url.URL, rc *requestConfig, validator Validator, home *homeOrigin, sec *secrets) *requestBuilder {
+	rb := &requestBuilder{
+		header:    rc.header,
+		extra:     rc.extra,
+		timeout:   rc.timeout,
+		validator: validator,
+		idem:      idempotency{header: rc.idemHeader},
+		base:      base,
+		home:      home,
+		secrets:   sec,
+	}
+	rb.prefix = strings.TrimRight(base.Scheme+"://"+base.Host+base.EscapedPath(), "/")
+	rb.authorityLen = len(base.Scheme) + len("://") + len(base.Host)
+	if a, err := url.Parse(rb.prefix[:rb.authorityLen]); err == nil && a.Scheme != "" && a.Host != "" &&
+		*a == (url.URL{Scheme: a.Scheme, Host: a.Host}) {
+		rb.authority = a
+	}
+	if base.RawQuery != "" {
+		rb.baseQuery = base.Query()
+	}
+	return rb
+}
+
 // build turns a routed call of declaration d into a Request. rawURL, when
 // set, is the whole URL to request (a next-page link), used instead of d's
 // path and r's query. The body, if any, is validated and encoded here:
 // nothing is sent when build fails.
-func (st *clientState) build(d *endpointDecl, r *routed, rawURL string) (*Request, error) {
-	return st.buildIn(d, r, rawURL, nil)
+func (rb *requestBuilder) build(d *endpointDecl, r *routed, rawURL string) (*Request, error) {
+	return rb.buildIn(d, r, rawURL, nil)
 }
 
 // buildIn is build making the request in box (nil: it allocates one). A
 // request is built in three steps, each of its own: the URL (request_url.go),
 // the body (body.go), the headers (below).
-func (st *clientState) buildIn(d *endpointDecl, r *routed, rawURL string, box *requestBox) (*Request, error) {
+func (rb *requestBuilder) buildIn(d *endpointDecl, r *routed, rawURL string, box *requestBox) (*Request, error) {
 	if box == nil {
 		// One allocation for the request, its URL (when parseBuilt can
 		// fill it) and kit's default header values.
 		box = &requestBox{}
 	}
-	u, built, secretPath, err := st.buildURL(d, r, rawURL, &box.url)
+	u, built, secretPath, err := rb.buildURL(d, r, rawURL, &box.url)
 	if err != nil {
 		return nil, err
 	}
 	req := &box.req
 	req.Method, req.URL, req.Endpoint = d.method, u, d.name
 	req.policy, req.built, req.secretPath = r.call.policyOf(d), built, secretPath
-	req.client = st
-	if st.timeout > 0 && req.policy.timeout <= 0 && r.call == nil {
-		req.policy = st.withTimeout(d) // a call's settings have it already
+	req.secrets = rb.secrets
+	if rb.timeout > 0 && req.policy.timeout <= 0 && r.call == nil {
+		req.policy = rb.withTimeout(d) // a call's settings have it already
 	}
 	if r.target != nil {
 		// A URL given at run time is often one a server sent (a Location
@@ -73,18 +125,18 @@ func (st *clientState) buildIn(d *endpointDecl, r *routed, rawURL string, box *r
 		// along (see confineCredentials).
 		req.built = d.origin
 		if req.built == nil {
-			req.built = st.base
+			req.built = rb.base
 		}
 	}
 	box.defaults = [3]string{"application/json", userAgent, "application/json"}
-	ctype, err := st.buildBody(d, r, req, box.defaults[2:3:3])
+	ctype, err := rb.buildBody(d, r, req, box.defaults[2:3:3])
 	if err != nil {
 		return nil, err
 	}
-	h := st.buildHeaders(d, r, req, ctype, box.defaults[:2])
+	h := rb.buildHeaders(d, r, req, ctype, box.defaults[:2])
 	// Undocumented query parameters and body members (WithQuery,
 	// WithJSONField) go on top of what the parameters built.
-	if err := st.addExtras(req, d, r, h); err != nil {
+	if err := rb.addExtras(req, d, r, h); err != nil {
 		return nil, err
 	}
 	req.Header = h
@@ -96,8 +148,8 @@ func (st *clientState) buildIn(d *endpointDecl, r *routed, rawURL string, box *r
 // from defaults), the client's, the endpoint's, the call's header
 // parameters and options, and an idempotency key, in that order of
 // precedence, lowest first.
-func (st *clientState) buildHeaders(d *endpointDecl, r *routed, req *Request, ctype bodyType, defaults []string) http.Header {
-	h := make(http.Header, 4+len(st.header)+len(d.header)+len(r.header)+r.call.headerCount())
+func (rb *requestBuilder) buildHeaders(d *endpointDecl, r *routed, req *Request, ctype bodyType, defaults []string) http.Header {
+	h := make(http.Header, 4+len(rb.header)+len(d.header)+len(r.header)+r.call.headerCount())
 	// kit's own header values share one backing array (capped slices, so
 	// an append to one copies it): one allocation instead of three.
 	h["Accept"] = defaults[0:1:1]
@@ -114,9 +166,9 @@ func (st *clientState) buildHeaders(d *endpointDecl, r *routed, req *Request, ct
 	// endpoint's replace the client's, and a call's header parameters
 	// replace both for the same key. The client's credential headers stay
 	// on the base URL's origin.
-	other := (d.tmpl.Origin != "" || r.target != nil) && !st.sameOrigin(req.URL)
-	for k, vs := range st.header {
-		if other && st.isCredentialHeader(k) {
+	other := (d.tmpl.Origin != "" || r.target != nil) && !rb.home.contains(req.URL)
+	for k, vs := range rb.header {
+		if other && rb.isCredentialHeader(k) {
 			continue
 		}
 		h[k] = append([]string(nil), vs...)
@@ -130,8 +182,8 @@ func (st *clientState) buildHeaders(d *endpointDecl, r *routed, req *Request, ct
 	if r.call != nil {
 		r.call.setHeaders(h)
 	}
-	if st.idem.applies(d, r.call) {
-		req.keyed = st.idem.setKey(d, r.call, h)
+	if rb.idem.applies(d, r.call) {
+		req.keyed = rb.idem.setKey(d, r.call, h)
 	}
 	if _, ok := h["User-Agent"]; !ok {
 		h["User-Agent"] = defaults[1:2:2]
@@ -155,6 +207,6 @@ var (
 
 // isCredentialHeader reports whether the header k (canonical) carries
 // credentials: it does not leave the base URL's origin.
-func (st *clientState) isCredentialHeader(k string) bool {
-	return slices.Contains(credentialHeaders, k) || k == st.secrets.apiKeyHeader
+func (rb *requestBuilder) isCredentialHeader(k string) bool {
+	return slices.Contains(credentialHeaders, k) || k == rb.secrets.apiKeyHeader
 }

@@ -19,20 +19,20 @@ import (
 // is parsed into into. built is u's scheme and host (shared: not to be
 // changed); secretPath the runs of path segments that secret-looking
 // placeholders filled.
-func (st *clientState) buildURL(d *endpointDecl, r *routed, rawURL string, into *url.URL) (u, built *url.URL, secretPath []string, err error) {
+func (rb *requestBuilder) buildURL(d *endpointDecl, r *routed, rawURL string, into *url.URL) (u, built *url.URL, secretPath []string, err error) {
 	switch {
 	case rawURL == "" && r.target != nil:
-		if u, err = st.targetURL(r.target, r.queryOrNil()); err != nil {
+		if u, err = rb.targetURL(r.target, r.queryOrNil()); err != nil {
 			return nil, nil, nil, errorf(d.name, "%w", err)
 		}
 	case rawURL == "":
 		var b strings.Builder
-		b.Grow(len(st.prefix) + len(d.tmpl.Raw) + 64)
-		if secretPath, err = st.writePath(&b, d, r); err != nil {
+		b.Grow(len(rb.prefix) + len(d.tmpl.Raw) + 64)
+		if secretPath, err = rb.writePath(&b, d, r); err != nil {
 			return nil, nil, nil, err
 		}
-		writeQuery(&b, st.baseQueryFor(d), d.tmpl.Static, r)
-		if u, built, err = st.parseBuilt(b.String(), d.tmpl.Origin == "", into); err != nil {
+		writeQuery(&b, rb.baseQueryFor(d), d.tmpl.Static, r)
+		if u, built, err = rb.parseBuilt(b.String(), d.tmpl.Origin == "", into); err != nil {
 			return nil, nil, nil, errorf(d.name, "building the URL: %w", err)
 		}
 	default:
@@ -49,20 +49,20 @@ func (st *clientState) buildURL(d *endpointDecl, r *routed, rawURL string, into 
 // parseBuilt parses the URL build wrote. When onBase is set, it starts with
 // the client's prefix: only what follows scheme://host is parsed, which
 // gives the same URL as parsing it all (the prefix's scheme and host parse
-// once, in newClientState), without parsing the host on every call. origin
-// is then st.authority, u's scheme and host (shared: not to be changed);
+// once, in newRequestBuilder), without parsing the host on every call. origin
+// is then rb.authority, u's scheme and host (shared: not to be changed);
 // else nil. A path of plain bytes is parsed into into, which is then u.
-func (st *clientState) parseBuilt(raw string, onBase bool, into *url.URL) (u, origin *url.URL, err error) {
-	if onBase && st.authority != nil && len(raw) > st.authorityLen {
+func (rb *requestBuilder) parseBuilt(raw string, onBase bool, into *url.URL) (u, origin *url.URL, err error) {
+	if onBase && rb.authority != nil && len(raw) > rb.authorityLen {
 		// A path that starts with "//" would parse as an authority.
-		if rest := raw[st.authorityLen:]; rest[0] == '/' && !strings.HasPrefix(rest, "//") {
+		if rest := raw[rb.authorityLen:]; rest[0] == '/' && !strings.HasPrefix(rest, "//") {
 			if parsePlain(into, rest) {
 				u = into
 			} else if u, err = parseURL(rest); err != nil {
 				return nil, nil, err
 			}
-			u.Scheme, u.Host = st.authority.Scheme, st.authority.Host
-			return u, st.authority, nil
+			u.Scheme, u.Host = rb.authority.Scheme, rb.authority.Host
+			return u, rb.authority, nil
 		}
 	}
 	u, err = parseURL(raw)
@@ -122,8 +122,8 @@ func parseURL(raw string) (*url.URL, error) {
 // against the base URL (as a directory: "jobs/7" is below the base path),
 // with the call's query parameters added, and the base URL's query when it
 // is on the base URL's origin.
-func (st *clientState) targetURL(target *url.URL, query url.Values) (*url.URL, error) {
-	base := *st.base
+func (rb *requestBuilder) targetURL(target *url.URL, query url.Values) (*url.URL, error) {
+	base := *rb.base
 	base.RawQuery, base.Fragment, base.RawFragment = "", "", ""
 	if !strings.HasSuffix(base.Path, "/") {
 		base.Path += "/"
@@ -136,14 +136,14 @@ func (st *clientState) targetURL(target *url.URL, query url.Values) (*url.URL, e
 	switch u.Scheme {
 	case "http", "https":
 	default:
-		return nil, fmt.Errorf("URL %s: scheme %q is not http or https", st.redactorOf(nil).url(u), u.Scheme)
+		return nil, fmt.Errorf("URL %s: scheme %q is not http or https", rb.secrets.redactorOf(nil).url(u), u.Scheme)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("URL %s has no host", st.redactorOf(nil).url(u))
+		return nil, fmt.Errorf("URL %s has no host", rb.secrets.redactorOf(nil).url(u))
 	}
 	var baseQuery url.Values
-	if st.sameOrigin(u) {
-		baseQuery = st.baseQuery
+	if rb.home.contains(u) {
+		baseQuery = rb.baseQuery
 	}
 	if q := mergeQuery(baseQuery, nil, query); len(q) > 0 {
 		if u.RawQuery != "" {
@@ -159,7 +159,7 @@ func (st *clientState) targetURL(target *url.URL, query url.Values) (*url.URL, e
 // base URL (or the template's own origin, for an absolute URL) and the
 // expanded path. It returns the runs of path segments that secret-looking
 // placeholders filled, for the request's redactor.
-func (st *clientState) writePath(b *strings.Builder, d *endpointDecl, r *routed) ([]string, error) {
+func (rb *requestBuilder) writePath(b *strings.Builder, d *endpointDecl, r *routed) ([]string, error) {
 	for i, ok := range r.filled {
 		if !ok {
 			return nil, errorf(d.name, "no value for path parameter {%s}", r.names[i])
@@ -168,7 +168,7 @@ func (st *clientState) writePath(b *strings.Builder, d *endpointDecl, r *routed)
 	if d.tmpl.Origin != "" {
 		b.WriteString(d.tmpl.Origin)
 	} else {
-		b.WriteString(st.prefix)
+		b.WriteString(rb.prefix)
 	}
 	var runs []string
 	var err error
@@ -185,11 +185,11 @@ func (st *clientState) writePath(b *strings.Builder, d *endpointDecl, r *routed)
 
 // baseQueryFor is the base URL's query for a call of d: none for an
 // absolute URL on another origin.
-func (st *clientState) baseQueryFor(d *endpointDecl) url.Values {
+func (rb *requestBuilder) baseQueryFor(d *endpointDecl) url.Values {
 	if d.tmpl.Origin != "" {
-		if o, err := url.Parse(d.tmpl.Origin); err != nil || !st.sameOrigin(o) {
+		if o, err := url.Parse(d.tmpl.Origin); err != nil || !rb.home.contains(o) {
 			return nil
 		}
 	}
-	return st.baseQuery
+	return rb.baseQuery
 }

@@ -25,7 +25,7 @@ func FuzzBuiltURL(f *testing.F) {
 		st := c.binding()
 
 		var b strings.Builder
-		b.WriteString(st.prefix)
+		b.WriteString(st.builder.prefix)
 		b.WriteString(path)
 		r := &routed{}
 		r.addQuery(key, value)
@@ -36,7 +36,7 @@ func FuzzBuiltURL(f *testing.F) {
 		full := b.String()
 
 		want, werr := url.Parse(full)
-		got, origin, gerr := st.parseBuilt(full, true, new(url.URL))
+		got, origin, gerr := st.builder.parseBuilt(full, true, new(url.URL))
 		if (werr == nil) != (gerr == nil) {
 			t.Fatalf("parseBuilt(%q): error %v, url.Parse: %v", full, gerr, werr)
 		}

@@ -308,7 +308,7 @@ func (rc *resourceCore) newWalk(query any, chain Sender, opts []CallOption) (*wa
 	if err != nil {
 		return nil, err
 	}
-	return newWalk(rc.st, d, &rc.pagingConfig, cs, chain, rc.st.prefix+d.tmpl.Parts[0].Literal, nil, q), nil
+	return newWalk(rc.st, d, &rc.pagingConfig, cs, chain, rc.st.builder.prefix+d.tmpl.Parts[0].Literal, nil, q), nil
 }
 
 // crud runs one CRUD operation and decodes its result into R.
@@ -367,7 +367,7 @@ func (rc *resourceCore) crudRequest(op int, id any, body any, chain Sender, opts
 	if err != nil {
 		return nil, err
 	}
-	req, err := rc.st.build(d, &r, "")
+	req, err := rc.st.builder.build(d, &r, "")
 	if err != nil {
 		return nil, err
 	}
@@ -422,7 +422,7 @@ func (rc *resourceCore) listRequest(query any, chain Sender, opts []CallOption) 
 	if cs != nil && cs.resultAt != nil {
 		return nil, errorf(d.name, "WithResultAt(%q) applies to a call whose result is decoded from JSON; List's records are where the paginator says (its ItemsKey)", cs.resultText)
 	}
-	return rc.st.build(d, &routed{query: q, call: cs}, "")
+	return rc.st.builder.build(d, &routed{query: q, call: cs}, "")
 }
 
 // getPage sends the request of a page and decodes its records into a

@@ -40,21 +40,21 @@ func (o timeoutOption) String() string { return fmt.Sprintf("kit.WithTimeout(%v)
 // WithTimeout, for a declaration that sets none and a call without
 // options (a call's settings take it in settingsOf). The declaration's
 // policy is copied once per client (see clientTimeout).
-func (st *clientState) withTimeout(d *endpointDecl) *callPolicy {
-	if ct := d.clientTimeout.Load(); ct != nil && ct.st == st {
+func (rb *requestBuilder) withTimeout(d *endpointDecl) *callPolicy {
+	if ct := d.clientTimeout.Load(); ct != nil && ct.rb == rb {
 		return &ct.policy
 	}
-	ct := &clientTimeout{st: st, policy: d.callPolicy}
-	ct.policy.timeout = st.timeout
+	ct := &clientTimeout{rb: rb, policy: d.callPolicy}
+	ct.policy.timeout = rb.timeout
 	d.clientTimeout.Store(ct)
 	return &ct.policy
 }
 
 // clientTimeout is a declaration's policy with the WithTimeout of the
-// client st: a declaration keeps the last one it was called with, so that
-// the calls of one client build it once.
+// client whose builder rb is: a declaration keeps the last one it was
+// called with, so that the calls of one client build it once.
 type clientTimeout struct {
-	st     *clientState
+	rb     *requestBuilder
 	policy callPolicy
 }
 

@@ -137,7 +137,7 @@ func TestBuildHeaders(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		req, err := st.build(d, &tt.r, "")
+		req, err := st.builder.build(d, &tt.r, "")
 		if err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 			continue
@@ -160,7 +160,7 @@ func TestBuildHeaders(t *testing.T) {
 		}
 	}
 	// The client's headers are copied, never shared with a request.
-	req, _ := st.build(d, &routed{}, "")
+	req, _ := st.builder.build(d, &routed{}, "")
 	req.Header["X-Client"][0] = "changed"
 	req.Header.Add("X-Client", "more")
 	if got := st.header["X-Client"]; len(got) != 1 || got[0] != "c" {

@@ -109,7 +109,7 @@ func newWalk(st *clientState, d *endpointDecl, pg *pagingConfig, cs *callSetting
 	w.origin, _ = url.Parse(base)
 	if w.origin == nil || st.sameOrigin(w.origin) {
 		w.origin = st.base
-		w.baseQuery = st.baseQuery
+		w.baseQuery = st.builder.baseQuery
 	}
 	return w
 }
@@ -255,7 +255,7 @@ func mergeBody(base []byte, set map[string]any) ([]byte, error) {
 
 // build makes the request of a page at t.
 func (w *walk) build(t pageTarget) (*Request, error) {
-	req, err := w.st.build(w.d, &routed{header: w.header, call: w.call}, t.url)
+	req, err := w.st.builder.build(w.d, &routed{header: w.header, call: w.call}, t.url)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func FuzzNextPageURL(f *testing.F) {
 		f.Fatal(err)
 	}
 	walks := []*walk{
-		newWalk(st, base, &base.paging, nil, nil, st.prefix+"/items", nil, url.Values{}),
+		newWalk(st, base, &base.paging, nil, nil, st.builder.prefix+"/items", nil, url.Values{}),
 		newWalk(st, other, &other.paging, nil, nil, "https://partner.example/feed", nil, url.Values{}),
 	}
 	f.Fuzz(func(t *testing.T, link, prevLink string) {
