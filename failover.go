@@ -144,7 +144,12 @@ type failoverSet struct {
 	bases []failoverBase
 	bind  bool // BindCredentials
 
-	st         *clientState
+	// What the layer reads of the client, set by init: its request
+	// builder (the authority and prefix kit builds URLs from), its secrets
+	// (for error text) and its base URL.
+	builder    *requestBuilder
+	secrets    *secrets
+	base       *url.URL
 	onFailover func(context.Context, FailoverInfo) // Observer.Failover; nil: none
 }
 
@@ -182,7 +187,7 @@ func (f *failoverSet) init(st *clientState) error {
 		}
 	}
 	f.bases = append([]failoverBase{own}, f.bases...)
-	f.st = st
+	f.builder, f.secrets, f.base = st.builder, &st.secrets, st.base
 	return nil
 }
 
@@ -234,7 +239,7 @@ func (f *failoverSet) wrap(next Sender) Sender {
 // URL (req.built is then the client's authority itself; see parseBuilt
 // and markPage), and no interceptor moved it off the base URL.
 func (f *failoverSet) eligible(req *Request) bool {
-	return req.built != nil && req.built == f.st.builder.authority && req.URL != nil && f.bases[0].holds(req.URL)
+	return req.built != nil && req.built == f.builder.authority && req.URL != nil && f.bases[0].holds(req.URL)
 }
 
 // failOver tries the other base URLs after the first failed with err.
@@ -275,7 +280,7 @@ func (f *failoverSet) triesError(req *Request, errs []error) error {
 	if last == nil {
 		return errs[0]
 	}
-	op := f.st.opOf(req)
+	op := f.secrets.opOf(req)
 	text := make([]string, len(errs))
 	for i, err := range errs {
 		text[i] = f.bases[i].text + ": " + detail(op, err)
@@ -387,7 +392,7 @@ func (e noResponse) Unwrap() error { return e.err }
 // served (see pinWalk).
 func (f *failoverSet) markPage(req *Request) {
 	if req.URL != nil && f.bases[0].holds(req.URL) {
-		req.built = f.st.builder.authority
+		req.built = f.builder.authority
 	}
 }
 
@@ -410,7 +415,7 @@ func (f *failoverSet) servedBy(resp *Response) int {
 // becomes the fallback's, so that its next pages, links included, stay on
 // it. A walk of another origin's paged endpoint is left as it is.
 func (f *failoverSet) pinWalk(w *walk, resp *Response) {
-	if w.origin != f.st.base {
+	if w.origin != f.base {
 		return
 	}
 	i := f.servedBy(resp)
@@ -418,7 +423,7 @@ func (f *failoverSet) pinWalk(w *walk, resp *Response) {
 		return
 	}
 	b := &f.bases[i]
-	prefix := f.st.builder.prefix
+	prefix := f.builder.prefix
 	if !strings.HasPrefix(w.base, prefix) {
 		return
 	}
