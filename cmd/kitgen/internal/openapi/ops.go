@@ -257,6 +257,11 @@ func (g *generator) result(m *method, op *Operation, name string, stream bool) e
 		}
 	}
 	if l := g.lros[op]; l != nil && !stream {
+		// A poller's result is one answer: an operation that is also
+		// paged (Azure marks some lists long-running) gets its first page.
+		if p, err := g.configured(op); err == nil && p != nil && p.Type != "none" {
+			g.note(op.Pos, fmt.Sprintf("%s %s is long-running and paged (%s): its poller's result is the first page, whose next link is not walked", op.Method, op.Path, p.from))
+		}
 		g.pollerResult(m, l, name)
 		return nil
 	}
