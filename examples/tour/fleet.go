@@ -79,7 +79,13 @@ func cacheTour(ctx context.Context, t *tour, hc *http.Client) error {
 		"instead of running into a 403 (%d refused at the server)",
 		n, limited.Stats().ByPath["GET /limited/users"], limited.Stats().RateLimited)
 
-	impatient, err := kit.NewClient(lsrv.URL, kit.WithHTTPClient(hc), kit.WithLimits(kit.Limits{ServerMaxWait: time.Millisecond}))
+	// The same quota over an hour: its reset is never a second away, so
+	// the client always knows to refuse (over a 1 s window, a reset
+	// announced in whole seconds can already look past on a slow machine).
+	hourly := kittest.NewAPI(kittest.WithRateQuota(4, time.Hour))
+	hsrv := httptest.NewServer(hourly)
+	defer hsrv.Close()
+	impatient, err := kit.NewClient(hsrv.URL, kit.WithHTTPClient(hc), kit.WithLimits(kit.Limits{ServerMaxWait: time.Millisecond}))
 	if err != nil {
 		return err
 	}
