@@ -54,6 +54,7 @@ func TestTour(t *testing.T) {
 		"a walk of 250 users in 6 pages waits for each reset instead of running into a 403 (0 refused at the server)",
 		"the next call fails at once, nothing sent: *kit.RateLimitError (limit 4, remaining 0)",
 		"without the signing interceptor: *kit.HTTPError 401",
+		"became a *kit.Poller[users.Job]; Wait polled until job 1 succeeded after 3 polls",
 		"OAuth2 client credentials, form-encoded: a Bearer token",
 		"→ POST /oauth/token",
 		"(deepObject): the server saw /echo/audit_logs?created[gt]=1700000000&limit=20&metadata[order]=6735",

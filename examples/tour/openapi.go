@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 
 	"github.com/kithttp/kit"
 	users "github.com/kithttp/kit/examples/openapi"
 	"github.com/kithttp/kit/examples/openapi/swagger2"
+	"github.com/kithttp/kit/kittest"
 )
 
 // openapiTour calls clients that kitgen openapi generated: one from an
@@ -122,6 +124,28 @@ func openapiTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) 
 		return err
 	}
 	t.say("-env USERS: users.New() with USERS_BASE_URL set calls %s instead of the document's %s: user 1 is %s", fromEnv.BaseURL(), users.DefaultBaseURL, u.Name)
+
+	// A long-running operation: spec.yaml's POST /lro/jobs answers 202
+	// with an Operation-Location, so kitgen wrote BeginStartJob, which
+	// returns a typed poller. A demo API of its own keeps job numbers
+	// apart from the rest of the tour.
+	jobs := httptest.NewServer(kittest.NewAPI())
+	defer jobs.Close()
+	jc, err := users.NewClient(jobs.URL, kit.WithHTTPClient(hc))
+	if err != nil {
+		return err
+	}
+	defer jc.Close()
+	polls, now := int64(2), int64(0)
+	p, err := jc.BeginStartJob(ctx, &users.StartJobRequest{Polls: &polls, RetryAfter: &now})
+	if err != nil {
+		return err
+	}
+	job, err := p.Wait(ctx)
+	if err != nil {
+		return err
+	}
+	t.say("c.BeginStartJob: a 202 with an Operation-Location became a *kit.Poller[users.Job]; Wait polled until job %d %s after %d polls", job.ID, job.Status, *job.Polls)
 
 	// Swagger 2.0: converted on load, then generated as any 3.x document.
 	old, err := swagger2.NewClient(baseURL, kit.WithHTTPClient(hc))
