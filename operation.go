@@ -219,7 +219,10 @@ func (op *Operation) check(method string, params any, paged bool) error {
 	return nil
 }
 
-// pages is Pages and GoPages.
+// pages is Pages and GoPages. It is not inlined: its closures would be
+// compiled again in every generated method that walks, for no gain.
+//
+//go:noinline
 func (op *Operation) pages(ctx context.Context, b Binding, params any, async bool, method string, opts []CallOption) iter.Seq2[*OperationPage, error] {
 	return func(yield func(*OperationPage, error) bool) {
 		walkAny(ctx, async, opPages{op}, func() (*walk, error) {
