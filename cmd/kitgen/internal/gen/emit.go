@@ -294,6 +294,9 @@ func (e *emitter) pStruct(m *Method, name string) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "type %s struct {\n", name)
+	// A struct kit only reads needs no == : this field spares the compiler
+	// an equality function for every operation.
+	b.WriteString("\t_ [0]func() // not comparable: no equality function is compiled for it\n")
 	for _, p := range m.Params {
 		if p.Route == routing.QueryStruct {
 			fmt.Fprintf(&b, "\t%s // //kit:query {%s}: its fields are promoted into the query\n", e.im.typeString(derefNamed(p.Type)), p.Name)

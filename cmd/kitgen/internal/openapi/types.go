@@ -383,11 +383,12 @@ func (t *typer) declareUnion(s *Schema, branches []*Schema, hint string) string 
 		fmt.Fprintf(&b, "//\n// The %s field of the JSON says which it is.\n", safetext.Comment(strconv.Quote(s.Discriminator.Property)))
 	}
 	fmt.Fprintf(&b, "type %s struct {\n\tRaw json.RawMessage\n\t// value is what an Of function was given, sent when Raw is nil.\n\tvalue any\n}\n\n", name)
-	fmt.Fprintf(&b, "// MarshalJSON returns the JSON as it came, the value an Of function was\n// given, or null.\nfunc (v %s) MarshalJSON() ([]byte, error) {\n\tif v.Raw == nil {\n\t\tif v.value != nil {\n\t\t\treturn kit.MarshalJSON(v.value)\n\t\t}\n\t\treturn []byte(\"null\"), nil\n\t}\n\treturn v.Raw, nil\n}\n\n", name)
+	helper := t.unionHelpers()
+	fmt.Fprintf(&b, "// MarshalJSON returns the JSON as it came, the value an Of function was\n// given, or null.\nfunc (v %s) MarshalJSON() ([]byte, error) {\n\treturn %sJSON(v.Raw, v.value)\n}\n\n", name, helper)
 	fmt.Fprintf(&b, "// UnmarshalJSON keeps a copy of the JSON.\nfunc (v *%s) UnmarshalJSON(b []byte) error {\n\tv.Raw, v.value = append(v.Raw[:0], b...), nil\n\treturn nil\n}\n", name)
 	for _, m := range methods {
 		fmt.Fprintf(&b, "\n// %s returns the %s that holds x.\nfunc %s(x %s) %s {\n\treturn %s{value: x}\n}\n", m.ctor, name, m.ctor, m.typ, name, name)
-		fmt.Fprintf(&b, "\n// %s decodes the value as a %s.\nfunc (v %s) %s() (%s, error) {\n\tvar x %s\n\tb, err := v.MarshalJSON()\n\tif err != nil {\n\t\treturn x, err\n\t}\n\terr = kit.UnmarshalJSON(b, &x)\n\treturn x, err\n}\n", m.method, m.typ, name, m.method, m.typ, m.typ)
+		fmt.Fprintf(&b, "\n// %s decodes the value as a %s.\nfunc (v %s) %s() (x %s, err error) {\n\terr = %sAs(v.Raw, v.value, &x)\n\treturn x, err\n}\n", m.method, m.typ, name, m.method, m.typ, helper)
 	}
 	t.decls = append(t.decls, b.String())
 	return name

@@ -156,3 +156,38 @@ func kitgenWithDiscriminator(v any, key, value string) ([]byte, error) {
 `)
 	return name
 }
+
+// unionHelpers declares, once, the two functions every union of the
+// package calls (its MarshalJSON and its As methods share one body each:
+// a body per union would be compiled once per union), and returns their
+// prefix: kitgenUnionJSON and kitgenUnionAs.
+func (t *typer) unionHelpers() string {
+	const name = "kitgenUnion"
+	if t.helpers[name] {
+		return name
+	}
+	t.helpers[name] = true
+	t.decls = append(t.decls, `// kitgenUnionJSON returns a union's JSON: raw as it came, else the JSON of
+// value (what an Of function was given), else null.
+func kitgenUnionJSON(raw json.RawMessage, value any) ([]byte, error) {
+	if raw != nil {
+		return raw, nil
+	}
+	if value != nil {
+		return kit.MarshalJSON(value)
+	}
+	return []byte("null"), nil
+}
+
+// kitgenUnionAs decodes a union's JSON (see kitgenUnionJSON) into x, a
+// pointer to one of its variants.
+func kitgenUnionAs(raw json.RawMessage, value any, x any) error {
+	b, err := kitgenUnionJSON(raw, value)
+	if err != nil {
+		return err
+	}
+	return kit.UnmarshalJSON(b, x)
+}
+`)
+	return name
+}
