@@ -173,13 +173,82 @@ func (l *LazyOperation) Get(declare func() (*Operation, error)) *Operation {
 		}
 		op = &Operation{err: err}
 	}
+	return l.store(op)
+}
+
+// Of returns the operation [NewOperation] declares for method, path and
+// the types params and result point to, declaring it on first use as Get
+// does. params and result are typed nil pointers, (*P)(nil) and (*R)(nil);
+// a nil params is [NoParams] and a nil result *[Response]. Generated code
+// calls Of with constants, which the compiler turns into static data: the
+// call costs one atomic load once the operation is declared, and the
+// operation no function of its own (Get's declare function is one per
+// operation, compiled and linked for each). A params or result that is
+// not a pointer makes an operation whose every use reports the mistake.
+func (l *LazyOperation) Of(method, path string, params, result any) *Operation {
+	if op := l.op.Load(); op != nil {
+		return op
+	}
+	return l.store(declareOf(method, path, params, result, nil))
+}
+
+// PagedOf is [LazyOperation.Of] for a paged operation:
+// [NewPagedOperation] with record the typed nil pointer (*T)(nil) of the
+// records' type (nil: any) and [PagedBy](p). A composite literal of
+// constants, such as kit.LinkHeader{}, passed as p is static data too.
+func (l *LazyOperation) PagedOf(method, path string, params, record any, p Paginator) *Operation {
+	if op := l.op.Load(); op != nil {
+		return op
+	}
+	return l.store(declareOf(method, path, params, record, p))
+}
+
+// Private implementation past this point.
+
+// store keeps op unless another goroutine kept one first, and returns the
+// kept one.
+func (l *LazyOperation) store(op *Operation) *Operation {
 	if l.op.CompareAndSwap(nil, op) {
 		return op
 	}
 	return l.op.Load()
 }
 
-// Private implementation past this point.
+// declareOf is Of and PagedOf (paged when p is not nil): a declaration
+// error, or a typed pointer missing, makes an operation that reports it.
+func declareOf(method, path string, params, result any, p Paginator) *Operation {
+	pt, err := pointedTo("params", params)
+	if err != nil {
+		return &Operation{err: fmt.Errorf("kit: LazyOperation declaring %s %s: %w", method, path, err)}
+	}
+	rt, err := pointedTo("result", result)
+	if err != nil {
+		return &Operation{err: fmt.Errorf("kit: LazyOperation declaring %s %s: %w", method, path, err)}
+	}
+	var op *Operation
+	if p != nil {
+		op, err = NewPagedOperation(method, path, pt, rt, PagedBy(p))
+	} else {
+		op, err = NewOperation(method, path, pt, rt)
+	}
+	if err != nil {
+		return &Operation{err: err}
+	}
+	return op
+}
+
+// pointedTo returns the type x, a typed nil pointer such as (*P)(nil),
+// points to; nil for a nil x.
+func pointedTo(what string, x any) (reflect.Type, error) {
+	if x == nil {
+		return nil, nil
+	}
+	t := reflect.TypeOf(x)
+	if t.Kind() != reflect.Pointer {
+		return nil, fmt.Errorf("%s is a %v, want a typed nil pointer such as (*%v)(nil)", what, t, t)
+	}
+	return t.Elem(), nil
+}
 
 var anyType = reflect.TypeFor[any]()
 

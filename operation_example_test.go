@@ -55,3 +55,24 @@ func ExampleOperation() {
 	// 3 Barbara Liskov
 	// 10 members, 200
 }
+
+// getUserOp is declared by Of on its first call, from constants.
+var getUserOp kit.LazyOperation
+
+// Of declares an operation from typed nil pointers, in the call itself:
+// this is what kitgen writes for an operation without options, so that the
+// operation needs no declaring function of its own.
+func ExampleLazyOperation_Of() {
+	srv, c := demoAPI()
+	defer srv.Close()
+
+	type params struct{ ID int }
+	var u User
+	op := getUserOp.Of(http.MethodGet, "/users/{id}", (*params)(nil), (*User)(nil))
+	if err := op.CallInto(context.Background(), c, &params{ID: 3}, &u); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(op, "->", u.ID, u.Name)
+	// Output:
+	// GET /users/{id} -> 3 Barbara Liskov
+}

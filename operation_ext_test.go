@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kithttp/kit"
@@ -339,5 +340,98 @@ func TestOperationAsync(t *testing.T) {
 	}
 	if n != want || n == 0 {
 		t.Errorf("GoPages: %d records, GoIterate: %d", n, want)
+	}
+}
+
+// TestLazyOperationOf declares operations from typed nil pointers, as
+// generated code does, and checks they call and walk as the operations
+// NewOperation and NewPagedOperation declare.
+func TestLazyOperationOf(t *testing.T) {
+	srv := httptest.NewServer(kittest.NewAPI())
+	defer srv.Close()
+	c, err := kit.NewClient(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+
+	var getUser kit.LazyOperation
+	op := getUser.Of(http.MethodGet, "/users/{id}", (*opUserParams)(nil), (*User)(nil))
+	if again := getUser.Of(http.MethodGet, "/users/{id}", (*opUserParams)(nil), (*User)(nil)); again != op {
+		t.Fatal("Of declared the operation twice")
+	}
+	var u User
+	if err := op.CallInto(ctx, c, &opUserParams{ID: 3}, &u); err != nil || u.ID != 3 {
+		t.Fatalf("CallInto: %+v, %v", u, err)
+	}
+	if got := op.String(); got != "GET /users/{id}" {
+		t.Errorf("String: %q", got)
+	}
+
+	// nil params and result: NoParams and *kit.Response.
+	var health kit.LazyOperation
+	var resp *kit.Response
+	if err := health.Of(http.MethodGet, "/users/1", nil, nil).CallInto(ctx, c, nil, &resp); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("nil params and result: %v, %v", resp, err)
+	}
+
+	var members kit.LazyOperation
+	walk := members.PagedOf(http.MethodGet, "/teams/{id}/members", (*opMemberParams)(nil), (*User)(nil), kit.PageNumber{PageSize: 10})
+	n := 0
+	for page, err := range walk.Pages(ctx, c, &opMemberParams{ID: 2}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(page.Records.([]User))
+	}
+	if n == 0 {
+		t.Fatal("PagedOf: the walk yielded no records")
+	}
+}
+
+// TestLazyOperationOfMistakes: what Of cannot declare, every use of the
+// operation reports, and nothing is sent.
+func TestLazyOperationOfMistakes(t *testing.T) {
+	var sent atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { sent.Add(1) }))
+	defer srv.Close()
+	c, err := kit.NewClient(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cases := []struct {
+		name    string
+		op      func(*kit.LazyOperation) *kit.Operation
+		wantErr string
+	}{
+		{"params not a pointer", func(l *kit.LazyOperation) *kit.Operation {
+			return l.Of(http.MethodGet, "/users/{id}", opUserParams{}, (*User)(nil))
+		}, "params is a kit_test.opUserParams, want a typed nil pointer"},
+		{"result not a pointer", func(l *kit.LazyOperation) *kit.Operation {
+			return l.Of(http.MethodGet, "/users/{id}", (*opUserParams)(nil), User{})
+		}, "result is a kit_test.User"},
+		{"bad path", func(l *kit.LazyOperation) *kit.Operation {
+			return l.Of(http.MethodGet, "/users/{nope}", (*opUserParams)(nil), (*User)(nil))
+		}, "nope"},
+		{"paged PUT", func(l *kit.LazyOperation) *kit.Operation {
+			return l.PagedOf(http.MethodPut, "/users", nil, (*User)(nil), kit.LinkHeader{})
+		}, "GET or POST"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var l kit.LazyOperation
+			op := tc.op(&l)
+			if tc.op(&l) != op {
+				t.Fatal("a failed declaration was not kept")
+			}
+			err := op.CallInto(ctx, c, &opUserParams{ID: 1}, new(User))
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("CallInto: %v, want an error containing %q", err, tc.wantErr)
+			}
+		})
+	}
+	if n := sent.Load(); n != 0 {
+		t.Fatalf("%d requests sent by operations that failed to declare", n)
 	}
 }

@@ -372,6 +372,7 @@ func (g *generator) option(dl *dirLine, kind string) *Option {
 		}
 		if f, ok := info.Uses[id].(*types.Func); ok && f.Pkg() != nil && f.Pkg().Path() == kitPath {
 			o.kitFunc = f.Name()
+			o.staticArg = o.kitFunc == "PagedBy" && len(call.Args) == 1 && constantLiteral(call.Args[0], info)
 		}
 	}
 	ast.Inspect(expr, func(n ast.Node) bool {
@@ -419,4 +420,26 @@ func (g *generator) kitType(name string) types.Type {
 		}
 	}
 	return nil
+}
+
+// constantLiteral reports whether e is a composite literal whose elements
+// are constants (kit.PageNumber{PageSize: 30, Start: kit.StartAtOne}):
+// the compiler makes such a value, converted to an interface, static data.
+func constantLiteral(e ast.Expr, info *types.Info) bool {
+	lit, ok := ast.Unparen(e).(*ast.CompositeLit)
+	if !ok {
+		return false
+	}
+	if _, isStruct := info.Types[lit].Type.Underlying().(*types.Struct); !isStruct {
+		return false
+	}
+	for _, el := range lit.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			el = kv.Value
+		}
+		if info.Types[el].Value == nil {
+			return false
+		}
+	}
+	return true
 }

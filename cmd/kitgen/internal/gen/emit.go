@@ -274,7 +274,7 @@ func (e *emitter) iface(it *Iface) {
 	e.printf("var _ %s = (*%s)(nil) // if this stops compiling, the interface changed: run go generate\n\n", it.Name, impl)
 	first := map[string]*Method{}
 	for _, m := range it.Methods {
-		key := e.pStruct(m, "P") + e.declaration(m, "P")
+		key := e.pStruct(m, "P") + e.declarationWith(m, "P", "reflect")
 		f, shared := first[key]
 		if shared {
 			e.names[pKey{m}], e.names[m], e.names[declKey{m}] = e.names[pKey{f}], e.names[f], e.names[declKey{f}]
@@ -398,7 +398,10 @@ func (e *emitter) method(impl string, m *Method, shared bool) {
 		}
 		pv = v
 	}
-	op := fmt.Sprintf("%s.Get(%s)", e.names[m], e.names[declKey{m}])
+	op := e.lazyOf(m, pType)
+	if op == "" {
+		op = fmt.Sprintf("%s.Get(%s)", e.names[m], e.names[declKey{m}])
+	}
 	opts := ""
 	if m.Opts != "" {
 		opts = ", " + m.Opts + "..."
@@ -465,6 +468,9 @@ func (e *emitter) method(impl string, m *Method, shared bool) {
 func (e *emitter) operation(m *Method) {
 	kit := e.im.kit()
 	e.printf("var %s %s.LazyOperation\n\n", e.names[m], kit)
+	if e.lazyOf(m, e.names[pKey{m}]) != "" {
+		return // declared in the call, by LazyOperation.Of
+	}
 	e.printf("func %s() (*%s.Operation, error) {\n", e.names[declKey{m}], kit)
 	e.printf("\treturn %s\n}\n\n", e.declaration(m, e.names[pKey{m}]))
 }
@@ -472,9 +478,14 @@ func (e *emitter) operation(m *Method) {
 // declaration returns the call declaring m's operation, its parameter
 // struct named pType.
 func (e *emitter) declaration(m *Method, pType string) string {
+	return e.declarationWith(m, pType, e.im.name(types.NewPackage("reflect", "reflect"))) // imported only when used
+}
+
+// declarationWith is declaration with reflect's import name given: the key
+// telling methods that share a declaration apart imports nothing.
+func (e *emitter) declarationWith(m *Method, pType, reflect string) string {
 	kit := e.im.kit()
 	typeOf := func(t string) string {
-		reflect := e.im.name(types.NewPackage("reflect", "reflect")) // imported only when used
 		return fmt.Sprintf("%s.TypeOf((*%s)(nil)).Elem()", reflect, t)
 	}
 	pt := "nil" // kit.NoParams
@@ -494,6 +505,38 @@ func (e *emitter) declaration(m *Method, pType string) string {
 		first = append(first, kit+".NoAuth()")
 	}
 	return fmt.Sprintf("%s.%s(%s, %s, %s, %s%s)", kit, ctor, strconv.Quote(m.Verb), strconv.Quote(m.Path), pt, rt, e.options(first, m.Options))
+}
+
+// lazyOf returns the expression that declares m's operation in the call
+// itself, with LazyOperation.Of or PagedOf, from constants the compiler
+// makes static data; "" when m needs a declaring function (options other
+// than a paginator literal, NoAuth, or a walk without a paginator).
+func (e *emitter) lazyOf(m *Method, pType string) string {
+	paged := m.Result == resultIter || m.Result == resultPages
+	var paging *Option
+	switch {
+	case m.NoAuth:
+		return ""
+	case paged && len(m.Options) == 1 && m.Options[0].staticArg:
+		paging = m.Options[0]
+	case paged || len(m.Options) > 0:
+		return ""
+	}
+	pt := "nil" // kit.NoParams
+	if len(m.Params) > 0 || len(m.Headers) > 0 {
+		pt = "(*" + pType + ")(nil)"
+	}
+	rt := "nil" // *kit.Response
+	if m.Result != resultError && m.Result != resultPoller {
+		rt = "(*" + e.im.typeString(m.R) + ")(nil)"
+	}
+	args := fmt.Sprintf("%s, %s, %s, %s", strconv.Quote(m.Verb), strconv.Quote(m.Path), pt, rt)
+	if paging == nil {
+		return fmt.Sprintf("%s.Of(%s)", e.names[m], args)
+	}
+	lit := *paging
+	lit.Expr = ast.Unparen(paging.Expr).(*ast.CallExpr).Args[0]
+	return fmt.Sprintf("%s.PagedOf(%s, %s)", e.names[m], args, e.im.expr(e.g.fset, &lit))
 }
 
 // derefNamed returns the struct type a spread parameter embeds.

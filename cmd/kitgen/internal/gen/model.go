@@ -153,6 +153,10 @@ type Option struct {
 	// a call: kitgen checks FormBody, Multipart and the paging options as
 	// kit would.
 	kitFunc string
+	// staticArg is set on kit.PagedBy(L) where L is a composite literal of
+	// constants (kit.LinkHeader{}): static data, passed to
+	// LazyOperation.PagedOf on every call at no cost.
+	staticArg bool
 }
 
 // dirLine is one directive comment line.
