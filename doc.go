@@ -126,7 +126,8 @@
 // interfaces whose methods carry //kit: directives, and kitgen openapi
 // writes those interfaces from an OpenAPI document. The methods it writes
 // call an [Operation], the non-generic form of an endpoint, declared on
-// first use through a [LazyOperation]. See ExampleOperation.
+// first use through a [LazyOperation]. See ExampleOperation and
+// ExampleLazyOperation_Of.
 //
 // # 10. Test with kittest
 //
