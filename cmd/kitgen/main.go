@@ -162,6 +162,7 @@ func runOpenAPI(args []string) int {
 	})
 	env := fs.String("env", "", "New reads the base URL and the secrets from `PREFIX`_... environment variables")
 	docs := fs.Bool("docs", false, "write api.md beside the package: every method, its signature, usage and pagination")
+	embed := fs.Bool("embed", false, "deprecated: embed the operations' interfaces in Client, as before, rather than name a field per group (c.ReposAPI.ReposGet); embedding makes the compiler write three wrapper functions per operation; it goes in the next version")
 	verbose := fs.Bool("v", false, "list every paginated operation with its paginator and the evidence, those that look paged but are one page, and every long-running operation with its poller and the evidence")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s\n\n", openapiUsage)
@@ -177,7 +178,7 @@ func runOpenAPI(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Config: *config, Overlays: overlays, Remote: *remote, Check: *check, Env: *env, Docs: *docs}
+	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Config: *config, Overlays: overlays, Remote: *remote, Check: *check, Env: *env, Docs: *docs, Embed: *embed}
 	if *tags != "" {
 		cfg.Tags = strings.Split(*tags, ",")
 	}

@@ -42,7 +42,11 @@ func (g *generator) apiDoc() []byte {
 				b.WriteString(" (deprecated)")
 			}
 			params := append([]string{"ctx context.Context"}, m.params...)
-			fmt.Fprintf(&b, "\n\n```go\nfunc (c *Client) %s(%s) %s\n```\n\n", m.name, strings.Join(params, ", "), m.result)
+			recv, via := "c *Client", "client."
+			if !g.embed {
+				recv, via = name, "client."+name+"."
+			}
+			fmt.Fprintf(&b, "\n\n```go\nfunc (%s) %s(%s) %s\n```\n\n", recv, m.name, strings.Join(params, ", "), m.result)
 			var args []string
 			for _, p := range params {
 				n, _, _ := strings.Cut(p, " ")
@@ -51,7 +55,7 @@ func (g *generator) apiDoc() []byte {
 				}
 				args = append(args, n)
 			}
-			call := fmt.Sprintf("client.%s(%s)", m.name, strings.Join(args, ", "))
+			call := fmt.Sprintf("%s%s(%s)", via, m.name, strings.Join(args, ", "))
 			switch {
 			case m.paginator != "":
 				fmt.Fprintf(&b, "```go\nfor item, err := range %s {\n\tif err != nil {\n\t\treturn err\n\t}\n\t_ = item\n}\n```\n\nPaginated (%s): the loop walks every page.\n", call, m.paginator)
