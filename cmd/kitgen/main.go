@@ -2,7 +2,8 @@
 //
 // A package declares its API as a struct embedding *kit.Client (or
 // *kit.AsyncClient), marked //kit:client, that embeds endpoint interfaces
-// and holds resource fields. Each interface method is an endpoint: its
+// (or holds them in named fields: groups, called as c.Repos.Get) and holds
+// resource fields. Each interface method is an endpoint: its
 // //kit:get (post, put, patch, delete) directive gives the path, its own
 // parameters are routed by name and type (a {placeholder} by name, a data
 // model to the JSON body, anything else to the query), and its result
@@ -57,6 +58,11 @@
 // the base URL and each security scheme's secret from PREFIX_...
 // environment variables when the caller gives none (the caller's option
 // wins, then the environment, then the document); -docs writes api.md.
+// Client holds the operations of each tag in a named field (c.UsersAPI.
+// GetUser; a test replaces one group: &Client{UsersAPI: fake}); -embed,
+// deprecated, embeds them as earlier versions did (embedding makes the
+// compiler write three wrapper functions per operation; it goes in the
+// next version).
 //
 // Every generated method ends with opts ...kit.CallOption, options for that
 // call (kit.WithQuery for a parameter the document does not name,

@@ -369,7 +369,14 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 	fmt.Fprintf(&b, "// Client is a client of %s, generated from %s.\n//\n", firstSentence(title), specName)
 	if !g.embed && len(ifaces) > 0 {
 		first := ifaces[0]
-		fmt.Fprintf(&b, "// Its operations are in groups, one field each: call one through its\n// group, as in c.%s.%s(ctx, ...). A test replaces a group with\n// its own implementation of the interface: &Client{%s: fake}.\n//\n", first, byIface[first][0].name, first)
+		text := fmt.Sprintf("Its operations are in groups, one field each: call one through its group, as in c.%s.%s(ctx, ...). A test replaces a group with its own implementation of the interface: &Client{%s: fake}.", first, byIface[first][0].name, first)
+		if len(ifaces) == 1 {
+			text = fmt.Sprintf("Its operations are in its field %s: call one as c.%s.%s(ctx, ...). A test replaces them with its own implementation of the interface: &Client{%s: fake}.", first, first, byIface[first][0].name, first)
+		}
+		for _, l := range wrapWidth(text, 76) {
+			b.WriteString("// " + l + "\n")
+		}
+		b.WriteString("//\n")
 	}
 	b.WriteString("//kit:client\n")
 	if g.errSchema != nil {
@@ -438,16 +445,18 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 }
 
 // groupOps says which operations the interface name holds: the API's
-// operations tagged "repos", or the API's operations (those without a
-// tag).
+// operations tagged "repos", or those without a tag.
 func (g *generator) groupOps(name string) string {
-	s := "the API's operations"
 	for tag, n := range g.ifaces {
-		if n == name && tag != "" {
-			s += fmt.Sprintf(" tagged %q", tag)
+		switch {
+		case n != name:
+		case tag != "":
+			return fmt.Sprintf("the API's operations tagged %q", tag)
+		case len(g.ifaces) > 1 && !g.embed: // -embed writes what earlier versions did
+			return "the API's operations without a tag"
 		}
 	}
-	return s
+	return "the API's operations"
 }
 
 // pruneImports formats src without the imports it does not use: the
