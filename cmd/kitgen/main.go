@@ -58,10 +58,10 @@
 // the base URL and each security scheme's secret from PREFIX_...
 // environment variables when the caller gives none (the caller's option
 // wins, then the environment, then the document); -docs writes api.md.
-// Client holds the operations of each tag in a named field (c.UsersAPI.
-// GetUser; a test replaces one group: &Client{UsersAPI: fake}); -embed,
-// deprecated, embeds them as earlier versions did (embedding makes the
-// compiler write three wrapper functions per operation; it goes in the
+// Client holds the operations of each tag in a named field, called as
+// c.UsersAPI.GetUser (a test replaces one group: &Client{UsersAPI: fake});
+// -embed, deprecated, embeds them as earlier versions did (embedding makes
+// the compiler write two wrapper functions per operation; it goes in the
 // next version).
 //
 // Every generated method ends with opts ...kit.CallOption, options for that
@@ -168,7 +168,7 @@ func runOpenAPI(args []string) int {
 	})
 	env := fs.String("env", "", "New reads the base URL and the secrets from `PREFIX`_... environment variables")
 	docs := fs.Bool("docs", false, "write api.md beside the package: every method, its signature, usage and pagination")
-	embed := fs.Bool("embed", false, "deprecated: embed the operations' interfaces in Client, as before, rather than name a field per group (c.ReposAPI.ReposGet); embedding makes the compiler write three wrapper functions per operation; it goes in the next version")
+	embed := fs.Bool("embed", false, "deprecated: embed the operations' interfaces in Client, as before, rather than name a field per group (c.ReposAPI.ReposGet); embedding makes the compiler write two wrapper functions per operation; it goes in the next version")
 	verbose := fs.Bool("v", false, "list every paginated operation with its paginator and the evidence, those that look paged but are one page, and every long-running operation with its poller and the evidence")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s\n\n", openapiUsage)

@@ -38,7 +38,7 @@ type Config struct {
 	Docs bool
 	// Embed embeds the interfaces of the operations in Client, as kitgen
 	// wrote it before named group fields (-embed). The flag is deprecated:
-	// embedding makes the compiler write three wrapper functions per
+	// embedding makes the compiler write two wrapper functions per
 	// operation; it goes in the next version.
 	Embed  bool
 	Stdout io.Writer
