@@ -373,8 +373,10 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 		if len(ifaces) == 1 {
 			text = fmt.Sprintf("Its operations are in its field %s: call one as c.%s.%s(ctx, ...). A test replaces them with its own implementation of the interface: &Client{%s: fake}.", first, first, byIface[first][0].name, first)
 		}
+		// The literal stays on one line: its space is not a break.
+		text = strings.Replace(text, ": fake}", ":\x00fake}", 1)
 		for _, l := range wrapWidth(text, 76) {
-			b.WriteString("// " + l + "\n")
+			b.WriteString("// " + strings.Replace(l, "\x00", " ", 1) + "\n")
 		}
 		b.WriteString("//\n")
 	}
