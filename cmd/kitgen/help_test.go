@@ -7,7 +7,7 @@ import (
 
 // TestHelpListsCommands: kitgen -h names both commands, the Go
 // interfaces front end and kitgen openapi, and kitgen openapi -h its
-// flags, -overlay among them.
+// flags, -overlay among them, and -embed as deprecated.
 func TestHelpListsCommands(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -21,7 +21,7 @@ func TestHelpListsCommands(t *testing.T) {
 		t.Errorf("kitgen -h: exit %d, want 0", code)
 	}
 	code, out = kitgen(t, dir, "openapi", "-h")
-	for _, want := range []string{"usage: kitgen openapi", "-overlay file", "-remote"} {
+	for _, want := range []string{"usage: kitgen openapi", "-overlay file", "-remote", "-embed", "deprecated"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("kitgen openapi -h (exit %d) does not say %q:\n%s", code, want, out)
 		}

@@ -2,7 +2,8 @@
 //
 // A package declares its API as a struct embedding *kit.Client (or
 // *kit.AsyncClient), marked //kit:client, that embeds endpoint interfaces
-// and holds resource fields. Each interface method is an endpoint: its
+// (or holds them in named fields: groups, called as c.Repos.Get) and holds
+// resource fields. Each interface method is an endpoint: its
 // //kit:get (post, put, patch, delete) directive gives the path, its own
 // parameters are routed by name and type (a {placeholder} by name, a data
 // model to the JSON body, anything else to the query), and its result
@@ -57,6 +58,11 @@
 // the base URL and each security scheme's secret from PREFIX_...
 // environment variables when the caller gives none (the caller's option
 // wins, then the environment, then the document); -docs writes api.md.
+// Client holds the operations of each tag in a named field, called as
+// c.UsersAPI.GetUser (a test replaces one group: &Client{UsersAPI: fake});
+// -embed, deprecated, embeds them as earlier versions did (embedding makes
+// the compiler write two wrapper functions per operation; it goes in the
+// next version).
 //
 // Every generated method ends with opts ...kit.CallOption, options for that
 // call (kit.WithQuery for a parameter the document does not name,
@@ -162,6 +168,7 @@ func runOpenAPI(args []string) int {
 	})
 	env := fs.String("env", "", "New reads the base URL and the secrets from `PREFIX`_... environment variables")
 	docs := fs.Bool("docs", false, "write api.md beside the package: every method, its signature, usage and pagination")
+	embed := fs.Bool("embed", false, "deprecated: embed the operations' interfaces in Client, as before, rather than name a field per group (c.ReposAPI.ReposGet); embedding makes the compiler write two wrapper functions per operation; it goes in the next version")
 	verbose := fs.Bool("v", false, "list every paginated operation with its paginator and the evidence, those that look paged but are one page, and every long-running operation with its poller and the evidence")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s\n\n", openapiUsage)
@@ -177,7 +184,7 @@ func runOpenAPI(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Config: *config, Overlays: overlays, Remote: *remote, Check: *check, Env: *env, Docs: *docs}
+	cfg := openapi.Config{Spec: fs.Arg(0), Dir: *dir, Package: *pkg, Ops: *ops, Config: *config, Overlays: overlays, Remote: *remote, Check: *check, Env: *env, Docs: *docs, Embed: *embed}
 	if *tags != "" {
 		cfg.Tags = strings.Split(*tags, ",")
 	}

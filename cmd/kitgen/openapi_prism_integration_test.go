@@ -40,27 +40,27 @@ func TestOpenAPIPrismUsers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := c.GetUser(ctx, 1); err != nil {
+	if _, err := c.UsersAPI.GetUser(ctx, 1); err != nil {
 		t.Errorf("GetUser: %v", err)
 	}
-	if _, err := c.CreateUser(ctx, users.NewUser{Name: "Grace", Email: "grace@example.com"}); err != nil {
+	if _, err := c.UsersAPI.CreateUser(ctx, users.NewUser{Name: "Grace", Email: "grace@example.com"}); err != nil {
 		t.Errorf("CreateUser: %v", err)
 	}
 	perPage := int64(10)
-	for u, err := range c.ListUsers(ctx, &users.ListUsersParams{PerPage: &perPage}) {
+	for u, err := range c.UsersAPI.ListUsers(ctx, &users.ListUsersParams{PerPage: &perPage}) {
 		if err != nil {
 			t.Errorf("ListUsers, first page: %v", err)
 		}
 		_ = u
 		break // Prism's pages are examples: the first is what it can check
 	}
-	for _, err := range c.ScanUsers(ctx, nil) {
+	for _, err := range c.UsersAPI.ScanUsers(ctx, nil) {
 		if err != nil {
 			t.Errorf("ScanUsers, first page: %v", err)
 		}
 		break
 	}
-	if _, err := c.Health(ctx); err != nil {
+	if _, err := c.API.Health(ctx); err != nil {
 		t.Errorf("Health (security: [], sent without credentials): %v", err)
 	}
 
@@ -70,12 +70,12 @@ func TestOpenAPIPrismUsers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer anon.Close()
-	_, err = anon.GetUser(ctx, 1)
+	_, err = anon.UsersAPI.GetUser(ctx, 1)
 	var he *kit.HTTPError
 	if !errors.As(err, &he) || he.StatusCode != http.StatusUnauthorized {
 		t.Errorf("GetUser without a token: %v, want a 401 from Prism", err)
 	}
-	if _, err := anon.Health(ctx); err != nil {
+	if _, err := anon.API.Health(ctx); err != nil {
 		t.Errorf("Health without a token: %v", err)
 	}
 }

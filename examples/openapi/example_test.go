@@ -30,21 +30,21 @@ func Example_openapi() {
 	defer c.Close()
 	ctx := context.Background()
 
-	u, err := c.GetUser(ctx, 1) // GET /users/1
+	u, err := c.UsersAPI.GetUser(ctx, 1) // GET /users/1
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("user 1:", u.Name)
 
 	team := int64(2)
-	made, err := c.CreateUser(ctx, users.NewUser{Name: "Grace Hopper", Email: "grace@example.com", TeamID: &team})
+	made, err := c.UsersAPI.CreateUser(ctx, users.NewUser{Name: "Grace Hopper", Email: "grace@example.com", TeamID: &team})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("created:", made.Name, "in team", *made.TeamID)
 
 	perPage, n := int64(50), 0
-	for _, err := range c.ListUsers(ctx, &users.ListUsersParams{PerPage: &perPage}) { // Link: rel="next"
+	for _, err := range c.UsersAPI.ListUsers(ctx, &users.ListUsersParams{PerPage: &perPage}) { // Link: rel="next"
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -53,7 +53,7 @@ func Example_openapi() {
 	fmt.Println("walked by Link header:", n, "users")
 
 	n = 0
-	for _, err := range c.ScanUsers(ctx, nil) { // ?cursor=<next_cursor>
+	for _, err := range c.UsersAPI.ScanUsers(ctx, nil) { // ?cursor=<next_cursor>
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -64,7 +64,7 @@ func Example_openapi() {
 	// Activity is a oneOf with a discriminator: Value is a sealed
 	// interface; a kind the document does not name keeps its JSON in Raw.
 	kinds := map[string]int{}
-	for a, err := range c.ListActivity(ctx, nil) { // ?since=<paging.after>: overlay.yaml adds the x-kit-pagination
+	for a, err := range c.UsersAPI.ListActivity(ctx, nil) { // ?since=<paging.after>: overlay.yaml adds the x-kit-pagination
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func Example_openapi() {
 	}
 	fmt.Println("activity:", kinds)
 
-	s, err := c.Chat(ctx, users.ChatRequest{Message: "hello there"})
+	s, err := c.ChatAPI.Chat(ctx, users.ChatRequest{Message: "hello there"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func Example_openapi() {
 	s.Close()
 	fmt.Println()
 
-	_, err = c.GetUser(ctx, 999999)
+	_, err = c.UsersAPI.GetUser(ctx, 999999)
 	var apiErr *users.Error
 	if errors.As(err, &apiErr) {
 		fmt.Println("error model:", *apiErr.ErrorField)
@@ -133,7 +133,7 @@ func Example_pages() {
 	defer c.Close()
 
 	perPage := int64(100)
-	for page, err := range c.ListUsersPages(context.Background(), &users.ListUsersParams{PerPage: &perPage}) {
+	for page, err := range c.UsersAPI.ListUsersPages(context.Background(), &users.ListUsersParams{PerPage: &perPage}) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -160,7 +160,7 @@ func Example_callOptions() {
 	ctx := context.Background()
 
 	n := 0
-	for u, err := range c.ListUsers(ctx, nil, kit.WithQuery("q", "lovelace"), kit.WithTimeout(10*time.Second)) {
+	for u, err := range c.UsersAPI.ListUsers(ctx, nil, kit.WithQuery("q", "lovelace"), kit.WithTimeout(10*time.Second)) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -189,7 +189,7 @@ func Example_errorPerOperation() {
 	defer c.Close()
 	ctx := context.Background()
 
-	_, err = c.Login(ctx, users.LoginRequest{Username: "demo", Password: "wrong"})
+	_, err = c.AuthAPI.Login(ctx, users.LoginRequest{Username: "demo", Password: "wrong"})
 	var flow *users.LoginFlow
 	if errors.As(err, &flow) {
 		fmt.Println("login flow:", *flow.UI.Messages[0].Text)
@@ -197,7 +197,7 @@ func Example_errorPerOperation() {
 	var apiErr *users.Error
 	fmt.Println("the document's error model too:", errors.As(err, &apiErr))
 
-	tok, err := c.Login(ctx, users.LoginRequest{Username: "demo", Password: "s3cret"})
+	tok, err := c.AuthAPI.Login(ctx, users.LoginRequest{Username: "demo", Password: "s3cret"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -226,13 +226,13 @@ func Example_env() {
 	}
 	defer anon.Close()
 	fmt.Println("base URL from USERS_BASE_URL:", anon.BaseURL().String() == srv.URL)
-	_, err = anon.GetUser(ctx, 1)
+	_, err = anon.UsersAPI.GetUser(ctx, 1)
 	var he *kit.HTTPError
 	if errors.As(err, &he) {
 		fmt.Println("without a token:", he.StatusCode)
 	}
 
-	tok, err := anon.Login(ctx, users.LoginRequest{Username: "demo", Password: "s3cret"})
+	tok, err := anon.AuthAPI.Login(ctx, users.LoginRequest{Username: "demo", Password: "s3cret"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func Example_env() {
 		log.Fatal(err)
 	}
 	defer c.Close()
-	u, err := c.GetUser(ctx, 1)
+	u, err := c.UsersAPI.GetUser(ctx, 1)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func Example_longRunning() {
 	ctx := context.Background()
 
 	polls, now := int64(2), int64(0) // kittest's script: two polls running; no wait between polls
-	p, err := c.BeginStartJob(ctx, &users.StartJobRequest{Polls: &polls, RetryAfter: &now})
+	p, err := c.JobsAPI.BeginStartJob(ctx, &users.StartJobRequest{Polls: &polls, RetryAfter: &now})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func Example_longRunning() {
 	fmt.Println("job", job.ID, job.Status, "after", *job.Polls, "polls:", *job.Result.Output)
 
 	fail := true
-	p, err = c.BeginStartJob(ctx, &users.StartJobRequest{Polls: &now, Fail: &fail, RetryAfter: &now})
+	p, err = c.JobsAPI.BeginStartJob(ctx, &users.StartJobRequest{Polls: &now, Fail: &fail, RetryAfter: &now})
 	if err != nil {
 		log.Fatal(err)
 	}

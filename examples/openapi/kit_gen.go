@@ -41,7 +41,7 @@ type _kit_UsersAPI struct{ b kit.Binding }
 
 var _ UsersAPI = (*_kit_UsersAPI)(nil) // if this stops compiling, the interface changed: run go generate
 
-// GetUser: GET /users/{id} (openapi_gen.go:67).
+// GetUser: GET /users/{id} (openapi_gen.go:81).
 type _kit_UsersAPI_GetUser_P struct {
 	P_id int64 `kit:"id"`
 }
@@ -58,7 +58,7 @@ func (c *_kit_UsersAPI) GetUser(ctx context.Context, id int64, opts ...kit.CallO
 	return out, err
 }
 
-// CreateUser: POST /users (openapi_gen.go:73).
+// CreateUser: POST /users (openapi_gen.go:87).
 type _kit_UsersAPI_CreateUser_P struct {
 	P_body NewUser `kit:"body"`
 }
@@ -75,7 +75,7 @@ func (c *_kit_UsersAPI) CreateUser(ctx context.Context, body NewUser, opts ...ki
 	return out, err
 }
 
-// ListUsers: GET /linked/users (openapi_gen.go:81).
+// ListUsers: GET /linked/users (openapi_gen.go:95).
 type _kit_UsersAPI_ListUsers_P struct {
 	ListUsersParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -108,7 +108,7 @@ func (c *_kit_UsersAPI) ListUsers(ctx context.Context, params *ListUsersParams, 
 	}
 }
 
-// ListUsersPages: GET /linked/users (openapi_gen.go:89).
+// ListUsersPages: GET /linked/users (openapi_gen.go:103).
 // It shares _kit_UsersAPI_ListUsers_P and _kit_UsersAPI_ListUsers.
 
 func (c *_kit_UsersAPI) ListUsersPages(ctx context.Context, params *ListUsersParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[User], error] {
@@ -130,7 +130,7 @@ func (c *_kit_UsersAPI) ListUsersPages(ctx context.Context, params *ListUsersPar
 	}
 }
 
-// ScanUsers: GET /cursor-flat/users (openapi_gen.go:97).
+// ScanUsers: GET /cursor-flat/users (openapi_gen.go:111).
 type _kit_UsersAPI_ScanUsers_P struct {
 	ScanUsersParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -163,7 +163,7 @@ func (c *_kit_UsersAPI) ScanUsers(ctx context.Context, params *ScanUsersParams, 
 	}
 }
 
-// ScanUsersPages: GET /cursor-flat/users (openapi_gen.go:105).
+// ScanUsersPages: GET /cursor-flat/users (openapi_gen.go:119).
 // It shares _kit_UsersAPI_ScanUsers_P and _kit_UsersAPI_ScanUsers.
 
 func (c *_kit_UsersAPI) ScanUsersPages(ctx context.Context, params *ScanUsersParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[User], error] {
@@ -185,7 +185,7 @@ func (c *_kit_UsersAPI) ScanUsersPages(ctx context.Context, params *ScanUsersPar
 	}
 }
 
-// ListActivity: GET /activity (openapi_gen.go:114).
+// ListActivity: GET /activity (openapi_gen.go:128).
 type _kit_UsersAPI_ListActivity_P struct {
 	ListActivityParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -218,7 +218,7 @@ func (c *_kit_UsersAPI) ListActivity(ctx context.Context, params *ListActivityPa
 	}
 }
 
-// ListActivityPages: GET /activity (openapi_gen.go:122).
+// ListActivityPages: GET /activity (openapi_gen.go:136).
 // It shares _kit_UsersAPI_ListActivity_P and _kit_UsersAPI_ListActivity.
 
 func (c *_kit_UsersAPI) ListActivityPages(ctx context.Context, params *ListActivityParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[Activity], error] {
@@ -244,7 +244,7 @@ type _kit_ChatAPI struct{ b kit.Binding }
 
 var _ ChatAPI = (*_kit_ChatAPI)(nil) // if this stops compiling, the interface changed: run go generate
 
-// Chat: POST /chat (openapi_gen.go:131).
+// Chat: POST /chat (openapi_gen.go:145).
 type _kit_ChatAPI_Chat_P struct {
 	P_body ChatRequest `kit:"body"`
 }
@@ -265,7 +265,7 @@ type _kit_AuthAPI struct{ b kit.Binding }
 
 var _ AuthAPI = (*_kit_AuthAPI)(nil) // if this stops compiling, the interface changed: run go generate
 
-// Login: POST /flows/login (openapi_gen.go:144).
+// Login: POST /flows/login (openapi_gen.go:158).
 type _kit_AuthAPI_Login_P struct {
 	P_body LoginRequest `kit:"body"`
 }
@@ -286,7 +286,7 @@ type _kit_JobsAPI struct{ b kit.Binding }
 
 var _ JobsAPI = (*_kit_JobsAPI)(nil) // if this stops compiling, the interface changed: run go generate
 
-// BeginStartJob: POST /lro/jobs (openapi_gen.go:158).
+// BeginStartJob: POST /lro/jobs (openapi_gen.go:172).
 type _kit_JobsAPI_BeginStartJob_P struct {
 	P_body *StartJobRequest `kit:"body"`
 }
@@ -309,7 +309,7 @@ type _kit_API struct{ b kit.Binding }
 
 var _ API = (*_kit_API)(nil) // if this stops compiling, the interface changed: run go generate
 
-// Health: GET /health (openapi_gen.go:165).
+// Health: GET /health (openapi_gen.go:179).
 var _kit_API_Health kit.LazyOperation
 
 func _kit_API_Health_decl() (*kit.Operation, error) {

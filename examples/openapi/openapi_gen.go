@@ -16,15 +16,29 @@ import (
 
 // Client is a client of Demo Users API, generated from spec.yaml.
 //
+// Its operations are in groups, one field each: call one through its group, as
+// in c.UsersAPI.GetUser(ctx, ...). A test replaces a group with its own
+// implementation of the interface: &Client{UsersAPI: fake}.
+//
 //kit:client
 //kit:option kit.WithErrorModel[Error]()
 type Client struct {
 	*kit.Client
-	UsersAPI
-	ChatAPI
-	AuthAPI
-	JobsAPI
-	API
+
+	// UsersAPI holds the API's operations tagged "users".
+	UsersAPI UsersAPI
+
+	// ChatAPI holds the API's operations tagged "chat".
+	ChatAPI ChatAPI
+
+	// AuthAPI holds the API's operations tagged "auth".
+	AuthAPI AuthAPI
+
+	// JobsAPI holds the API's operations tagged "jobs".
+	JobsAPI JobsAPI
+
+	// API holds the API's operations without a tag.
+	API API
 }
 
 // Server1 is server 1 of the document.
@@ -158,7 +172,7 @@ type JobsAPI interface {
 	BeginStartJob(ctx context.Context, body *StartJobRequest, opts ...kit.CallOption) (*kit.Poller[Job], error)
 }
 
-// API is the API's operations.
+// API is the API's operations without a tag.
 type API interface {
 	// openapi: spec.yaml:157
 	//kit:get /health noauth

@@ -30,25 +30,25 @@ func openapiTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) 
 		return err
 	}
 	defer c.Close()
-	u, err := c.GetUser(ctx, 2)
+	u, err := c.UsersAPI.GetUser(ctx, 2)
 	if err != nil {
 		return err
 	}
-	t.say("c.GetUser(ctx, 2), from operationId getUser: %s", u.Name)
+	t.say("c.UsersAPI.GetUser(ctx, 2), from operationId getUser, tagged users: the client has a field per tag (UsersAPI, ChatAPI, AuthAPI...), and a test can replace one: %s", u.Name)
 	n := 0
-	for _, err := range c.ScanUsers(ctx, nil) {
+	for _, err := range c.UsersAPI.ScanUsers(ctx, nil) {
 		if err != nil {
 			return err
 		}
 		n++
 	}
-	t.say("c.ScanUsers(ctx, nil): %d users, a cursor walk kitgen openapi detected from the document", n)
+	t.say("c.UsersAPI.ScanUsers(ctx, nil): %d users, a cursor walk kitgen openapi detected from the document", n)
 
 	// Page access: every paginated method has a <Method>Pages twin.
 	perPage := int64(100)
 	var sizes []int
 	link := ""
-	for page, err := range c.ListUsersPages(ctx, &users.ListUsersParams{PerPage: &perPage}) {
+	for page, err := range c.UsersAPI.ListUsersPages(ctx, &users.ListUsersParams{PerPage: &perPage}) {
 		if err != nil {
 			return err
 		}
@@ -57,20 +57,20 @@ func openapiTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) 
 			link = strings.Join(page.Response.Header.Values("Link"), ", ")
 		}
 	}
-	t.say("c.ListUsersPages(ctx, &{PerPage: 100}): pages of %v users, each with its response; the first's Link: %s", sizes, link)
+	t.say("c.UsersAPI.ListUsersPages(ctx, &{PerPage: 100}): pages of %v users, each with its response; the first's Link: %s", sizes, link)
 
 	// Options on one call: every generated method ends with opts ...kit.CallOption.
 	n = 0
-	for _, err := range c.ListUsers(ctx, nil, kit.WithQuery("q", "lovelace"), kit.WithHeader("X-Request-Source", "tour")) {
+	for _, err := range c.UsersAPI.ListUsers(ctx, nil, kit.WithQuery("q", "lovelace"), kit.WithHeader("X-Request-Source", "tour")) {
 		if err != nil {
 			return err
 		}
 		n++
 	}
-	t.say("c.ListUsers(ctx, nil, kit.WithQuery(\"q\", \"lovelace\"), kit.WithHeader(...)): %d users; q is a filter the document does not name, sent on every page", n)
+	t.say("c.UsersAPI.ListUsers(ctx, nil, kit.WithQuery(\"q\", \"lovelace\"), kit.WithHeader(...)): %d users; q is a filter the document does not name, sent on every page", n)
 
 	joined, deactivated, unknown := 0, 0, 0
-	for a, err := range c.ListActivity(ctx, nil) {
+	for a, err := range c.UsersAPI.ListActivity(ctx, nil) {
 		if err != nil {
 			return err
 		}
@@ -83,8 +83,8 @@ func openapiTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) 
 			unknown++ // a.Raw holds its JSON
 		}
 	}
-	t.say("c.ListActivity(ctx, nil): a oneOf with a discriminator, a sealed interface: %d joined, %d deactivated, %d of a kind the document does not name (kept as JSON); walked by the cursor that overlay.yaml names (x-kit-pagination), the published document saying nothing of it", joined, deactivated, unknown)
-	s, err := c.Chat(ctx, users.ChatRequest{Message: "hi"})
+	t.say("c.UsersAPI.ListActivity(ctx, nil): a oneOf with a discriminator, a sealed interface: %d joined, %d deactivated, %d of a kind the document does not name (kept as JSON); walked by the cursor that overlay.yaml names (x-kit-pagination), the published document saying nothing of it", joined, deactivated, unknown)
+	s, err := c.ChatAPI.Chat(ctx, users.ChatRequest{Message: "hi"})
 	if err != nil {
 		return err
 	}
@@ -96,19 +96,19 @@ func openapiTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) 
 		words++
 	}
 	s.Close()
-	t.say("c.Chat: a *kit.Stream[ChatChunk] from a text/event-stream response, %d chunks", words)
-	_, err = c.GetUser(ctx, 424242)
+	t.say("c.ChatAPI.Chat: a *kit.Stream[ChatChunk] from a text/event-stream response, %d chunks", words)
+	_, err = c.UsersAPI.GetUser(ctx, 424242)
 	var apiErr *users.Error
 	t.say("an unknown user: errors.As finds the document's error model: %v", errors.As(err, &apiErr))
 
 	// An operation's own error model: the document says a failed login's
 	// 400 is a LoginFlow.
-	_, err = c.Login(ctx, users.LoginRequest{Username: "demo", Password: "wrong"})
+	_, err = c.AuthAPI.Login(ctx, users.LoginRequest{Username: "demo", Password: "wrong"})
 	var flow *users.LoginFlow
 	if !errors.As(err, &flow) || flow.UI == nil || len(flow.UI.Messages) == 0 || flow.UI.Messages[0].Text == nil {
-		return errors.New("c.Login with a wrong password: no *users.LoginFlow with a message in " + errString(err))
+		return errors.New("c.AuthAPI.Login with a wrong password: no *users.LoginFlow with a message in " + errString(err))
 	}
-	t.say("c.Login with a wrong password: errors.As finds the operation's own model, *users.LoginFlow (its 400 in the document): %q; the root model too: %v", *flow.UI.Messages[0].Text, errors.As(err, &apiErr))
+	t.say("c.AuthAPI.Login with a wrong password: errors.As finds the operation's own model, *users.LoginFlow (its 400 in the document): %q; the root model too: %v", *flow.UI.Messages[0].Text, errors.As(err, &apiErr))
 
 	// -env USERS: New reads USERS_BASE_URL and USERS_BEARER when the caller
 	// gives no base URL or credentials.
@@ -119,7 +119,7 @@ func openapiTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) 
 		return err
 	}
 	defer fromEnv.Close()
-	u, err = fromEnv.GetUser(ctx, 1)
+	u, err = fromEnv.UsersAPI.GetUser(ctx, 1)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func openapiTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) 
 	}
 	defer jc.Close()
 	polls, now := int64(2), int64(0)
-	p, err := jc.BeginStartJob(ctx, &users.StartJobRequest{Polls: &polls, RetryAfter: &now})
+	p, err := jc.JobsAPI.BeginStartJob(ctx, &users.StartJobRequest{Polls: &polls, RetryAfter: &now})
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func openapiTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) 
 	if err != nil {
 		return err
 	}
-	t.say("c.BeginStartJob: a 202 with an Operation-Location became a *kit.Poller[users.Job]; Wait polled until job %d %s after %d polls", job.ID, job.Status, *job.Polls)
+	t.say("c.JobsAPI.BeginStartJob: a 202 with an Operation-Location became a *kit.Poller[users.Job]; Wait polled until job %d %s after %d polls", job.ID, job.Status, *job.Polls)
 
 	// Swagger 2.0: converted on load, then generated as any 3.x document.
 	old, err := swagger2.NewClient(baseURL, kit.WithHTTPClient(hc))
@@ -153,12 +153,12 @@ func openapiTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) 
 		return err
 	}
 	defer old.Close()
-	tok, err := old.Login(ctx, swagger2.LoginRequest{Username: "demo", Password: "s3cret"})
+	tok, err := old.API.Login(ctx, swagger2.LoginRequest{Username: "demo", Password: "s3cret"})
 	if err != nil {
 		return err
 	}
 	n = 0
-	for _, err := range old.ListUsers(ctx, nil) {
+	for _, err := range old.API.ListUsers(ctx, nil) {
 		if err != nil {
 			return err
 		}

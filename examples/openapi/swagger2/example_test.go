@@ -26,24 +26,24 @@ func Example() {
 	defer c.Close()
 	ctx := context.Background()
 
-	tok, err := c.Login(ctx, swagger2.LoginRequest{Username: "demo", Password: "s3cret"}) // a form body
+	tok, err := c.API.Login(ctx, swagger2.LoginRequest{Username: "demo", Password: "s3cret"}) // a form body
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("login (form body):", tok.TokenType, "token")
 
-	made, err := c.CreateUser(ctx, swagger2.NewUser{Name: "Grace Hopper", Email: "grace@example.com"}) // a JSON body
+	made, err := c.API.CreateUser(ctx, swagger2.NewUser{Name: "Grace Hopper", Email: "grace@example.com"}) // a JSON body
 	if err != nil {
 		log.Fatal(err)
 	}
-	u, err := c.GetUser(ctx, made.ID)
+	u, err := c.API.GetUser(ctx, made.ID)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("created and read back:", u.Name)
 
 	n := 0
-	for _, err := range c.ListUsers(ctx, nil) { // Link: rel="next"
+	for _, err := range c.API.ListUsers(ctx, nil) { // Link: rel="next"
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func Example() {
 	}
 	fmt.Println("walked by Link header:", n, "users")
 
-	_, err = c.GetUser(ctx, 999999)
+	_, err = c.API.GetUser(ctx, 999999)
 	var apiErr *swagger2.Error
 	if errors.As(err, &apiErr) {
 		fmt.Println("error model:", apiErr)

@@ -37,7 +37,7 @@ type _kit_API struct{ b kit.Binding }
 
 var _ API = (*_kit_API)(nil) // if this stops compiling, the interface changed: run go generate
 
-// GetUser: GET /users/{id} (openapi_gen.go:31).
+// GetUser: GET /users/{id} (openapi_gen.go:37).
 type _kit_API_GetUser_P struct {
 	P_id int64 `kit:"id"`
 }
@@ -54,7 +54,7 @@ func (c *_kit_API) GetUser(ctx context.Context, id int64, opts ...kit.CallOption
 	return out, err
 }
 
-// CreateUser: POST /users (openapi_gen.go:37).
+// CreateUser: POST /users (openapi_gen.go:43).
 type _kit_API_CreateUser_P struct {
 	P_body NewUser `kit:"body"`
 }
@@ -71,7 +71,7 @@ func (c *_kit_API) CreateUser(ctx context.Context, body NewUser, opts ...kit.Cal
 	return out, err
 }
 
-// ListUsers: GET /linked/users (openapi_gen.go:45).
+// ListUsers: GET /linked/users (openapi_gen.go:51).
 type _kit_API_ListUsers_P struct {
 	ListUsersParams // //kit:query {params}: its fields are promoted into the query
 }
@@ -104,7 +104,7 @@ func (c *_kit_API) ListUsers(ctx context.Context, params *ListUsersParams, opts 
 	}
 }
 
-// ListUsersPages: GET /linked/users (openapi_gen.go:53).
+// ListUsersPages: GET /linked/users (openapi_gen.go:59).
 // It shares _kit_API_ListUsers_P and _kit_API_ListUsers.
 
 func (c *_kit_API) ListUsersPages(ctx context.Context, params *ListUsersParams, opts ...kit.CallOption) iter.Seq2[*kit.Page[User], error] {
@@ -126,7 +126,7 @@ func (c *_kit_API) ListUsersPages(ctx context.Context, params *ListUsersParams, 
 	}
 }
 
-// Login: POST /login (openapi_gen.go:60).
+// Login: POST /login (openapi_gen.go:66).
 type _kit_API_Login_P struct {
 	P_body LoginRequest `kit:"body"`
 }

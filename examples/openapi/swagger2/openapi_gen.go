@@ -12,11 +12,17 @@ import (
 
 // Client is a client of Demo Users API (Swagger 2.0), generated from spec.yaml.
 //
+// Its operations are in its field API: call one as c.API.GetUser(ctx, ...). A
+// test replaces them with its own implementation of the interface:
+// &Client{API: fake}.
+//
 //kit:client
 //kit:option kit.WithErrorModel[Error]()
 type Client struct {
 	*kit.Client
-	API
+
+	// API holds the API's operations.
+	API API
 }
 
 // Server1 is server 1 of the document.

@@ -35,7 +35,7 @@ type Root struct {
 }
 
 // structBody is what a root or a resource struct holds for kitgen to fill:
-// embedded endpoint interfaces and resource fields.
+// endpoint interfaces (embedded, or named fields) and resource fields.
 type structBody struct {
 	Ifaces    []ifaceField
 	Resources []*ResField
@@ -45,6 +45,9 @@ type ifaceField struct {
 	Field string
 	Iface *Iface
 	Pos   token.Pos
+	// Embedded: the struct promotes the interface's methods; otherwise
+	// the field is named and calls go through it.
+	Embedded bool
 }
 
 // ResField is a field with //kit:resource.
@@ -335,7 +338,7 @@ func whereVerb(verb string) string {
 	case "poll":
 		return "it goes in the doc comment of an endpoint method returning (*kit.Poller[R], error)"
 	}
-	return "it goes in the doc comment of a method of an interface embedded in a //kit:client struct"
+	return "it goes in the doc comment of a method of an interface embedded in a //kit:client struct or held in one of its fields"
 }
 
 // reportUnclaimed reports malformed directives and those that no
@@ -486,18 +489,24 @@ func (g *generator) field(owner *types.TypeName, f *types.Var, pos token.Pos, sh
 			w.binding, w.field, w.elem, w.pos = name, f.Name(), elem, pos
 			return
 		}
-		if named, ok := types.Unalias(t).(*types.Named); ok && isInterface(named) {
-			if len(resDirs) > 0 {
-				g.errorf(resDirs[0].pos(resDirs[0].d.Off), "%s: //kit:resource is for a field holding a resource, not for an endpoint interface", where)
-			}
-			if len(optDirs) > 0 && len(resDirs) == 0 {
-				g.errorf(optDirs[0].pos(optDirs[0].d.Off), "%s: //kit:option on an embedded interface does nothing; put it on the methods", where)
-			}
-			if it := g.iface(named, pos, nil); it != nil {
-				w.body.Ifaces = append(w.body.Ifaces, ifaceField{Field: f.Name(), Iface: it, Pos: pos})
-			}
-			return
+	}
+	// An embedded interface is an endpoint interface, and so is a named
+	// field's (a group: c.Repos.Get) when its methods carry directives.
+	if named, ok := types.Unalias(t).(*types.Named); ok && isInterface(named) && (f.Anonymous() || g.endpointIface(named.Obj())) {
+		kind := "an embedded interface"
+		if !f.Anonymous() {
+			kind = "an interface field"
 		}
+		if len(resDirs) > 0 {
+			g.errorf(resDirs[0].pos(resDirs[0].d.Off), "%s: //kit:resource is for a field holding a resource, not for an endpoint interface", where)
+		}
+		if len(optDirs) > 0 && len(resDirs) == 0 {
+			g.errorf(optDirs[0].pos(optDirs[0].d.Off), "%s: //kit:option on %s does nothing; put it on the methods", where, kind)
+		}
+		if it := g.iface(named, pos, nil); it != nil {
+			w.body.Ifaces = append(w.body.Ifaces, ifaceField{Field: f.Name(), Iface: it, Pos: pos, Embedded: f.Anonymous()})
+		}
+		return
 	}
 	rs, elem, async, ptr, isRes := g.resourceType(t, pos, where)
 	if !isRes {
@@ -634,7 +643,7 @@ func (g *generator) setMode(b *structBody, async bool) {
 			continue
 		}
 		if it.Async != async {
-			g.errorf(f.Pos, "%s: embedded where calls go through a %s, and elsewhere through a %s; declare one interface for each", it.Name, syncWord(async), syncWord(it.Async))
+			g.errorf(f.Pos, "%s: bound where calls go through a %s, and elsewhere through a %s; declare one interface for each", it.Name, syncWord(async), syncWord(it.Async))
 		}
 	}
 }
@@ -644,6 +653,43 @@ func syncWord(async bool) string {
 		return "kit.AsyncClient or kit.AsyncResource"
 	}
 	return "kit.Client or kit.Resource"
+}
+
+// endpointIface reports whether tn is an interface declared in this
+// package whose methods, or those of the interfaces of this package it
+// embeds, carry //kit: directives: what kitgen reads as an endpoint
+// interface. A named field of such a type is bound like an embedded one;
+// a named field of any other interface is the user's own.
+func (g *generator) endpointIface(tn *types.TypeName) bool {
+	seen := map[*types.TypeName]bool{}
+	var has func(tn *types.TypeName) bool
+	has = func(tn *types.TypeName) bool {
+		if tn.Pkg() != g.pkg || seen[tn] {
+			return false
+		}
+		seen[tn] = true
+		ts := g.specs[tn]
+		if ts == nil {
+			return false
+		}
+		it, ok := ts.Type.(*ast.InterfaceType)
+		if !ok {
+			return false
+		}
+		for _, f := range it.Methods.List {
+			if len(f.Names) > 0 {
+				if len(g.lines[f.Doc]) > 0 {
+					return true
+				}
+				continue
+			}
+			if named, ok := types.Unalias(g.info.TypeOf(f.Type)).(*types.Named); ok && has(named.Obj()) {
+				return true
+			}
+		}
+		return false
+	}
+	return has(tn)
 }
 
 // iface reads an endpoint interface (once). stack holds the interfaces
@@ -738,17 +784,22 @@ func (g *generator) ifaceMethods(res *Iface, it *ast.InterfaceType, seen map[str
 	}
 }
 
-// checkClashes reports interface methods that would not be promoted to
-// the struct: two interfaces with one method name, or a method whose name
-// another embedded field promotes too (Close beside *kit.Client, Get beside
-// *kit.Resource), or a field of the struct has.
+// checkClashes reports methods of embedded interfaces that would not be
+// promoted to the struct: two interfaces with one method name, or a method
+// whose name another embedded field promotes too (Close beside
+// *kit.Client, Get beside *kit.Resource), or a field of the struct has. An
+// interface in a named field promotes nothing: its calls go through the
+// field.
 func (g *generator) checkClashes(owner *types.TypeName, st *types.Struct, b *structBody) {
 	by := map[string]string{}
 	isIface := map[string]bool{}
 	for _, f := range b.Ifaces {
-		isIface[f.Field] = true
+		isIface[f.Field] = f.Embedded
 	}
 	for _, f := range b.Ifaces {
+		if !f.Embedded {
+			continue
+		}
 		for _, m := range f.Iface.Methods {
 			if other, dup := by[m.Name]; dup {
 				g.errorf(m.NamePos, "%s: declared in %s and %s, both embedded in %s: a call would be ambiguous", m.Name, other, f.Iface.Name, owner.Name())

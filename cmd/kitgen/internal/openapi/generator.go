@@ -60,6 +60,9 @@ type generator struct {
 	// name of the terminal-state rule by HTTP status, "" until used.
 	lros     map[*Operation]*lro
 	doneFunc string
+	// embed writes the interfaces embedded in Client (-embed, deprecated)
+	// rather than as named fields.
+	embed bool
 }
 
 // Note is a remark on the document at a position: kitgen went on, but
@@ -353,11 +356,6 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 		title = "the API"
 	}
 	specName := safetext.Comment(path.Base(g.spec))
-	fmt.Fprintf(&b, "// Client is a client of %s, generated from %s.\n//\n//kit:client\n", firstSentence(title), specName)
-	if g.errSchema != nil {
-		fmt.Fprintf(&b, "//kit:option kit.WithErrorModel[%s]()\n", g.types.goType(g.errSchema, "Error"))
-	}
-	b.WriteString("type Client struct {\n\t*kit.Client\n")
 	byIface := map[string][]*method{}
 	for _, m := range g.methods {
 		byIface[m.iface] = append(byIface[m.iface], m)
@@ -366,8 +364,33 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 	for _, name := range g.order {
 		if len(byIface[name]) > 0 {
 			ifaces = append(ifaces, name)
-			fmt.Fprintf(&b, "\t%s\n", name)
 		}
+	}
+	fmt.Fprintf(&b, "// Client is a client of %s, generated from %s.\n//\n", firstSentence(title), specName)
+	if !g.embed && len(ifaces) > 0 {
+		first := ifaces[0]
+		text := fmt.Sprintf("Its operations are in groups, one field each: call one through its group, as in c.%s.%s(ctx, ...). A test replaces a group with its own implementation of the interface: &Client{%s: fake}.", first, byIface[first][0].name, first)
+		if len(ifaces) == 1 {
+			text = fmt.Sprintf("Its operations are in its field %s: call one as c.%s.%s(ctx, ...). A test replaces them with its own implementation of the interface: &Client{%s: fake}.", first, first, byIface[first][0].name, first)
+		}
+		// The literal stays on one line: its space is not a break.
+		text = strings.Replace(text, ": fake}", ":\x00fake}", 1)
+		for _, l := range wrapWidth(text, 76) {
+			b.WriteString("// " + strings.Replace(l, "\x00", " ", 1) + "\n")
+		}
+		b.WriteString("//\n")
+	}
+	b.WriteString("//kit:client\n")
+	if g.errSchema != nil {
+		fmt.Fprintf(&b, "//kit:option kit.WithErrorModel[%s]()\n", g.types.goType(g.errSchema, "Error"))
+	}
+	b.WriteString("type Client struct {\n\t*kit.Client\n")
+	for _, name := range ifaces {
+		if g.embed {
+			fmt.Fprintf(&b, "\t%s\n", name)
+			continue
+		}
+		fmt.Fprintf(&b, "\n\t// %s holds %s.\n\t%s %s\n", name, g.groupOps(name), name, name)
 	}
 	b.WriteString("}\n")
 	if clientDecls != "" {
@@ -376,13 +399,7 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 	g.nameCallParts()
 	lines := map[*method][2]int{}
 	for _, name := range ifaces {
-		fmt.Fprintf(&b, "\n// %s is the API's operations", name)
-		for tag, n := range g.ifaces {
-			if n == name && tag != "" {
-				fmt.Fprintf(&b, " tagged %q", tag)
-			}
-		}
-		fmt.Fprintf(&b, ".\ntype %s interface {\n", name)
+		fmt.Fprintf(&b, "\n// %s is %s.\ntype %s interface {\n", name, g.groupOps(name), name)
 		for i, m := range byIface[name] {
 			if i > 0 {
 				b.WriteString("\n")
@@ -427,6 +444,21 @@ func (g *generator) file() ([]byte, map[*method][2]int, error) {
 		return b.Bytes(), lines, fmt.Errorf("format openapi_gen.go: %w", err)
 	}
 	return src, lines, nil
+}
+
+// groupOps says which operations the interface name holds: the API's
+// operations tagged "repos", or those without a tag.
+func (g *generator) groupOps(name string) string {
+	for tag, n := range g.ifaces {
+		switch {
+		case n != name:
+		case tag != "":
+			return fmt.Sprintf("the API's operations tagged %q", tag)
+		case len(g.ifaces) > 1 && !g.embed: // -embed writes what earlier versions did
+			return "the API's operations without a tag"
+		}
+	}
+	return "the API's operations"
 }
 
 // pruneImports formats src without the imports it does not use: the

@@ -95,8 +95,8 @@ func TestRules(t *testing.T) {
 // renderRule generates openapi_gen.go of one document of an archive, as
 // kitgen openapi writes it before kitgen's own pass, its report, the
 // client.go of a first run, and api.md when the archive's flags section
-// says -docs (it may say -env PREFIX too, and -v: the report lists the
-// pagination).
+// says -docs (it may say -env PREFIX too, -embed, and -v: the report
+// lists the pagination).
 func renderRule(t *testing.T, section map[string][]byte, spec, pkg string) (src, report, client, apiDoc []byte) {
 	t.Helper()
 	dir := t.TempDir()
@@ -136,11 +136,14 @@ func renderRule(t *testing.T, section map[string][]byte, spec, pkg string) (src,
 			cfg.Env = flags[i+1]
 		case f == "-v":
 			verbose = true
+		case f == "-embed":
+			cfg.Embed = true
 		}
 	}
 	g := newGenerator(doc, packageName(pkg), spec)
 	g.config = conf
 	g.setEnv(cfg.Env)
+	g.embed = cfg.Embed
 	g.build()
 	out, _, err := g.file()
 	if err != nil {

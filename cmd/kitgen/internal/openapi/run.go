@@ -35,7 +35,12 @@ type Config struct {
 	Env string
 	// Docs writes api.md beside the package: every method, its
 	// signature, a usage snippet and its pagination (-docs).
-	Docs   bool
+	Docs bool
+	// Embed embeds the interfaces of the operations in Client, as kitgen
+	// wrote it before named group fields (-embed). The flag is deprecated:
+	// embedding makes the compiler write two wrapper functions per
+	// operation; it goes in the next version.
+	Embed  bool
 	Stdout io.Writer
 }
 
@@ -182,6 +187,7 @@ func generate(doc *Doc, conf *ConfigFile, cfg Config, dir, pkg string, client []
 		g := newGenerator(doc, pkg, cfg.Spec)
 		g.opsGlob, g.tags, g.drop, g.config = cfg.Ops, cfg.Tags, drop, conf
 		g.setEnv(cfg.Env)
+		g.embed = cfg.Embed
 		g.build()
 		src, lines, err := g.file()
 		if err != nil {
@@ -410,6 +416,9 @@ func generateLine(cfg Config, dir, pkg string) string {
 	}
 	if cfg.Docs {
 		args = append(args, "-docs")
+	}
+	if cfg.Embed {
+		args = append(args, "-embed")
 	}
 	if strings.HasPrefix(spec, "-") {
 		args = append(args, "--") // the spec is not a flag

@@ -27,7 +27,7 @@ func TestAgainstPrism(t *testing.T) {
 	defer c.Close()
 
 	// A GET with path parameters, decoded into the document's model.
-	repo, err := c.ReposGet(ctx, "octocat", "Hello-World")
+	repo, err := c.ReposAPI.ReposGet(ctx, "octocat", "Hello-World")
 	if err != nil {
 		t.Fatalf("ReposGet: %v", err)
 	}
@@ -41,7 +41,7 @@ func TestAgainstPrism(t *testing.T) {
 	// loopback does not ask for.
 	typ, perPage := ReposListForOrgTypeAll, int64(2)
 	n := 0
-	for r, err := range c.ReposListForOrg(ctx, "octokit", &ReposListForOrgParams{Type: &typ, PerPage: &perPage}) {
+	for r, err := range c.ReposAPI.ReposListForOrg(ctx, "octokit", &ReposListForOrgParams{Type: &typ, PerPage: &perPage}) {
 		if err != nil {
 			t.Fatalf("ReposListForOrg, first page: %v", err)
 		}
@@ -57,7 +57,7 @@ func TestAgainstPrism(t *testing.T) {
 
 	// A POST with a JSON body (201 and a model).
 	private := true
-	created, err := c.ReposCreateForAuthenticatedUser(ctx, ReposCreateForAuthenticatedUserRequest{Name: "Hello-World", Private: &private})
+	created, err := c.ReposAPI.ReposCreateForAuthenticatedUser(ctx, ReposCreateForAuthenticatedUserRequest{Name: "Hello-World", Private: &private})
 	if err != nil {
 		t.Fatalf("ReposCreateForAuthenticatedUser: %v", err)
 	}
@@ -76,7 +76,7 @@ func TestAgainstPrism(t *testing.T) {
 
 	// GET /repos/{owner}/{repo}/contents/{path...}: a union result (oneOf
 	// directory, file, symlink, submodule) decoded as the file it is.
-	content, err := c.ReposGetContent(ctx, "octokit", "octokit.rb", "README.md", nil)
+	content, err := c.ReposAPI.ReposGetContent(ctx, "octokit", "octokit.rb", "README.md", nil)
 	if err != nil {
 		t.Fatalf("ReposGetContent: %v", err)
 	}
@@ -88,14 +88,14 @@ func TestAgainstPrism(t *testing.T) {
 	// Prism's router cannot match: it gives one segment to each template
 	// parameter, and answers 404 "no path matched". An escaped %2F would
 	// have matched the route.
-	_, err = c.ReposGetContent(ctx, "octokit", "octokit.rb", "lib/octokit.rb", nil)
+	_, err = c.ReposAPI.ReposGetContent(ctx, "octokit", "octokit.rb", "lib/octokit.rb", nil)
 	var he *kit.HTTPError
 	if !errors.As(err, &he) || he.StatusCode != http.StatusNotFound || !strings.HasSuffix(he.URL, "/contents/lib/octokit.rb") || !strings.Contains(string(he.Body), "NO_PATH_MATCHED") {
 		t.Errorf("ReposGetContent of lib/octokit.rb: %v; want Prism's 404 for the unescaped path", err)
 	}
 
 	// A PUT without a body answered 204.
-	if err := c.ActivityStarRepoForAuthenticatedUser(ctx, "octocat", "Hello-World"); err != nil {
+	if err := c.ActivityAPI.ActivityStarRepoForAuthenticatedUser(ctx, "octocat", "Hello-World"); err != nil {
 		t.Errorf("ActivityStarRepoForAuthenticatedUser: %v", err)
 	}
 
@@ -106,7 +106,7 @@ func TestAgainstPrism(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c404.Close()
-	_, err = c404.ReposGet(ctx, "octocat", "missing")
+	_, err = c404.ReposAPI.ReposGet(ctx, "octocat", "missing")
 	var be *BasicError
 	if !errors.As(err, &be) || be.Message == nil || !errors.As(err, &he) || he.StatusCode != http.StatusNotFound {
 		t.Errorf("ReposGet of a missing repository: %v; want a 404 with a *BasicError", err)

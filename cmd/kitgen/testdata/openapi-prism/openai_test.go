@@ -35,10 +35,10 @@ func TestAgainstPrism(t *testing.T) {
 	}
 	defer anon.Close()
 	var he *kit.HTTPError
-	if _, err := anon.ListModels(ctx); !errors.As(err, &he) || he.StatusCode != http.StatusUnauthorized {
+	if _, err := anon.ModelsAPI.ListModels(ctx); !errors.As(err, &he) || he.StatusCode != http.StatusUnauthorized {
 		t.Errorf("ListModels without a token: %v, want a 401 from Prism", err)
 	}
-	models, err := c.ListModels(ctx)
+	models, err := c.ModelsAPI.ListModels(ctx)
 	if err != nil || models.Object != ListModelsResponseObjectList {
 		t.Errorf("ListModels with a token: %+v, %v", models, err)
 	}
@@ -47,7 +47,7 @@ func TestAgainstPrism(t *testing.T) {
 	// page says has_more false, so the walk is that first page.
 	limit, order := int64(2), ListAssistantsOrderDesc
 	n := 0
-	for a, err := range c.ListAssistants(ctx, &ListAssistantsParams{Limit: &limit, Order: &order}) {
+	for a, err := range c.AssistantsAPI.ListAssistants(ctx, &ListAssistantsParams{Limit: &limit, Order: &order}) {
 		if err != nil {
 			t.Fatalf("ListAssistants: %v", err)
 		}
@@ -61,7 +61,7 @@ func TestAgainstPrism(t *testing.T) {
 	}
 
 	// A POST with a JSON body of required scalars and an enum.
-	up, err := c.CreateUpload(ctx, CreateUploadRequest{
+	up, err := c.UploadsAPI.CreateUpload(ctx, CreateUploadRequest{
 		Filename: "training_examples.jsonl",
 		Purpose:  CreateUploadRequestPurposeFineTune,
 		Bytes:    2147483648,
@@ -91,7 +91,7 @@ func TestAgainstPrism(t *testing.T) {
 
 	// A multipart upload: a file part and a form field, checked by Prism
 	// against the document's multipart/form-data schema.
-	f, err := c.CreateFile(ctx, CreateFileRequest{
+	f, err := c.FilesAPI.CreateFile(ctx, CreateFileRequest{
 		File:    kit.FileFromBytes("train.jsonl", []byte(`{"prompt":"a","completion":"b"}`+"\n")),
 		Purpose: CreateFileRequestPurposeAssistants,
 	})
@@ -110,7 +110,7 @@ func TestAgainstPrism(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c429.Close()
-	_, err = c429.GetAssistant(ctx, "asst_abc123")
+	_, err = c429.AssistantsAPI.GetAssistant(ctx, "asst_abc123")
 	var apiErr *ErrorResponse
 	if !errors.As(err, &apiErr) || apiErr.ErrorField.Message == "" || !errors.As(err, &he) || he.StatusCode != http.StatusTooManyRequests {
 		t.Errorf("GetAssistant answered 429: %v; want an *ErrorResponse", err)

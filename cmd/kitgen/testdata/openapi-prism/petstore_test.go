@@ -18,14 +18,14 @@ func TestAgainstPrism(t *testing.T) {
 	defer c.Close()
 	ctx := context.Background()
 	limit := int32(2)
-	pets, err := c.ListPets(ctx, &ListPetsParams{Limit: &limit})
+	pets, err := c.PetsAPI.ListPets(ctx, &ListPetsParams{Limit: &limit})
 	if err != nil || len(pets) == 0 {
 		t.Errorf("ListPets: %v, %v", pets, err)
 	}
-	if _, err := c.ShowPetByID(ctx, "1"); err != nil {
+	if _, err := c.PetsAPI.ShowPetByID(ctx, "1"); err != nil {
 		t.Errorf("ShowPetByID: %v", err)
 	}
-	if err := c.CreatePets(ctx, Pet{ID: 1, Name: "Rex"}); err != nil {
+	if err := c.PetsAPI.CreatePets(ctx, Pet{ID: 1, Name: "Rex"}); err != nil {
 		t.Errorf("CreatePets: %v", err)
 	}
 }
