@@ -43,55 +43,46 @@ var _ UsersAPI = (*_kit_UsersAPI)(nil) // if this stops compiling, the interface
 
 // GetUser: GET /users/{id} (openapi_gen.go:81).
 type _kit_UsersAPI_GetUser_P struct {
-	P_id int64 `kit:"id"`
+	_    [0]func() // not comparable: no equality function is compiled for it
+	P_id int64     `kit:"id"`
 }
 
 var _kit_UsersAPI_GetUser kit.LazyOperation
 
-func _kit_UsersAPI_GetUser_decl() (*kit.Operation, error) {
-	return kit.NewOperation("GET", "/users/{id}", reflect.TypeOf((*_kit_UsersAPI_GetUser_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem())
-}
-
 func (c *_kit_UsersAPI) GetUser(ctx context.Context, id int64, opts ...kit.CallOption) (User, error) {
 	var out User
-	err := _kit_UsersAPI_GetUser.Get(_kit_UsersAPI_GetUser_decl).CallInto(ctx, c.b, &_kit_UsersAPI_GetUser_P{P_id: id}, &out, opts...)
+	err := _kit_UsersAPI_GetUser.Of("GET", "/users/{id}", (*_kit_UsersAPI_GetUser_P)(nil), (*User)(nil)).CallInto(ctx, c.b, &_kit_UsersAPI_GetUser_P{P_id: id}, &out, opts...)
 	return out, err
 }
 
 // CreateUser: POST /users (openapi_gen.go:87).
 type _kit_UsersAPI_CreateUser_P struct {
-	P_body NewUser `kit:"body"`
+	_      [0]func() // not comparable: no equality function is compiled for it
+	P_body NewUser   `kit:"body"`
 }
 
 var _kit_UsersAPI_CreateUser kit.LazyOperation
 
-func _kit_UsersAPI_CreateUser_decl() (*kit.Operation, error) {
-	return kit.NewOperation("POST", "/users", reflect.TypeOf((*_kit_UsersAPI_CreateUser_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem())
-}
-
 func (c *_kit_UsersAPI) CreateUser(ctx context.Context, body NewUser, opts ...kit.CallOption) (User, error) {
 	var out User
-	err := _kit_UsersAPI_CreateUser.Get(_kit_UsersAPI_CreateUser_decl).CallInto(ctx, c.b, &_kit_UsersAPI_CreateUser_P{P_body: body}, &out, opts...)
+	err := _kit_UsersAPI_CreateUser.Of("POST", "/users", (*_kit_UsersAPI_CreateUser_P)(nil), (*User)(nil)).CallInto(ctx, c.b, &_kit_UsersAPI_CreateUser_P{P_body: body}, &out, opts...)
 	return out, err
 }
 
 // ListUsers: GET /linked/users (openapi_gen.go:95).
 type _kit_UsersAPI_ListUsers_P struct {
-	ListUsersParams // //kit:query {params}: its fields are promoted into the query
+	_               [0]func() // not comparable: no equality function is compiled for it
+	ListUsersParams           // //kit:query {params}: its fields are promoted into the query
 }
 
 var _kit_UsersAPI_ListUsers kit.LazyOperation
-
-func _kit_UsersAPI_ListUsers_decl() (*kit.Operation, error) {
-	return kit.NewPagedOperation("GET", "/linked/users", reflect.TypeOf((*_kit_UsersAPI_ListUsers_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem(), kit.PagedBy(kit.LinkHeader{}))
-}
 
 func (c *_kit_UsersAPI) ListUsers(ctx context.Context, params *ListUsersParams, opts ...kit.CallOption) iter.Seq2[User, error] {
 	p := &_kit_UsersAPI_ListUsers_P{}
 	if params != nil {
 		p.ListUsersParams = *params // a copy: the caller's value is never touched
 	}
-	pages := _kit_UsersAPI_ListUsers.Get(_kit_UsersAPI_ListUsers_decl).Pages(ctx, c.b, p, opts...)
+	pages := _kit_UsersAPI_ListUsers.PagedOf("GET", "/linked/users", (*_kit_UsersAPI_ListUsers_P)(nil), (*User)(nil), kit.LinkHeader{}).Pages(ctx, c.b, p, opts...)
 	return func(yield func(User, error) bool) {
 		for page, err := range pages {
 			if err != nil {
@@ -116,7 +107,7 @@ func (c *_kit_UsersAPI) ListUsersPages(ctx context.Context, params *ListUsersPar
 	if params != nil {
 		p.ListUsersParams = *params // a copy: the caller's value is never touched
 	}
-	pages := _kit_UsersAPI_ListUsers.Get(_kit_UsersAPI_ListUsers_decl).Pages(ctx, c.b, p, opts...)
+	pages := _kit_UsersAPI_ListUsers.PagedOf("GET", "/linked/users", (*_kit_UsersAPI_ListUsers_P)(nil), (*User)(nil), kit.LinkHeader{}).Pages(ctx, c.b, p, opts...)
 	return func(yield func(*kit.Page[User], error) bool) {
 		for page, err := range pages {
 			if err != nil {
@@ -132,21 +123,18 @@ func (c *_kit_UsersAPI) ListUsersPages(ctx context.Context, params *ListUsersPar
 
 // ScanUsers: GET /cursor-flat/users (openapi_gen.go:111).
 type _kit_UsersAPI_ScanUsers_P struct {
-	ScanUsersParams // //kit:query {params}: its fields are promoted into the query
+	_               [0]func() // not comparable: no equality function is compiled for it
+	ScanUsersParams           // //kit:query {params}: its fields are promoted into the query
 }
 
 var _kit_UsersAPI_ScanUsers kit.LazyOperation
-
-func _kit_UsersAPI_ScanUsers_decl() (*kit.Operation, error) {
-	return kit.NewPagedOperation("GET", "/cursor-flat/users", reflect.TypeOf((*_kit_UsersAPI_ScanUsers_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem(), kit.PagedBy(kit.Cursor{CursorParam: "cursor", NextKey: "next_cursor", ItemsKey: "results"}))
-}
 
 func (c *_kit_UsersAPI) ScanUsers(ctx context.Context, params *ScanUsersParams, opts ...kit.CallOption) iter.Seq2[User, error] {
 	p := &_kit_UsersAPI_ScanUsers_P{}
 	if params != nil {
 		p.ScanUsersParams = *params // a copy: the caller's value is never touched
 	}
-	pages := _kit_UsersAPI_ScanUsers.Get(_kit_UsersAPI_ScanUsers_decl).Pages(ctx, c.b, p, opts...)
+	pages := _kit_UsersAPI_ScanUsers.PagedOf("GET", "/cursor-flat/users", (*_kit_UsersAPI_ScanUsers_P)(nil), (*User)(nil), kit.Cursor{CursorParam: "cursor", NextKey: "next_cursor", ItemsKey: "results"}).Pages(ctx, c.b, p, opts...)
 	return func(yield func(User, error) bool) {
 		for page, err := range pages {
 			if err != nil {
@@ -171,7 +159,7 @@ func (c *_kit_UsersAPI) ScanUsersPages(ctx context.Context, params *ScanUsersPar
 	if params != nil {
 		p.ScanUsersParams = *params // a copy: the caller's value is never touched
 	}
-	pages := _kit_UsersAPI_ScanUsers.Get(_kit_UsersAPI_ScanUsers_decl).Pages(ctx, c.b, p, opts...)
+	pages := _kit_UsersAPI_ScanUsers.PagedOf("GET", "/cursor-flat/users", (*_kit_UsersAPI_ScanUsers_P)(nil), (*User)(nil), kit.Cursor{CursorParam: "cursor", NextKey: "next_cursor", ItemsKey: "results"}).Pages(ctx, c.b, p, opts...)
 	return func(yield func(*kit.Page[User], error) bool) {
 		for page, err := range pages {
 			if err != nil {
@@ -187,21 +175,18 @@ func (c *_kit_UsersAPI) ScanUsersPages(ctx context.Context, params *ScanUsersPar
 
 // ListActivity: GET /activity (openapi_gen.go:128).
 type _kit_UsersAPI_ListActivity_P struct {
-	ListActivityParams // //kit:query {params}: its fields are promoted into the query
+	_                  [0]func() // not comparable: no equality function is compiled for it
+	ListActivityParams           // //kit:query {params}: its fields are promoted into the query
 }
 
 var _kit_UsersAPI_ListActivity kit.LazyOperation
-
-func _kit_UsersAPI_ListActivity_decl() (*kit.Operation, error) {
-	return kit.NewPagedOperation("GET", "/activity", reflect.TypeOf((*_kit_UsersAPI_ListActivity_P)(nil)).Elem(), reflect.TypeOf((*Activity)(nil)).Elem(), kit.PagedBy(kit.Cursor{CursorParam: "since", NextKey: "paging.after", ItemsKey: "items"}))
-}
 
 func (c *_kit_UsersAPI) ListActivity(ctx context.Context, params *ListActivityParams, opts ...kit.CallOption) iter.Seq2[Activity, error] {
 	p := &_kit_UsersAPI_ListActivity_P{}
 	if params != nil {
 		p.ListActivityParams = *params // a copy: the caller's value is never touched
 	}
-	pages := _kit_UsersAPI_ListActivity.Get(_kit_UsersAPI_ListActivity_decl).Pages(ctx, c.b, p, opts...)
+	pages := _kit_UsersAPI_ListActivity.PagedOf("GET", "/activity", (*_kit_UsersAPI_ListActivity_P)(nil), (*Activity)(nil), kit.Cursor{CursorParam: "since", NextKey: "paging.after", ItemsKey: "items"}).Pages(ctx, c.b, p, opts...)
 	return func(yield func(Activity, error) bool) {
 		for page, err := range pages {
 			if err != nil {
@@ -226,7 +211,7 @@ func (c *_kit_UsersAPI) ListActivityPages(ctx context.Context, params *ListActiv
 	if params != nil {
 		p.ListActivityParams = *params // a copy: the caller's value is never touched
 	}
-	pages := _kit_UsersAPI_ListActivity.Get(_kit_UsersAPI_ListActivity_decl).Pages(ctx, c.b, p, opts...)
+	pages := _kit_UsersAPI_ListActivity.PagedOf("GET", "/activity", (*_kit_UsersAPI_ListActivity_P)(nil), (*Activity)(nil), kit.Cursor{CursorParam: "since", NextKey: "paging.after", ItemsKey: "items"}).Pages(ctx, c.b, p, opts...)
 	return func(yield func(*kit.Page[Activity], error) bool) {
 		for page, err := range pages {
 			if err != nil {
@@ -246,18 +231,15 @@ var _ ChatAPI = (*_kit_ChatAPI)(nil) // if this stops compiling, the interface c
 
 // Chat: POST /chat (openapi_gen.go:145).
 type _kit_ChatAPI_Chat_P struct {
+	_      [0]func()   // not comparable: no equality function is compiled for it
 	P_body ChatRequest `kit:"body"`
 }
 
 var _kit_ChatAPI_Chat kit.LazyOperation
 
-func _kit_ChatAPI_Chat_decl() (*kit.Operation, error) {
-	return kit.NewOperation("POST", "/chat", reflect.TypeOf((*_kit_ChatAPI_Chat_P)(nil)).Elem(), reflect.TypeOf((**kit.Stream[ChatChunk])(nil)).Elem())
-}
-
 func (c *_kit_ChatAPI) Chat(ctx context.Context, body ChatRequest, opts ...kit.CallOption) (*kit.Stream[ChatChunk], error) {
 	var out *kit.Stream[ChatChunk]
-	err := _kit_ChatAPI_Chat.Get(_kit_ChatAPI_Chat_decl).CallInto(ctx, c.b, &_kit_ChatAPI_Chat_P{P_body: body}, &out, opts...)
+	err := _kit_ChatAPI_Chat.Of("POST", "/chat", (*_kit_ChatAPI_Chat_P)(nil), (**kit.Stream[ChatChunk])(nil)).CallInto(ctx, c.b, &_kit_ChatAPI_Chat_P{P_body: body}, &out, opts...)
 	return out, err
 }
 
@@ -267,6 +249,7 @@ var _ AuthAPI = (*_kit_AuthAPI)(nil) // if this stops compiling, the interface c
 
 // Login: POST /flows/login (openapi_gen.go:158).
 type _kit_AuthAPI_Login_P struct {
+	_      [0]func()    // not comparable: no equality function is compiled for it
 	P_body LoginRequest `kit:"body"`
 }
 
@@ -288,18 +271,15 @@ var _ JobsAPI = (*_kit_JobsAPI)(nil) // if this stops compiling, the interface c
 
 // BeginStartJob: POST /lro/jobs (openapi_gen.go:172).
 type _kit_JobsAPI_BeginStartJob_P struct {
+	_      [0]func()        // not comparable: no equality function is compiled for it
 	P_body *StartJobRequest `kit:"body"`
 }
 
 var _kit_JobsAPI_BeginStartJob kit.LazyOperation
 
-func _kit_JobsAPI_BeginStartJob_decl() (*kit.Operation, error) {
-	return kit.NewOperation("POST", "/lro/jobs", reflect.TypeOf((*_kit_JobsAPI_BeginStartJob_P)(nil)).Elem(), nil)
-}
-
 func (c *_kit_JobsAPI) BeginStartJob(ctx context.Context, body *StartJobRequest, opts ...kit.CallOption) (*kit.Poller[Job], error) {
 	var resp *kit.Response
-	if err := _kit_JobsAPI_BeginStartJob.Get(_kit_JobsAPI_BeginStartJob_decl).CallInto(ctx, c.b, &_kit_JobsAPI_BeginStartJob_P{P_body: body}, &resp, opts...); err != nil {
+	if err := _kit_JobsAPI_BeginStartJob.Of("POST", "/lro/jobs", (*_kit_JobsAPI_BeginStartJob_P)(nil), nil).CallInto(ctx, c.b, &_kit_JobsAPI_BeginStartJob_P{P_body: body}, &resp, opts...); err != nil {
 		return nil, err
 	}
 	return kit.NewPoller[Job](c.b, resp, kit.PollOptions{})

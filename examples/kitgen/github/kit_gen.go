@@ -52,94 +52,79 @@ var _ API = (*_kit_API)(nil) // if this stops compiling, the interface changed: 
 
 // GetUser: GET /users/{id} (github.go:55).
 type _kit_API_GetUser_P struct {
-	P_id int `kit:"id"`
+	_    [0]func() // not comparable: no equality function is compiled for it
+	P_id int       `kit:"id"`
 }
 
 var _kit_API_GetUser kit.LazyOperation
 
-func _kit_API_GetUser_decl() (*kit.Operation, error) {
-	return kit.NewOperation("GET", "/users/{id}", reflect.TypeOf((*_kit_API_GetUser_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem())
-}
-
 func (c *_kit_API) GetUser(ctx context.Context, id int) (User, error) {
 	var out User
-	err := _kit_API_GetUser.Get(_kit_API_GetUser_decl).CallInto(ctx, c.b, &_kit_API_GetUser_P{P_id: id}, &out)
+	err := _kit_API_GetUser.Of("GET", "/users/{id}", (*_kit_API_GetUser_P)(nil), (*User)(nil)).CallInto(ctx, c.b, &_kit_API_GetUser_P{P_id: id}, &out)
 	return out, err
 }
 
 // SearchUsers: GET /users (github.go:61).
 type _kit_API_SearchUsers_P struct {
-	P_q        string `kit:"q"`
-	P_teamID   int    `kit:"team_id,omitempty"`
-	P_page     int    `kit:"page"`
-	P_pageSize int    `kit:"page_size"`
+	_          [0]func() // not comparable: no equality function is compiled for it
+	P_q        string    `kit:"q"`
+	P_teamID   int       `kit:"team_id,omitempty"`
+	P_page     int       `kit:"page"`
+	P_pageSize int       `kit:"page_size"`
 }
 
 var _kit_API_SearchUsers kit.LazyOperation
 
-func _kit_API_SearchUsers_decl() (*kit.Operation, error) {
-	return kit.NewOperation("GET", "/users", reflect.TypeOf((*_kit_API_SearchUsers_P)(nil)).Elem(), reflect.TypeOf((*UserPage)(nil)).Elem())
-}
-
 func (c *_kit_API) SearchUsers(ctx context.Context, q string, teamID int, page int, pageSize int) (UserPage, error) {
 	var out UserPage
-	err := _kit_API_SearchUsers.Get(_kit_API_SearchUsers_decl).CallInto(ctx, c.b, &_kit_API_SearchUsers_P{P_q: q, P_teamID: teamID, P_page: page, P_pageSize: pageSize}, &out)
+	err := _kit_API_SearchUsers.Of("GET", "/users", (*_kit_API_SearchUsers_P)(nil), (*UserPage)(nil)).CallInto(ctx, c.b, &_kit_API_SearchUsers_P{P_q: q, P_teamID: teamID, P_page: page, P_pageSize: pageSize}, &out)
 	return out, err
 }
 
 // GetTeam: GET /teams/{id} (github.go:70).
 type _kit_API_GetTeam_P struct {
-	P_id   int    `kit:"id"`
-	P_etag string `kit:"If-None-Match,header,omitempty"`
+	_      [0]func() // not comparable: no equality function is compiled for it
+	P_id   int       `kit:"id"`
+	P_etag string    `kit:"If-None-Match,header,omitempty"`
 }
 
 var _kit_API_GetTeam kit.LazyOperation
 
-func _kit_API_GetTeam_decl() (*kit.Operation, error) {
-	return kit.NewOperation("GET", "/teams/{id}", reflect.TypeOf((*_kit_API_GetTeam_P)(nil)).Elem(), reflect.TypeOf((*kit.Result[Team])(nil)).Elem())
-}
-
 func (c *_kit_API) GetTeam(ctx context.Context, id int, etag string) (kit.Result[Team], error) {
 	var out kit.Result[Team]
-	err := _kit_API_GetTeam.Get(_kit_API_GetTeam_decl).CallInto(ctx, c.b, &_kit_API_GetTeam_P{P_id: id, P_etag: etag}, &out)
+	err := _kit_API_GetTeam.Of("GET", "/teams/{id}", (*_kit_API_GetTeam_P)(nil), (*kit.Result[Team])(nil)).CallInto(ctx, c.b, &_kit_API_GetTeam_P{P_id: id, P_etag: etag}, &out)
 	return out, err
 }
 
 // CreateUser: POST /users (github.go:75).
 type _kit_API_CreateUser_P struct {
-	P_user User `kit:"user"`
+	_      [0]func() // not comparable: no equality function is compiled for it
+	P_user User      `kit:"user"`
 }
 
 var _kit_API_CreateUser kit.LazyOperation
 
-func _kit_API_CreateUser_decl() (*kit.Operation, error) {
-	return kit.NewOperation("POST", "/users", reflect.TypeOf((*_kit_API_CreateUser_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem())
-}
-
 func (c *_kit_API) CreateUser(ctx context.Context, user User) (User, error) {
 	var out User
-	err := _kit_API_CreateUser.Get(_kit_API_CreateUser_decl).CallInto(ctx, c.b, &_kit_API_CreateUser_P{P_user: user}, &out)
+	err := _kit_API_CreateUser.Of("POST", "/users", (*_kit_API_CreateUser_P)(nil), (*User)(nil)).CallInto(ctx, c.b, &_kit_API_CreateUser_P{P_user: user}, &out)
 	return out, err
 }
 
 // ListMembers: GET /linked/teams/{id}/members (github.go:84).
 type _kit_API_ListMembers_P struct {
-	P_id              int `kit:"id"`
-	MemberListOptions     // //kit:query {opts}: its fields are promoted into the query
+	_                 [0]func() // not comparable: no equality function is compiled for it
+	P_id              int       `kit:"id"`
+	MemberListOptions           // //kit:query {opts}: its fields are promoted into the query
 }
 
 var _kit_API_ListMembers kit.LazyOperation
-
-func _kit_API_ListMembers_decl() (*kit.Operation, error) {
-	return kit.NewPagedOperation("GET", "/linked/teams/{id}/members", reflect.TypeOf((*_kit_API_ListMembers_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem(), kit.PagedBy(kit.LinkHeader{}))
-}
 
 func (c *_kit_API) ListMembers(ctx context.Context, id int, opts *MemberListOptions) iter.Seq2[User, error] {
 	p := &_kit_API_ListMembers_P{P_id: id}
 	if opts != nil {
 		p.MemberListOptions = *opts // a copy: the caller's value is never touched
 	}
-	pages := _kit_API_ListMembers.Get(_kit_API_ListMembers_decl).Pages(ctx, c.b, p)
+	pages := _kit_API_ListMembers.PagedOf("GET", "/linked/teams/{id}/members", (*_kit_API_ListMembers_P)(nil), (*User)(nil), kit.LinkHeader{}).Pages(ctx, c.b, p)
 	return func(yield func(User, error) bool) {
 		for page, err := range pages {
 			if err != nil {
@@ -158,20 +143,17 @@ func (c *_kit_API) ListMembers(ctx context.Context, id int, opts *MemberListOpti
 
 // AddMembers: POST /teams/{id}/users (github.go:90).
 type _kit_API_AddMembers_P struct {
-	P_id      int     `kit:"id"`
-	P_payload []User  `kit:"payload"`
-	P_team    *string `kit:"team"`
+	_         [0]func() // not comparable: no equality function is compiled for it
+	P_id      int       `kit:"id"`
+	P_payload []User    `kit:"payload"`
+	P_team    *string   `kit:"team"`
 }
 
 var _kit_API_AddMembers kit.LazyOperation
 
-func _kit_API_AddMembers_decl() (*kit.Operation, error) {
-	return kit.NewOperation("POST", "/teams/{id}/users", reflect.TypeOf((*_kit_API_AddMembers_P)(nil)).Elem(), reflect.TypeOf((*Team)(nil)).Elem())
-}
-
 func (c *_kit_API) AddMembers(ctx context.Context, id int, payload []User, team *string) (Team, error) {
 	var out Team
-	err := _kit_API_AddMembers.Get(_kit_API_AddMembers_decl).CallInto(ctx, c.b, &_kit_API_AddMembers_P{P_id: id, P_payload: payload, P_team: team}, &out)
+	err := _kit_API_AddMembers.Of("POST", "/teams/{id}/users", (*_kit_API_AddMembers_P)(nil), (*Team)(nil)).CallInto(ctx, c.b, &_kit_API_AddMembers_P{P_id: id, P_payload: payload, P_team: team}, &out)
 	return out, err
 }
 
@@ -181,6 +163,7 @@ var _ auth = (*_kit_auth)(nil) // if this stops compiling, the interface changed
 
 // login: POST /login (github.go:96).
 type _kit_auth_login_P struct {
+	_       [0]func()   // not comparable: no equality function is compiled for it
 	P_creds Credentials `kit:"creds"`
 	P_h0    string      `kit:"Accept,header"`
 }
@@ -203,33 +186,27 @@ var _ UserAPI = (*_kit_UserAPI)(nil) // if this stops compiling, the interface c
 
 // Posts: GET /users/{id}/posts (github.go:111).
 type _kit_UserAPI_Posts_P struct {
-	P_id int `kit:"id"`
+	_    [0]func() // not comparable: no equality function is compiled for it
+	P_id int       `kit:"id"`
 }
 
 var _kit_UserAPI_Posts kit.LazyOperation
 
-func _kit_UserAPI_Posts_decl() (*kit.Operation, error) {
-	return kit.NewOperation("GET", "/users/{id}/posts", reflect.TypeOf((*_kit_UserAPI_Posts_P)(nil)).Elem(), reflect.TypeOf((*[]Post)(nil)).Elem())
-}
-
 func (c *_kit_UserAPI) Posts(ctx context.Context, id int) ([]Post, error) {
 	var out []Post
-	err := _kit_UserAPI_Posts.Get(_kit_UserAPI_Posts_decl).CallInto(ctx, c.b, &_kit_UserAPI_Posts_P{P_id: id}, &out)
+	err := _kit_UserAPI_Posts.Of("GET", "/users/{id}/posts", (*_kit_UserAPI_Posts_P)(nil), (*[]Post)(nil)).CallInto(ctx, c.b, &_kit_UserAPI_Posts_P{P_id: id}, &out)
 	return out, err
 }
 
 // Deactivate: PATCH /users/{id} (github.go:116).
 type _kit_UserAPI_Deactivate_P struct {
-	P_id    int      `kit:"id"`
-	P_patch Activity `kit:"patch"`
+	_       [0]func() // not comparable: no equality function is compiled for it
+	P_id    int       `kit:"id"`
+	P_patch Activity  `kit:"patch"`
 }
 
 var _kit_UserAPI_Deactivate kit.LazyOperation
 
-func _kit_UserAPI_Deactivate_decl() (*kit.Operation, error) {
-	return kit.NewOperation("PATCH", "/users/{id}", reflect.TypeOf((*_kit_UserAPI_Deactivate_P)(nil)).Elem(), nil)
-}
-
 func (c *_kit_UserAPI) Deactivate(ctx context.Context, id int, patch Activity) error {
-	return _kit_UserAPI_Deactivate.Get(_kit_UserAPI_Deactivate_decl).CallInto(ctx, c.b, &_kit_UserAPI_Deactivate_P{P_id: id, P_patch: patch}, nil)
+	return _kit_UserAPI_Deactivate.Of("PATCH", "/users/{id}", (*_kit_UserAPI_Deactivate_P)(nil), nil).CallInto(ctx, c.b, &_kit_UserAPI_Deactivate_P{P_id: id, P_patch: patch}, nil)
 }

@@ -39,55 +39,46 @@ var _ API = (*_kit_API)(nil) // if this stops compiling, the interface changed: 
 
 // GetUser: GET /users/{id} (openapi_gen.go:37).
 type _kit_API_GetUser_P struct {
-	P_id int64 `kit:"id"`
+	_    [0]func() // not comparable: no equality function is compiled for it
+	P_id int64     `kit:"id"`
 }
 
 var _kit_API_GetUser kit.LazyOperation
 
-func _kit_API_GetUser_decl() (*kit.Operation, error) {
-	return kit.NewOperation("GET", "/users/{id}", reflect.TypeOf((*_kit_API_GetUser_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem())
-}
-
 func (c *_kit_API) GetUser(ctx context.Context, id int64, opts ...kit.CallOption) (User, error) {
 	var out User
-	err := _kit_API_GetUser.Get(_kit_API_GetUser_decl).CallInto(ctx, c.b, &_kit_API_GetUser_P{P_id: id}, &out, opts...)
+	err := _kit_API_GetUser.Of("GET", "/users/{id}", (*_kit_API_GetUser_P)(nil), (*User)(nil)).CallInto(ctx, c.b, &_kit_API_GetUser_P{P_id: id}, &out, opts...)
 	return out, err
 }
 
 // CreateUser: POST /users (openapi_gen.go:43).
 type _kit_API_CreateUser_P struct {
-	P_body NewUser `kit:"body"`
+	_      [0]func() // not comparable: no equality function is compiled for it
+	P_body NewUser   `kit:"body"`
 }
 
 var _kit_API_CreateUser kit.LazyOperation
 
-func _kit_API_CreateUser_decl() (*kit.Operation, error) {
-	return kit.NewOperation("POST", "/users", reflect.TypeOf((*_kit_API_CreateUser_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem())
-}
-
 func (c *_kit_API) CreateUser(ctx context.Context, body NewUser, opts ...kit.CallOption) (User, error) {
 	var out User
-	err := _kit_API_CreateUser.Get(_kit_API_CreateUser_decl).CallInto(ctx, c.b, &_kit_API_CreateUser_P{P_body: body}, &out, opts...)
+	err := _kit_API_CreateUser.Of("POST", "/users", (*_kit_API_CreateUser_P)(nil), (*User)(nil)).CallInto(ctx, c.b, &_kit_API_CreateUser_P{P_body: body}, &out, opts...)
 	return out, err
 }
 
 // ListUsers: GET /linked/users (openapi_gen.go:51).
 type _kit_API_ListUsers_P struct {
-	ListUsersParams // //kit:query {params}: its fields are promoted into the query
+	_               [0]func() // not comparable: no equality function is compiled for it
+	ListUsersParams           // //kit:query {params}: its fields are promoted into the query
 }
 
 var _kit_API_ListUsers kit.LazyOperation
-
-func _kit_API_ListUsers_decl() (*kit.Operation, error) {
-	return kit.NewPagedOperation("GET", "/linked/users", reflect.TypeOf((*_kit_API_ListUsers_P)(nil)).Elem(), reflect.TypeOf((*User)(nil)).Elem(), kit.PagedBy(kit.LinkHeader{}))
-}
 
 func (c *_kit_API) ListUsers(ctx context.Context, params *ListUsersParams, opts ...kit.CallOption) iter.Seq2[User, error] {
 	p := &_kit_API_ListUsers_P{}
 	if params != nil {
 		p.ListUsersParams = *params // a copy: the caller's value is never touched
 	}
-	pages := _kit_API_ListUsers.Get(_kit_API_ListUsers_decl).Pages(ctx, c.b, p, opts...)
+	pages := _kit_API_ListUsers.PagedOf("GET", "/linked/users", (*_kit_API_ListUsers_P)(nil), (*User)(nil), kit.LinkHeader{}).Pages(ctx, c.b, p, opts...)
 	return func(yield func(User, error) bool) {
 		for page, err := range pages {
 			if err != nil {
@@ -112,7 +103,7 @@ func (c *_kit_API) ListUsersPages(ctx context.Context, params *ListUsersParams, 
 	if params != nil {
 		p.ListUsersParams = *params // a copy: the caller's value is never touched
 	}
-	pages := _kit_API_ListUsers.Get(_kit_API_ListUsers_decl).Pages(ctx, c.b, p, opts...)
+	pages := _kit_API_ListUsers.PagedOf("GET", "/linked/users", (*_kit_API_ListUsers_P)(nil), (*User)(nil), kit.LinkHeader{}).Pages(ctx, c.b, p, opts...)
 	return func(yield func(*kit.Page[User], error) bool) {
 		for page, err := range pages {
 			if err != nil {
@@ -128,6 +119,7 @@ func (c *_kit_API) ListUsersPages(ctx context.Context, params *ListUsersParams, 
 
 // Login: POST /login (openapi_gen.go:66).
 type _kit_API_Login_P struct {
+	_      [0]func()    // not comparable: no equality function is compiled for it
 	P_body LoginRequest `kit:"body"`
 }
 
