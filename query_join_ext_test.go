@@ -325,3 +325,28 @@ func TestJoinedListRefused(t *testing.T) {
 type joinTextList []string
 
 func (l joinTextList) MarshalText() ([]byte, error) { return []byte(strings.Join(l, ";")), nil }
+
+// TestJoinedListKittest filters kittest's /filter/users by a list of ids
+// sent as one value, which the server refuses repeated.
+func TestJoinedListKittest(t *testing.T) {
+	t.Parallel()
+	_, c := setupAPI(t)
+	type joined struct {
+		IDs []int `kit:"ids,csv"`
+	}
+	users, err := kit.Get[joined, []apiUser]("/filter/users").Call(t.Context(), c, joined{IDs: []int{2, 4, 999}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(users) != 2 || users[0].ID != 2 || users[1].ID != 4 {
+		t.Errorf("ids=2,4,999: %+v", users)
+	}
+	type repeated struct {
+		IDs []int `kit:"ids"`
+	}
+	_, err = kit.Get[repeated, []apiUser]("/filter/users").Call(t.Context(), c, repeated{IDs: []int{2, 4}})
+	var apiErr *kit.HTTPError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest {
+		t.Errorf("ids=2&ids=4: %v, want a 400", err)
+	}
+}
