@@ -46,33 +46,29 @@ func routeJoined(r *routed, rt routing.Route, name string, v reflect.Value, c *t
 
 // joinList joins the text of the elements of v with sep; a nil element (a
 // nil pointer or interface) is left out, as it is from a repeated list. ok
-// is false when there is no element to send.
+// is false when there is no element to send. A list of up to 8 elements
+// allocates only the joined text (and the text of elements that are not
+// strings).
 func joinList(v reflect.Value, c *typeClass, sep string) (s string, ok bool, err error) {
 	if v.Kind() == reflect.Slice && v.IsNil() {
 		return "", false, nil
 	}
-	var b strings.Builder
+	var stack [8]string
+	parts := stack[:0]
 	for i := range v.Len() {
 		e, eok, err := c.elem(v.Index(i))
 		if err != nil {
 			return "", false, fmt.Errorf("element %d: %w", i, err)
 		}
-		if !eok {
-			continue
+		if eok {
+			parts = append(parts, e)
 		}
-		if !ok {
-			// The first element: most lists of one are sent without a copy.
-			s, ok = e, true
-			continue
-		}
-		if b.Len() == 0 {
-			b.WriteString(s)
-		}
-		b.WriteString(sep)
-		b.WriteString(e)
 	}
-	if b.Len() > 0 {
-		s = b.String()
+	switch len(parts) {
+	case 0:
+		return "", false, nil
+	case 1:
+		return parts[0], true, nil
 	}
-	return s, ok, nil
+	return strings.Join(parts, sep), true, nil
 }
