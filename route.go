@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kithttp/kit/internal/routing"
+	"github.com/kithttp/kit/internal/structtag"
 )
 
 // NoParams is the parameter type of an endpoint that takes no parameters.
@@ -235,6 +236,7 @@ type paramField struct {
 	route     routing.Route
 	mark      routing.Mark // how its tag marks it
 	omitEmpty bool
+	join      string   // a list sent as one value: its delimiter; "" when it repeats its name
 	omitJSON  omitRule // the json tag's omitempty and omitzero
 	class     *typeClass
 	sub       *paramPlan // routing.QueryStruct: the struct's own plan
@@ -288,10 +290,11 @@ func newParamPlan(t reflect.Type, placeholders []string) (*paramPlan, error) {
 		if !routed {
 			continue
 		}
-		f := paramField{index: sf.Index, goName: sf.Name, name: routing.WireName(tag, sf.Name), mark: mark, omitEmpty: tag.OmitEmpty, omitJSON: jsonOmitRule(sf.Tag), class: classify(sf.Type)}
+		f := paramField{index: sf.Index, goName: sf.Name, name: routing.WireName(tag, sf.Name), mark: mark, omitEmpty: tag.OmitEmpty, omitJSON: jsonOmitRule(sf.Tag), class: classify(sf.Type), join: structtag.Delimiter(tag.Join)}
 		rf := routing.Field{
 			GoName: sf.Name, T: ft, Class: f.class.Class,
 			Name: f.name, Named: tag.Name != "", Mark: mark, Placeholder: slices.Contains(placeholders, f.name),
+			Join: tag.Join,
 		}
 		r, err := routing.Tags.Route(&rf)
 		if err != nil {
@@ -441,6 +444,12 @@ func (pl *paramPlan) apply(v reflect.Value, r *routed) error {
 			err = f.sub.apply(fv, r)
 		case routing.URL:
 			err = r.setTarget(fv)
+		case routing.Query, routing.Header:
+			if f.join != "" {
+				err = routeJoined(r, f.route, f.name, fv, f.class, f.join)
+				break
+			}
+			err = routeValue(r, f.route, f.name, fv, f.class)
 		default:
 			err = routeValue(r, f.route, f.name, fv, f.class)
 		}

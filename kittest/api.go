@@ -70,7 +70,7 @@ import (
 //	POST   /search/users                {"filter","page_size","start_cursor"} -> {"results","next_cursor","has_more"}
 //	GET    /activity                    {"items","paging":{"after"}}: records of several kinds ("kind"); since, limit
 //	POST   /charges                     form body with nested keys (metadata[k], expand[N], items[N][price]); 201
-//	GET    /filter/users                deepObject query objects: filter[team_id], filter[active], id[gt|gte|lt|lte]; a JSON array
+//	GET    /filter/users                deepObject query objects: filter[team_id], filter[active], id[gt|gte|lt|lte]; ids=3,5,8 (a list joined: csv); a JSON array
 //	ANY    /brackets                    the query and form body as Rails, PHP and Stripe read brackets: {"query","form"}
 //	POST   /login                       {"access_token","token_type","expires_in"}
 //	POST   /flows/login                 the same token; wrong credentials: 400 with a LoginFlow, not an APIError

@@ -4,16 +4,21 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // filterUsers is GET /filter/users, a listing whose filters are query
 // objects in OpenAPI's deepObject style (what a client sends for a map or
 // struct field tagged `kit:"name,query"`): filter[team_id]=N,
-// filter[active]=true|false, id[gt]=N, id[gte]=N, id[lt]=N, id[lte]=N.
-// It answers a JSON array of the matching users (at most 100, by id). Any
-// other key, a key nested otherwise (filter=x, filter[team_id][x]=1, id=3),
-// a repeated key or a value that is not a number (a bool for active) is a
-// 400 naming the key: the endpoint checks what a client sends.
+// filter[active]=true|false, id[gt]=N, id[gte]=N, id[lt]=N, id[lte]=N;
+// and a list sent as one value, its elements joined with commas (OpenAPI's
+// style form with explode false; a slice field tagged `kit:"ids,csv"`):
+// ids=3,5,8, the users with one of those ids. It answers a JSON array of
+// the matching users (at most 100, by id). Any other key, a key nested
+// otherwise (filter=x, filter[team_id][x]=1, id=3), a repeated key (ids=3&
+// ids=5: a list sent repeated, not joined) or a value that is not a number
+// (a bool for active) is a 400 naming the key: the endpoint checks what a
+// client sends.
 func (a *API) filterUsers(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	keys := make([]string, 0, len(q))
@@ -23,6 +28,7 @@ func (a *API) filterUsers(w http.ResponseWriter, r *http.Request) {
 	sort.Strings(keys)
 	var f apiFilter
 	lo, hi := 0, int(^uint(0)>>1) // ids in [lo, hi]
+	var ids map[int]bool          // ids=: only these; nil when not sent
 	for _, k := range keys {
 		vs := q[k]
 		bad := func(why string) { apiBadRequest(w, "query key "+strconv.Quote(k)+": "+why) }
@@ -31,11 +37,18 @@ func (a *API) filterUsers(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		name, subs, ok := apiSplitKey(k)
-		if !ok || len(subs) != 1 || name != "filter" && name != "id" {
+		if k != "ids" && (!ok || len(subs) != 1 || name != "filter" && name != "id") {
 			bad("want filter[team_id], filter[active], id[gt], id[gte], id[lt] or id[lte]")
 			return
 		}
 		v := vs[0]
+		if k == "ids" {
+			if ids, ok = apiIDList(v); !ok {
+				bad("want integers joined with commas (ids=3,5,8)")
+				return
+			}
+			continue
+		}
 		switch name + "." + subs[0] {
 		case "filter.team_id":
 			n, err := strconv.Atoi(v)
@@ -74,9 +87,22 @@ func (a *API) filterUsers(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []apiUser{}
 	for _, u := range a.filteredUsers(f) {
-		if u.ID >= lo && u.ID <= hi && len(out) < apiMaxPageSize {
+		if u.ID >= lo && u.ID <= hi && (ids == nil || ids[u.ID]) && len(out) < apiMaxPageSize {
 			out = append(out, u)
 		}
 	}
 	apiWriteJSON(w, http.StatusOK, out)
+}
+
+// apiIDList parses a list of integers joined with commas: "3,5,8".
+func apiIDList(v string) (map[int]bool, bool) {
+	ids := map[int]bool{}
+	for e := range strings.SplitSeq(v, ",") {
+		n, err := strconv.Atoi(e)
+		if err != nil {
+			return nil, false
+		}
+		ids[n] = true
+	}
+	return ids, true
 }

@@ -25,7 +25,12 @@ func TestAPI_FilterUsers(t *testing.T) {
 	if len(users) == 0 {
 		t.Error("filter[team_id]=2&filter[active]=true: no users")
 	}
-	for _, bad := range []string{"filter=2", "team_id=2", "filter[team_id][x]=2", "id=3", "id[gt]=x", "filter[active]=maybe", "filter[other]=1", "id[gt]=1&id[gt]=2"} {
+	users = nil
+	apiTGet(t, srv, "/filter/users?"+url.Values{"ids": {"3,5,8,99"}, "id[gt]": {"3"}}.Encode()).decode(t, &users)
+	if len(users) != 2 || users[0].ID != 5 || users[1].ID != 8 {
+		t.Errorf("ids=3,5,8,99&id[gt]=3: %+v", users)
+	}
+	for _, bad := range []string{"ids=3&ids=5", "ids=3,x", "ids=", "ids=3,,5", "ids[0]=3", "filter=2", "team_id=2", "filter[team_id][x]=2", "id=3", "id[gt]=x", "filter[active]=maybe", "filter[other]=1", "id[gt]=1&id[gt]=2"} {
 		apiTGet(t, srv, "/filter/users?"+bad).wantError(t, 400, "bad_request")
 	}
 }

@@ -58,6 +58,7 @@ func TestTour(t *testing.T) {
 		"OAuth2 client credentials, form-encoded: a Bearer token",
 		"→ POST /oauth/token",
 		"(deepObject): the server saw /echo/audit_logs?created[gt]=1700000000&limit=20&metadata[order]=6735",
+		"`kit:\"ids,csv\"` on a []int: one parameter ids=2,4,7, which /filter/users splits itself: 3 users",
 		`on a map[string]any: the JSON body {"name":"octoapp","public":true}`,
 		`multipart upload: the server got part "doc", file tour.bin, 5242880 bytes, checksum match true`,
 		"streamed download (R = kit.Result[io.ReadCloser]): 48 MiB",

@@ -10,7 +10,8 @@ import (
 )
 
 // Query objects and bodies of any type: a map or struct sent in brackets
-// under its name (OpenAPI's deepObject), and a JSON body that is a map.
+// under its name (OpenAPI's deepObject), a list sent as one value, and a
+// JSON body that is a map.
 type (
 	auditRange struct {
 		GT *int64 `json:"gt,omitempty"`
@@ -26,6 +27,9 @@ type (
 		Body       json.RawMessage     `json:"body"`
 		Headers    map[string][]string `json:"headers"`
 	}
+	usersByID struct {
+		IDs []int `kit:"ids,csv"` // ids=2,4,7: one value (OpenAPI's explode false)
+	}
 	manifestConversion struct {
 		Code     string
 		Manifest map[string]any `kit:",body"` // the JSON body, a free-form object
@@ -35,6 +39,7 @@ type (
 var (
 	auditLogs = kit.Get[auditQuery, echoed]("/echo/audit_logs")
 	convert   = kit.Post[manifestConversion, echoed]("/echo/app-manifests/{code}/conversions")
+	byIDs     = kit.Get[usersByID, []User]("/filter/users")
 )
 
 func queryObjectsTour(ctx context.Context, t *tour, baseURL string, hc *http.Client) error {
@@ -55,6 +60,12 @@ func queryObjectsTour(ctx context.Context, t *tour, baseURL string, hc *http.Cli
 		return err
 	}
 	t.say("`kit:\"created,query\"` on a struct, `kit:\"metadata,query\"` on a map (deepObject): the server saw %s", uri)
+
+	users, err := byIDs.Call(ctx, c, usersByID{IDs: []int{2, 4, 7}})
+	if err != nil {
+		return err
+	}
+	t.say("`kit:\"ids,csv\"` on a []int: one parameter ids=2,4,7, which /filter/users splits itself: %d users", len(users))
 
 	got, err = convert.Call(ctx, c, manifestConversion{"c0de", map[string]any{"name": "octoapp", "public": true}})
 	if err != nil {

@@ -25,6 +25,10 @@ func Member(exported, embedded bool, shape Shape, kitTag string) (tag structtag.
 		return tag, Unmarked, false, ""
 	case tag.Unknown != "":
 		return tag, Unmarked, false, "unknown kit tag option " + strconv.Quote(tag.Unknown)
+	case tag.JoinAlso != "":
+		return tag, Unmarked, false, "the kit tag options " + tag.Join + " and " + tag.JoinAlso + " exclude each other: a list is joined with one delimiter"
+	case tag.Join != "" && (tag.Body || tag.URL):
+		return tag, Unmarked, false, "the kit tag option " + tag.Join + " joins a list sent as one query parameter or header; it excludes body and url"
 	case tag.Body && (tag.Header || tag.Query || tag.URL):
 		return tag, Unmarked, false, "the kit tag option body excludes header, query and url"
 	case tag.Header && (tag.Query || tag.URL) || tag.Query && tag.URL:

@@ -73,6 +73,10 @@ type Field struct {
 	Named       bool   // Name was given explicitly (a tag's name, //kit:query name: {p})
 	Mark        Mark
 	Placeholder bool // Name is a placeholder of the path
+	// Join is a list option (csv, ssv, pipes; see structtag.Delimiter):
+	// the slice is sent as one query parameter or header, its elements
+	// joined.
+	Join string
 }
 
 // Route decides where f goes, in this order: a mark (url, body, query,
@@ -87,7 +91,21 @@ type Field struct {
 // name[key][sub]=v, name[0][key]=v (OpenAPI's deepObject, as Rails, PHP
 // and Stripe read it); the caller checks its elements as it checks a form
 // body's nested values.
+//
+// A field with a list option (f.Join) is a slice or array of text sent as
+// one query parameter or header, its elements joined.
 func (d *Dialect) Route(f *Field) (Route, error) {
+	r, err := d.route(f)
+	if err != nil || f.Join == "" {
+		return r, err
+	}
+	if f.Class.Kind != Slice || r != Query && r != Header {
+		return None, fmt.Errorf("%s (%s) cannot be joined into one value (%s): %s is for a slice or array of text sent as a query parameter or header", d.subject(f.GoName), f.T.String(), f.Join, f.Join)
+	}
+	return r, nil
+}
+
+func (d *Dialect) route(f *Field) (Route, error) {
 	c, subject := f.Class, d.subject(f.GoName)
 	deep := f.Mark == MarkQuery && f.Named && (c.Kind == Model || f.T.Shape() == MapShape || isDeepList(f.T, c))
 	if c.Kind == Invalid && f.Mark != MarkURL && f.Mark != MarkBody && !deep {

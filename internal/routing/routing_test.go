@@ -131,6 +131,7 @@ func TestRoute(t *testing.T) {
 		return &Field{GoName: "V", T: &c, Class: Classify(ft), Name: name, Mark: mark, Placeholder: ph}
 	}
 	named := func(f *Field) *Field { f.Named = true; return f }
+	join := func(f *Field) *Field { f.Join = "csv"; return f }
 	for _, tt := range []struct {
 		name  string
 		f     *Field
@@ -192,6 +193,18 @@ func TestRoute(t *testing.T) {
 		{"url string", field("string", tString, "", MarkURL, false), URL, ""},
 		{"url *url.URL", field("*url.URL", tURL, "", MarkURL, false), URL, ""},
 		{"url int", field("int", tInt, "", MarkURL, false), None, "is a string or a *url.URL, not int"},
+		{"joined slice", join(field("[]string", slice(tString), "v", Unmarked, false)), Query, ""},
+		{"joined slice of any", join(field("[]any", slice(tAny), "v", Unmarked, false)), Query, ""},
+		{"joined named query", join(named(field("[]int", slice(tInt), "q", MarkQuery, false))), Query, ""},
+		{"joined header", join(field("[]string", slice(tString), "X-V", MarkHeader, false)), Header, ""},
+		{"joined text", join(field("int", tInt, "v", Unmarked, false)), None, "cannot be joined into one value (csv): csv is for a slice or array of text"},
+		{"joined text header", join(field("string", tString, "X-V", MarkHeader, false)), None, "cannot be joined into one value (csv)"},
+		{"joined bytes header", join(field("[]byte", slice(tByte), "X-V", MarkHeader, false)), None, "cannot be joined into one value (csv)"},
+		{"joined map", join(field("map[string]string", mapOf(tString, tString), "v", Unmarked, false)), None, "cannot be joined into one value (csv)"},
+		{"joined any", join(field("any", tAny, "v", Unmarked, false)), None, "cannot be joined into one value (csv)"},
+		{"joined text list type", join(field("L", &fake{shape: SequenceShape, elem: tString, own: []Methods{TextMarshaler}}, "v", Unmarked, false)), None, "cannot be joined into one value (csv)"},
+		{"joined deep list", join(named(field("[]M", slice(tModel), "q", MarkQuery, false))), None, "cannot be joined into one value (csv)"},
+		{"joined slice fills", join(field("[]int", slice(tInt), "v", Unmarked, true)), None, "fills {v} but has no single text form"},
 	} {
 		for _, d := range []*Dialect{Tags, Directives} {
 			r, err := d.Route(tt.f)
@@ -376,6 +389,11 @@ func TestMember(t *testing.T) {
 		{true, false, BasicShape, ",url", MarkURL, true, ""},
 		{true, false, BasicShape, "q,bogus", Unmarked, false, `unknown kit tag option "bogus"`},
 		{true, false, BasicShape, "q,header,query", Unmarked, false, "exclude each other"},
+		{true, false, SequenceShape, "q,csv", Unmarked, true, ""},
+		{true, false, SequenceShape, "X-Q,pipes,header", MarkHeader, true, ""},
+		{true, false, SequenceShape, "q,csv,ssv", Unmarked, false, "the kit tag options csv and ssv exclude each other"},
+		{true, false, SequenceShape, ",body,csv", Unmarked, false, "the kit tag option csv joins a list sent as one query parameter or header; it excludes body and url"},
+		{true, false, SequenceShape, ",url,pipes", Unmarked, false, "it excludes body and url"},
 	} {
 		_, mark, routed, problem := Member(tt.exported, tt.embedded, tt.shape, tt.tag)
 		if mark != tt.mark || routed != tt.routed || (tt.problem == "") != (problem == "") || !strings.Contains(problem, tt.problem) {

@@ -17,7 +17,29 @@ type Tag struct {
 	Query     bool   // ",query": a struct field's fields are query parameters; with a name, a map or struct in brackets
 	Body      bool   // ",body": the field is the JSON request body, whatever its type
 	URL       bool   // ",url": the field is the whole URL of the call
-	Unknown   string // the first option that is not recognised, if any
+	// Join is a list option (",csv", ",ssv", ",pipes", without the
+	// comma): the field, a slice or array, is sent as one value, its
+	// elements joined by the option's delimiter (see Delimiter).
+	Join string
+	// JoinAlso is a second, different list option, if any: the tag asks
+	// for two delimiters.
+	JoinAlso string
+	Unknown  string // the first option that is not recognised, if any
+}
+
+// Delimiter is what the list option opt (Tag.Join) joins elements with:
+// "," (csv), " " (ssv), "|" (pipes), as Swagger 2.0's collectionFormat
+// names them; "" for anything else.
+func Delimiter(opt string) string {
+	switch opt {
+	case "csv":
+		return ","
+	case "ssv":
+		return " "
+	case "pipes":
+		return "|"
+	}
+	return ""
 }
 
 // Parse parses the value of a kit struct tag (what reflect.StructTag.Get("kit")
@@ -42,6 +64,14 @@ func Parse(tag string) Tag {
 			t.URL = true
 		case "body":
 			t.Body = true
+		case "csv", "ssv", "pipes":
+			o := strings.TrimSpace(opt)
+			switch {
+			case t.Join == "":
+				t.Join = o
+			case t.Join != o && t.JoinAlso == "":
+				t.JoinAlso = o
+			}
 		case "":
 		default:
 			if t.Unknown == "" {

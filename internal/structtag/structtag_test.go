@@ -40,10 +40,25 @@ func TestParse(t *testing.T) {
 		{",body", Tag{Body: true}},
 		{"metadata,query,omitempty", Tag{Name: "metadata", Query: true, OmitEmpty: true}},
 		{"q,bogus,other", Tag{Name: "q", Unknown: "bogus"}},
+		{"tags,csv", Tag{Name: "tags", Join: "csv"}},
+		{"tags, ssv ,omitempty", Tag{Name: "tags", Join: "ssv", OmitEmpty: true}},
+		{",pipes,header", Tag{Join: "pipes", Header: true}},
+		{"tags,csv,csv", Tag{Name: "tags", Join: "csv"}},
+		{"tags,csv,pipes,ssv", Tag{Name: "tags", Join: "csv", JoinAlso: "pipes"}},
+		{"tags,tsv", Tag{Name: "tags", Unknown: "tsv"}},
 	}
 	for _, tt := range tests {
 		if got := Parse(tt.in); got != tt.want {
 			t.Errorf("Parse(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestDelimiter(t *testing.T) {
+	t.Parallel()
+	for opt, want := range map[string]string{"csv": ",", "ssv": " ", "pipes": "|", "tsv": "", "": "", "CSV": ""} {
+		if got := Delimiter(opt); got != want {
+			t.Errorf("Delimiter(%q) = %q, want %q", opt, got, want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kithttp/kit/internal/httpsyntax"
 	"github.com/kithttp/kit/internal/routing"
+	"github.com/kithttp/kit/internal/structtag"
 )
 
 // A Directive is one parsed //kit: comment line. Which fields are set depends
@@ -18,7 +19,7 @@ import (
 //	get|post|put|patch|delete  Path, NoAuth
 //	resource                Path
 //	header                  Name and either Param ({p}) or Value (a literal)
-//	query                   Param, and Name when renaming (empty: spread; a map or struct with a Name: Name[key]=v)
+//	query                   Param, and Name when renaming (empty: spread; a map or struct with a Name: Name[key]=v); Join after it (name,csv:)
 //	omitempty               Params
 //	option                  Expr
 //	poll                    Expr
@@ -33,7 +34,10 @@ type Directive struct {
 	Value  Arg
 	Params []Arg
 	Expr   Arg
-	Off    int // byte offset of the first argument (of the verb when there is none)
+	// Join is a list option after a query name (//kit:query ids,csv:
+	// {ids}): csv, ssv or pipes, as in a kit tag; "" when there is none.
+	Join string
+	Off  int // byte offset of the first argument (of the verb when there is none)
 }
 
 // An Arg is a directive argument and its byte offset in the comment text.
@@ -161,11 +165,14 @@ func ParseDirective(text string) (d Directive, ok bool, err error) {
 		if err != nil {
 			return Directive{}, true, err
 		}
+		if n, opt, ok := strings.Cut(name.Text, ","); ok && structtag.Delimiter(opt) != "" {
+			name.Text, d.Join = n, opt
+		}
 		switch {
 		case strings.ContainsAny(name.Text, " \t"):
 			return errorf(name.Off, "query name %q has a space", name.Text)
-		case strings.Contains(name.Text, ","), name.Text == "-":
-			return errorf(name.Off, "query name %q cannot be written in a kit tag", name.Text)
+		case strings.Contains(name.Text, ","), name.Text == "-", name.Text == "":
+			return errorf(name.Off, "query name %q cannot be written in a kit tag (after a comma: csv, ssv or pipes, a list sent as one value)", name.Text)
 		}
 		if !strings.HasPrefix(value.Text, "{") {
 			return errorf(value.Off, "//kit:query %s: takes a {param}; write a constant as ?%s=%s in the path", name.Text, name.Text, value.Text)
@@ -240,7 +247,11 @@ func (d Directive) String() string {
 		}
 	case "query":
 		if d.Name.Text != "" {
-			b.WriteString(" " + d.Name.Text + ":")
+			b.WriteString(" " + d.Name.Text)
+			if d.Join != "" {
+				b.WriteString("," + d.Join)
+			}
+			b.WriteString(":")
 		}
 		b.WriteString(" {" + d.Param.Text + "}")
 	case "url", "body":

@@ -313,6 +313,9 @@ func (e *emitter) pStruct(m *Method, name string) string {
 		case p.mark == routing.MarkBody:
 			opts = ",body"
 		}
+		if p.Join != "" {
+			opts += "," + p.Join
+		}
 		if p.OmitEmpty {
 			opts += ",omitempty"
 		}

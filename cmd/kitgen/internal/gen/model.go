@@ -116,6 +116,7 @@ type Param struct {
 	Route     routing.Route
 	Tag       string // the kit tag name: a query name, placeholder or header name
 	OmitEmpty bool
+	Join      string // routing.Query: a list option (csv, ssv, pipes): the list is sent as one value
 	Ptr       bool   // routing.QueryStruct: the parameter is *S
 	Embed     string // routing.QueryStruct: the name of the embedded field (S's name)
 

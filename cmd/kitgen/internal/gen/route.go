@@ -278,6 +278,7 @@ func (g *generator) routingField(p *Param) *routing.Field {
 	return &routing.Field{
 		GoName: p.Name, T: g.cls.typ(p.Type), Class: p.class,
 		Name: p.Tag, Named: p.named, Mark: p.mark, Placeholder: p.placeholder,
+		Join: p.Join,
 	}
 }
 
@@ -328,7 +329,7 @@ func (g *generator) routes(m *Method, placeholders []placeholder) {
 			}
 		case "query":
 			if p := mark(dl, d.Param, routing.MarkQuery); p != nil && d.Name.Text != "" {
-				p.Tag, p.named = d.Name.Text, true
+				p.Tag, p.named, p.Join = d.Name.Text, true, d.Join
 			}
 		case "url":
 			if p := mark(dl, d.Param, routing.MarkURL); p != nil {
@@ -540,7 +541,7 @@ func (g *generator) spreadFields(st *types.Struct, owner string, isPlaceholder m
 			sf.placeholder = isPlaceholder[sf.name]
 			sf.route, sf.err = routing.Tags.Route(&routing.Field{
 				GoName: label, T: ft, Class: routing.Classify(ft),
-				Name: sf.name, Named: tag.Name != "", Mark: mark,
+				Name: sf.name, Named: tag.Name != "", Mark: mark, Join: tag.Join,
 			})
 			if sf.err == nil && sf.route == routing.QueryDeep {
 				if why := g.nestedFormProblem(f.Type(), map[types.Type]bool{}); why != "" {

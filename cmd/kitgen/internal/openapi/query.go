@@ -19,9 +19,10 @@ import (
 //
 // A deepObject is a map or struct field tagged `kit:"name,query"`, which kit
 // writes in brackets; an exploded object's properties become fields of the
-// Params struct of their own; whatever is written as one value (an array or
-// an object without explode) gets a type of its own whose MarshalText
-// writes it.
+// Params struct of their own; an array without explode is a plain slice
+// with kit's list option (`kit:"ids,csv"`, ssv, pipes), whose type name is
+// an alias of the slice; an object or map without explode gets a type of
+// its own whose MarshalText writes it.
 
 // queryParams maps the query parameters of op: a required one that is
 // sent under its own name is a positional parameter (its "name type"
@@ -64,7 +65,11 @@ func (g *generator) queryParams(op *Operation, name string, locals, fnames *name
 			}
 			goName := locals.name(local(p.Name))
 			*required = append(*required, goName+" "+specs[0].typ)
-			*directives = append(*directives, fmt.Sprintf("//kit:query %s: {%s}", p.Name, goName))
+			wire := p.Name
+			if j := specs[0].join; j != "" {
+				wire += "," + j
+			}
+			*directives = append(*directives, fmt.Sprintf("//kit:query %s: {%s}", wire, goName))
 			continue
 		}
 		for _, f := range specs {
@@ -106,6 +111,7 @@ type querySpec struct {
 	optPtr bool   // an optional value is a pointer (nil is not sent)
 	tag    string // the field's kit tag
 	own    bool   // sent under the parameter's own name, as one parameter
+	join   string // kit's list option (csv, ssv, pipes) when its list is sent as one value
 	wire   string // the name sent, for a property
 	desc   string
 }
@@ -303,21 +309,24 @@ func (q *queryParam) joinedMap(elem string) ([]querySpec, error) {
 	return q.own(tname, false, q.p.Name+",omitempty"), nil
 }
 
-// joinedSlice declares a slice type whose text is its elements joined by
-// the style's delimiter, for an array without explode.
+// joinedSlice declares the list type of an array without explode: an
+// alias of a plain slice, which kit sends as one value, its elements joined
+// by the style's delimiter, by the list option of the field's tag
+// (`kit:"ids,csv"`): no method of its own, so no code per parameter.
 func (q *queryParam) joinedSlice(elem string) ([]querySpec, error) {
 	sep, err := q.delimiter()
 	if err != nil {
 		return nil, err
 	}
+	opt := map[string]string{",": "csv", " ": "ssv", "|": "pipes"}[sep]
 	tname := q.g.names.name(q.hint)
 	var b strings.Builder
-	docComment(&b, fmt.Sprintf("%s is query parameter %s, sent as one value: its elements joined with %q (style %s, explode false).", tname, q.p.Name, sep, q.p.Style))
-	fmt.Fprintf(&b, "type %s []%s\n\n", tname, elem)
-	fmt.Fprintf(&b, "// MarshalText writes the elements joined with %q.\nfunc (v %s) MarshalText() ([]byte, error) {\n\tparts := make([]string, len(v))\n\tfor i, e := range v {\n\t\tparts[i] = %s\n\t}\n\treturn []byte(strings.Join(parts, %q)), nil\n}\n", sep, tname, q.text(elem, "e"), sep)
-	q.g.types.imports["strings"] = true
+	docComment(&b, fmt.Sprintf("%s is query parameter %s, sent as one value: its elements joined with %q (style %s, explode false; kit's list option %s).", tname, q.p.Name, sep, q.p.Style, opt))
+	fmt.Fprintf(&b, "type %s = []%s\n", tname, elem)
 	*q.decls = append(*q.decls, b.String())
-	return q.own(tname, false, q.p.Name+",omitempty"), nil
+	specs := q.own(tname, false, q.p.Name+","+opt)
+	specs[0].join = opt
+	return specs, nil
 }
 
 // docComment writes text as a doc comment, wrapped.
