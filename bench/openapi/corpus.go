@@ -25,11 +25,11 @@ type doc struct {
 // the same checksums.
 var corpusDocs = []doc{
 	{file: "petstore.yaml", pkg: "petstore", sha256: "598136cb904e17e8eeead51ae33dd8d401fdff455d2d74f3869c4aa5f2742266",
-		calls: map[string]string{"kitgen": "ListPets(ctx, nil)", "ogen": "ListPets(ctx, api.ListPetsParams{})", "oapi-codegen": "ListPetsWithResponse(ctx, nil)"}},
+		calls: map[string]string{"kitgen": "PetsAPI.ListPets(ctx, nil)", "ogen": "ListPets(ctx, api.ListPetsParams{})", "oapi-codegen": "ListPetsWithResponse(ctx, nil)"}},
 	{file: "api.github.com.json", pkg: "github", sha256: "74a329543c6c2454423151da7ba7ddd656e485ce771d21752b9164c68175fa73",
-		calls: map[string]string{"kitgen": "MetaRoot(ctx)", "ogen": "MetaRoot(ctx)", "oapi-codegen": "MetaRootWithResponse(ctx)"}},
+		calls: map[string]string{"kitgen": "MetaAPI.MetaRoot(ctx)", "ogen": "MetaRoot(ctx)", "oapi-codegen": "MetaRootWithResponse(ctx)"}},
 	{file: "openai_openapi.yaml", pkg: "openai", sha256: "db5d7478feae10b4d331834c60d9765a8aa042e38419f9b1694288c11aa8ebc8",
-		calls: map[string]string{"kitgen": "ListModels(ctx)", "ogen": "ListModels(ctx)", "oapi-codegen": "ListModelsWithResponse(ctx)"}},
+		calls: map[string]string{"kitgen": "ModelsAPI.ListModels(ctx)", "ogen": "ListModels(ctx)", "oapi-codegen": "ListModelsWithResponse(ctx)"}},
 }
 
 // graphDoc is Microsoft Graph v1.0 as APIs.guru's OpenAPI Directory ships

@@ -14,8 +14,8 @@ import (
 const graphVersion = "1.3.17"
 
 // graphCall is the one-call program's call for Graph: GET /me
-// (operationId me.user.GetUser).
-const graphCall = "MeUserGetUser(ctx, nil)"
+// (operationId me.user.GetUser, in the group of the tag me.user).
+const graphCall = "MeUserAPI.MeUserGetUser(ctx, nil)"
 
 // graphRun is what -graph needs from the command line.
 type graphRun struct {
