@@ -33,7 +33,7 @@ func ExampleWithAttemptTimeout() {
 
 	c, err := kit.NewClient(srv.URL,
 		kit.WithRetry(kit.RetryPolicy{BaseDelay: time.Millisecond}),
-		kit.WithAttemptTimeout(100*time.Millisecond),
+		kit.WithAttemptTimeout(time.Second), // generous: on a loaded machine the second attempt must not time out too
 		kit.WithTimeout(30*time.Second))
 	if err != nil {
 		fmt.Println(err)
