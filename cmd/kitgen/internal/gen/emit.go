@@ -274,7 +274,7 @@ func (e *emitter) iface(it *Iface) {
 	e.printf("var _ %s = (*%s)(nil) // if this stops compiling, the interface changed: run go generate\n\n", it.Name, impl)
 	first := map[string]*Method{}
 	for _, m := range it.Methods {
-		key := e.pStruct(m, "P") + e.declarationWith(m, "P", "reflect")
+		key := e.pStruct(m, "P") + e.declarationWith(m, "P", func() string { return "reflect" })
 		f, shared := first[key]
 		if shared {
 			e.names[pKey{m}], e.names[m], e.names[declKey{m}] = e.names[pKey{f}], e.names[f], e.names[declKey{f}]
@@ -481,15 +481,18 @@ func (e *emitter) operation(m *Method) {
 // declaration returns the call declaring m's operation, its parameter
 // struct named pType.
 func (e *emitter) declaration(m *Method, pType string) string {
-	return e.declarationWith(m, pType, e.im.name(types.NewPackage("reflect", "reflect"))) // imported only when used
+	return e.declarationWith(m, pType, func() string {
+		return e.im.name(types.NewPackage("reflect", "reflect")) // imported only when used
+	})
 }
 
-// declarationWith is declaration with reflect's import name given: the key
-// telling methods that share a declaration apart imports nothing.
-func (e *emitter) declarationWith(m *Method, pType, reflect string) string {
+// declarationWith is declaration with reflect's import name given by a
+// function called only when the declaration uses reflect: the key telling
+// methods that share a declaration apart imports nothing.
+func (e *emitter) declarationWith(m *Method, pType string, reflect func() string) string {
 	kit := e.im.kit()
 	typeOf := func(t string) string {
-		return fmt.Sprintf("%s.TypeOf((*%s)(nil)).Elem()", reflect, t)
+		return fmt.Sprintf("%s.TypeOf((*%s)(nil)).Elem()", reflect(), t)
 	}
 	pt := "nil" // kit.NoParams
 	if len(m.Params) > 0 || len(m.Headers) > 0 {

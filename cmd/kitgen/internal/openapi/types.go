@@ -388,7 +388,7 @@ func (t *typer) declareUnion(s *Schema, branches []*Schema, hint string) string 
 	fmt.Fprintf(&b, "// UnmarshalJSON keeps a copy of the JSON.\nfunc (v *%s) UnmarshalJSON(b []byte) error {\n\tv.Raw, v.value = append(v.Raw[:0], b...), nil\n\treturn nil\n}\n", name)
 	for _, m := range methods {
 		fmt.Fprintf(&b, "\n// %s returns the %s that holds x.\nfunc %s(x %s) %s {\n\treturn %s{value: x}\n}\n", m.ctor, name, m.ctor, m.typ, name, name)
-		fmt.Fprintf(&b, "\n// %s decodes the value as a %s.\nfunc (v %s) %s() (x %s, err error) {\n\terr = %sAs(v.Raw, v.value, &x)\n\treturn x, err\n}\n", m.method, m.typ, name, m.method, m.typ, helper)
+		fmt.Fprintf(&b, "\n// %s decodes the value as a %s.\nfunc (v %s) %s() (%s, error) {\n\tvar x %s\n\terr := %sAs(v.Raw, v.value, &x)\n\treturn x, err\n}\n", m.method, m.typ, name, m.method, m.typ, m.typ, helper)
 	}
 	t.decls = append(t.decls, b.String())
 	return name
