@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"iter"
@@ -218,11 +219,8 @@ func (l *LazyOperation) store(op *Operation) *Operation {
 // error, or a typed pointer missing, makes an operation that reports it.
 func declareOf(method, path string, params, result any, p Paginator) *Operation {
 	pt, err := pointedTo("params", params)
-	if err != nil {
-		return &Operation{err: fmt.Errorf("kit: LazyOperation declaring %s %s: %w", method, path, err)}
-	}
-	rt, err := pointedTo("result", result)
-	if err != nil {
+	rt, rerr := pointedTo("result", result)
+	if err = cmp.Or(err, rerr); err != nil {
 		return &Operation{err: fmt.Errorf("kit: LazyOperation declaring %s %s: %w", method, path, err)}
 	}
 	var op *Operation

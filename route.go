@@ -445,11 +445,11 @@ func (pl *paramPlan) apply(v reflect.Value, r *routed) error {
 		case routing.URL:
 			err = r.setTarget(fv)
 		case routing.Query, routing.Header:
-			if f.join != "" {
+			if f.join != "" { // declared only on these two routes
 				err = routeJoined(r, f.route, f.name, fv, f.class, f.join)
-				break
+			} else {
+				err = routeValue(r, f.route, f.name, fv, f.class)
 			}
-			err = routeValue(r, f.route, f.name, fv, f.class)
 		default:
 			err = routeValue(r, f.route, f.name, fv, f.class)
 		}

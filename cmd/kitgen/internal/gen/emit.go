@@ -491,17 +491,9 @@ func (e *emitter) declaration(m *Method, pType string) string {
 // methods that share a declaration apart imports nothing.
 func (e *emitter) declarationWith(m *Method, pType string, reflect func() string) string {
 	kit := e.im.kit()
-	typeOf := func(t string) string {
+	pt, rt := e.operationTypes(m, pType, func(t string) string {
 		return fmt.Sprintf("%s.TypeOf((*%s)(nil)).Elem()", reflect(), t)
-	}
-	pt := "nil" // kit.NoParams
-	if len(m.Params) > 0 || len(m.Headers) > 0 {
-		pt = typeOf(pType)
-	}
-	rt := "nil" // *kit.Response
-	if m.Result != resultError && m.Result != resultPoller {
-		rt = typeOf(e.im.typeString(m.R))
-	}
+	})
 	ctor := "NewOperation"
 	if m.Result == resultIter || m.Result == resultPages {
 		ctor = "NewPagedOperation"
@@ -528,14 +520,7 @@ func (e *emitter) lazyOf(m *Method, pType string) string {
 	case paged || len(m.Options) > 0:
 		return ""
 	}
-	pt := "nil" // kit.NoParams
-	if len(m.Params) > 0 || len(m.Headers) > 0 {
-		pt = "(*" + pType + ")(nil)"
-	}
-	rt := "nil" // *kit.Response
-	if m.Result != resultError && m.Result != resultPoller {
-		rt = "(*" + e.im.typeString(m.R) + ")(nil)"
-	}
+	pt, rt := e.operationTypes(m, pType, func(t string) string { return "(*" + t + ")(nil)" })
 	args := fmt.Sprintf("%s, %s, %s, %s", strconv.Quote(m.Verb), strconv.Quote(m.Path), pt, rt)
 	if paging == nil {
 		return fmt.Sprintf("%s.Of(%s)", e.names[m], args)
@@ -543,6 +528,20 @@ func (e *emitter) lazyOf(m *Method, pType string) string {
 	lit := *paging
 	lit.Expr = ast.Unparen(paging.Expr).(*ast.CallExpr).Args[0]
 	return fmt.Sprintf("%s.PagedOf(%s, %s)", e.names[m], args, e.im.expr(e.g.fset, &lit))
+}
+
+// operationTypes writes m's parameter and result types, its parameter
+// struct named pType, each with write; "nil" for none (kit.NoParams, and
+// *kit.Response for a method without a decoded result).
+func (e *emitter) operationTypes(m *Method, pType string, write func(t string) string) (pt, rt string) {
+	pt, rt = "nil", "nil"
+	if len(m.Params) > 0 || len(m.Headers) > 0 {
+		pt = write(pType)
+	}
+	if m.Result != resultError && m.Result != resultPoller {
+		rt = write(e.im.typeString(m.R))
+	}
+	return pt, rt
 }
 
 // derefNamed returns the struct type a spread parameter embeds.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kithttp/kit/internal/structtag"
 )
 
 // This file maps query parameters to the fields of an operation's
@@ -127,13 +129,20 @@ type queryParam struct {
 // delimiter is what joins the values of a parameter written as one value,
 // by its style.
 func (q *queryParam) delimiter() (string, error) {
+	opt, err := q.listOption()
+	return structtag.Delimiter(opt), err
+}
+
+// listOption is kit's list option (see structtag.Delimiter) for the
+// parameter's style without explode: csv, ssv or pipes.
+func (q *queryParam) listOption() (string, error) {
 	switch q.p.Style {
 	case "form", "":
-		return ",", nil
+		return "csv", nil
 	case "spaceDelimited":
-		return " ", nil
+		return "ssv", nil
 	case "pipeDelimited":
-		return "|", nil
+		return "pipes", nil
 	}
 	return "", fmt.Errorf("style %s is not a style of query parameters", q.p.Style)
 }
@@ -314,11 +323,11 @@ func (q *queryParam) joinedMap(elem string) ([]querySpec, error) {
 // by the style's delimiter, by the list option of the field's tag
 // (`kit:"ids,csv"`): no method of its own, so no code per parameter.
 func (q *queryParam) joinedSlice(elem string) ([]querySpec, error) {
-	sep, err := q.delimiter()
+	opt, err := q.listOption()
 	if err != nil {
 		return nil, err
 	}
-	opt := map[string]string{",": "csv", " ": "ssv", "|": "pipes"}[sep]
+	sep := structtag.Delimiter(opt)
 	tname := q.g.names.name(q.hint)
 	var b strings.Builder
 	docComment(&b, fmt.Sprintf("%s is query parameter %s, sent as one value: its elements joined with %q (style %s, explode false; kit's list option %s).", tname, q.p.Name, sep, q.p.Style, opt))
